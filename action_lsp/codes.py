@@ -1,0 +1,147 @@
+"""The diagnostic-code registry: one entry per code, the single source for severities and docs.
+
+``action-lsp rules`` prints it, ``docs/rules.md`` is generated from it (a test keeps the two in
+step) and the server's ``codeDescription`` links point into that page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    severity: Severity
+    summary: str  # one line: when it fires
+    explanation: str = ""  # a paragraph: why it matters and what to do
+    needs_workspace: bool = False  # decided only with the files of a workspace
+    fix: str = ""  # the quick fix offered, if any
+
+
+E, W, I, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        Code("bad-json", E, "A JSON body does not parse; the range is at the error.",
+             "The agent that reads this block would drop every action in it. Common causes are "
+             "trailing commas, comments, single quotes and raw control characters in strings.",
+             fix="Repair the JSON (trailing commas, control characters, quotes, comments)."),
+        Code("unclosed-block", E, "An actions or iteration fence that is never closed.",
+             "Without its closing fence the block runs to the end of the message; the actions "
+             "after it may be swallowed.", fix="Insert the closing fence."),
+        Code("unclosed-tag", E, "An action tag that is never closed.",
+             "The parse recovers at the next action tag, but the executor that reads this "
+             "transcript would not.", fix="Insert the closing tag."),
+        Code("mismatched-tag", E, "A closing tag that does not match the open one.",
+             "A `</modify_file>` closing a `<create_file>` usually means a tag was mistyped or "
+             "an action was cut short."),
+        Code("wrong-block-name", W, "A near miss of a known block or tag name.",
+             "````action` or `<create-file>` is not recognised by the agent's parser, so the "
+             "actions inside it are silently ignored.", fix="Rename to the known name."),
+        Code("action-outside-block", W, "An action object written in prose, outside any actions block.",
+             "`{\"type\": \"create_task\", ...}` in plain text is never executed; only actions "
+             "inside an ```` ```actions ```` block are."),
+        Code("unknown-action", E, "An action type its dialect does not define.",
+             "The executor rejects unknown types. The message names the nearest known type.",
+             fix="Rename to the suggested type."),
+        Code("missing-field", E, "A required field is absent or empty.",
+             "The action cannot run without it.", fix="Insert a placeholder for the field."),
+        Code("unknown-field", W, "A field the action type does not define.",
+             "Usually a typo of a known field (which is then missing) or a field the executor "
+             "ignores."),
+        Code("invalid-value", E, "A value of the wrong type or outside its allowed set.",
+             "Statuses, ids, limits and command types have fixed forms; the message lists them."),
+        Code("path-traversal", E, "A path that leaves the workspace (`..`, a symlink pointing out).",
+             "Writing through such a path would touch files outside the project."),
+        Code("absolute-path", E, "An absolute, home-relative, drive-letter or UNC path.",
+             "Actions must name files relative to the workspace.",
+             fix="Make the path relative when it points inside the workspace."),
+        Code("invalid-path", E, "An empty path, NUL or control characters, or a reserved name.",
+             "Such a path cannot be written portably (`CON`, `NUL`, trailing dots or spaces are "
+             "reserved on Windows)."),
+        Code("file-exists", W, "A create action would overwrite an existing file.",
+             "Applying it replaces the file's content; allow overwrites in the settings or with "
+             "`--force` if that is meant.", needs_workspace=True),
+        Code("file-not-found", E, "A modify/read/delete/rename target that does not exist.",
+             "Check the path; the file may have been renamed or not created yet.",
+             needs_workspace=True),
+        Code("search-not-found", E, "A search block that matches nowhere in the target.",
+             "Even the tolerant strategies (whitespace, blank lines, syntax, fuzzy) found no "
+             "place for it; the file probably changed since the transcript was written.",
+             needs_workspace=True),
+        Code("search-ambiguous", E, "A search block that matches more than once.",
+             "Replacing the first occurrence could edit the wrong place; the message lists the "
+             "lines. Add surrounding lines to the search text to make it unique.",
+             needs_workspace=True),
+        Code("search-fuzzy", I, "The search block matched only by a tolerant strategy; the message names it.",
+             "Review the preview diff before applying.", needs_workspace=True),
+        Code("noop-edit", W, "The replacement equals the search text, or is already in the file.",
+             "Applying it changes nothing.", needs_workspace=True),
+        Code("applied", H, "The action's result is already in the workspace.",
+             "Shown after an apply instead of errors: the file already holds this content.",
+             needs_workspace=True),
+        Code("empty-command", E, "A command action with no command.", "There is nothing to run."),
+        Code("unsafe-code", W, "Code to execute that reaches outside its sandbox.",
+             "`open`, `eval`, `exec`, `__import__`, `compile`, `globals`, dunder attributes, "
+             "`os`/`subprocess` and the like let code escape the API it is meant to use."),
+        Code("syntax-error", E, "File content or code that its language's grammar rejects.",
+             "Checked with the tree-sitter grammar chosen from `language=` or the path's "
+             "extension; the range points at the error inside the transcript."),
+        Code("repetition", W, "An action plan that repeats itself.",
+             "The same action three times running, or a repeating cycle of actions, is the "
+             "loop the planner's repetition analyser stops."),
+        Code("new-syntax-error", W, "A modify action would introduce a syntax error into a file that parsed before.",
+             "The replaced file no longer parses with its grammar; check the replacement.",
+             needs_workspace=True),
+    )
+}
+
+
+def get(code: str) -> Code:
+    return CODES[code]
+
+
+def default_severity(code: str) -> Severity:
+    entry = CODES.get(code)
+    return entry.severity if entry else Severity.WARNING
+
+
+def docs_path() -> Path:
+    """The rules page shipped inside the package (the target of ``codeDescription``)."""
+    return Path(__file__).with_name("rules.md")
+
+
+def docs_url(code: str, base: str | None = None) -> str:
+    """Link to the documentation of ``code``; ``base`` overrides the shipped page."""
+    if base:
+        return f"{base.rstrip('#')}#{code}"
+    return f"{docs_path().as_uri()}#{code}"
+
+
+def render_markdown() -> str:
+    """The rules page, generated from the registry."""
+    lines = [
+        "# action-lsp diagnostic codes",
+        "",
+        "Generated from `action_lsp/codes.py` by `action-lsp rules --format markdown`; do not edit by hand.",
+        "Severities are defaults; the `severity` setting overrides them per code (or turns a code off).",
+        "",
+        "| code | default severity | when |",
+        "|---|---|---|",
+    ]
+    for c in CODES.values():
+        lines.append(f"| [`{c.code}`](#{c.code}) | {c.severity.label} | {c.summary} |")
+    for c in CODES.values():
+        lines += ["", f"## {c.code}", "", f"*Default severity: {c.severity.label}"
+                  + ("; needs the workspace files" if c.needs_workspace else "") + ".*", "",
+                  c.summary]
+        if c.explanation:
+            lines += ["", c.explanation]
+        if c.fix:
+            lines += ["", f"Quick fix: {c.fix}"]
+    return "\n".join(lines) + "\n"

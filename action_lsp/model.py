@@ -1,0 +1,240 @@
+"""The data that flows through action-lsp: spans, fields, actions, diagnostics, fixes.
+
+Every offset here is an index into the document's Python ``str`` (code points). Conversion to
+LSP positions (utf-8 / utf-16 / utf-32 columns) happens only in :mod:`action_lsp.text`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open range ``[start, end)`` of document offsets."""
+
+    start: int
+    end: int
+
+    def shift(self, delta: int) -> Span:
+        return Span(self.start + delta, self.end + delta) if delta else self
+
+    def contains(self, offset: int) -> bool:
+        return self.start <= offset <= self.end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class SourceMap:
+    """Maps an index inside a decoded value to an offset in the document.
+
+    A value taken verbatim from the document (tag content) maps as ``base + i``. A JSON string
+    with escapes does not: ``"a\\nb"`` decodes to 3 characters written in 4. ``breaks`` lists
+    ``(value_index, source_offset)`` pairs, sorted by value index, where the linear mapping
+    restarts (one after every escape); an index maps linearly from the last break at or before
+    it. ``length`` is the decoded length and ``source_end`` the offset just past the value as
+    written, so that the end of a slice reaching the end of the value maps exactly.
+    """
+
+    base: int
+    length: int
+    source_end: int
+    breaks: tuple[tuple[int, int], ...] = ()
+
+    @classmethod
+    def verbatim(cls, start: int, end: int) -> SourceMap:
+        return cls(start, end - start, end)
+
+    def to_source(self, index: int) -> int:
+        if index >= self.length:
+            return self.source_end
+        if not self.breaks:
+            return self.base + index
+        pos = bisect.bisect_right(self.breaks, (index, 1 << 62)) - 1
+        if pos < 0:
+            return self.base + index
+        value_index, source = self.breaks[pos]
+        return source + (index - value_index)
+
+    def span(self, start: int, end: int) -> Span:
+        """The document span of the decoded slice ``value[start:end]``."""
+        begin = self.to_source(start)
+        return Span(begin, max(begin, self.to_source(end)))
+
+    def shift(self, delta: int) -> SourceMap:
+        if not delta:
+            return self
+        return SourceMap(
+            self.base + delta,
+            self.length,
+            self.source_end + delta,
+            tuple((i, s + delta) for i, s in self.breaks),
+        )
+
+
+@dataclass(slots=True)
+class Field:
+    """One field of an action as written: its decoded value and where it stands.
+
+    ``span`` covers the value as written (for a JSON string: inside the quotes; for a tag child:
+    the element's content). ``key_span`` covers the key, attribute name or tag name.
+    ``source_map`` is present for string values and maps value indices to document offsets.
+    """
+
+    name: str
+    value: Any
+    span: Span
+    key_span: Span | None = None
+    source_map: SourceMap | None = None
+
+    def value_span(self, start: int, end: int) -> Span:
+        """Document span of ``value[start:end]`` for a string value."""
+        if self.source_map is None:
+            return self.span
+        return self.source_map.span(start, end)
+
+
+class ActionKind(enum.Enum):
+    """What an action means, independent of its dialect's spelling."""
+
+    CREATE_FILE = "create_file"  # write a whole file (create, or replace when allowed)
+    MODIFY_FILE = "modify_file"  # search / replace inside an existing file
+    CREATE_DIRECTORY = "create_directory"
+    DELETE_FILE = "delete_file"
+    RENAME_FILE = "rename_file"
+    READ_FILE = "read_file"
+    COMMAND = "command"  # a shell command (never run)
+    CODE = "code"  # code to execute (never run; checked)
+    OTHER = "other"  # tasks, memories, plans, research, ...
+
+    @property
+    def is_file_action(self) -> bool:
+        return self in _FILE_KINDS
+
+
+_FILE_KINDS = frozenset(
+    {
+        ActionKind.CREATE_FILE,
+        ActionKind.MODIFY_FILE,
+        ActionKind.CREATE_DIRECTORY,
+        ActionKind.DELETE_FILE,
+        ActionKind.RENAME_FILE,
+    }
+)
+
+
+@dataclass(slots=True)
+class Edit:
+    """One search/replace pair of a modify action (a dialect may allow several per action)."""
+
+    search: Field
+    replace: Field
+
+
+@dataclass(slots=True)
+class Action:
+    """An action found in a transcript.
+
+    ``type`` is the action's own name in its dialect (``create_task``, ``aether-write``,
+    ``THINK``). Canonical field names are used where a meaning is shared across dialects:
+    ``path``, ``content``, ``search``, ``replace``, ``command``, ``code``, ``language``.
+    ``group`` is the span of the enclosing block or message (the ``Apply all`` unit);
+    ``group_label`` names it for outlines.
+    """
+
+    dialect: str
+    type: str
+    kind: ActionKind
+    span: Span
+    name_span: Span
+    fields: dict[str, Field] = field(default_factory=dict)
+    group: Span | None = None
+    group_label: str = ""
+    edits: list[Edit] = field(default_factory=list)
+
+    def get(self, name: str) -> Any:
+        f = self.fields.get(name)
+        return None if f is None else f.value
+
+    def text(self, name: str) -> str | None:
+        """The field's value when it is a string, else None."""
+        value = self.get(name)
+        return value if isinstance(value, str) else None
+
+    @property
+    def path(self) -> str | None:
+        return self.text("path")
+
+    @property
+    def title(self) -> str:
+        """Type and target, as shown in outlines: ``create_file src/app.py``."""
+        target = self.path or self.text("command") or self.text("query") or self.text("tool")
+        if target:
+            first_line = target.strip().splitlines()[0] if target.strip() else target
+            if len(first_line) > 60:
+                first_line = first_line[:57] + "..."
+            return f"{self.type} {first_line}"
+        return self.type
+
+
+class Severity(enum.IntEnum):
+    """Ordered like LSP's DiagnosticSeverity (1 = error)."""
+
+    ERROR = 1
+    WARNING = 2
+    INFORMATION = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity | None:
+        """``error``/``warning``/``information``/``info``/``hint``; ``off`` gives None."""
+        key = text.strip().lower()
+        if key in ("off", "none", "ignore"):
+            return None
+        if key in ("info", "information"):
+            return cls.INFORMATION
+        if key in ("warn", "warning"):
+            return cls.WARNING
+        try:
+            return cls[key.upper()]
+        except KeyError as exc:
+            raise ValueError(f"unknown severity {text!r}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace ``span`` of the transcript with ``new_text``."""
+
+    span: Span
+    new_text: str
+
+
+@dataclass(slots=True)
+class Fix:
+    """A quick fix: edits to the transcript itself."""
+
+    title: str
+    edits: list[TextEdit]
+    preferred: bool = False
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """A finding. ``severity`` None means the registry's default for ``code``."""
+
+    code: str
+    message: str
+    span: Span
+    severity: Severity | None = None
+    fixes: list[Fix] = field(default_factory=list)
+    related: list[tuple[Span, str]] = field(default_factory=list)
+    data: dict[str, Any] | None = None
