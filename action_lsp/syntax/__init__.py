@@ -1,0 +1,19 @@
+"""tree-sitter based syntax support: languages, parsing, syntax errors, tokens, definitions and
+the static check of code an agent wants executed."""
+
+from action_lsp.syntax.languages import LANGUAGES, Lang, language_for
+from action_lsp.syntax.parse import Parsed, parse, parse_ok
+from action_lsp.syntax.tokens import Definition, Token, definitions, tokens
+
+__all__ = [
+    "LANGUAGES",
+    "Definition",
+    "Lang",
+    "Parsed",
+    "Token",
+    "definitions",
+    "language_for",
+    "parse",
+    "parse_ok",
+    "tokens",
+]

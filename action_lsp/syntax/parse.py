@@ -1,0 +1,106 @@
+"""Parsing code with tree-sitter, and mapping tree-sitter's byte offsets back to ``str`` indices.
+
+tree-sitter parses the UTF-8 encoding and reports byte offsets; everything else in action-lsp
+uses code-point indices into the Python ``str``. :class:`Offsets` converts: identity for ASCII
+text, otherwise a bisect over the positions of the non-ASCII characters only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from tree_sitter import Node, Tree
+
+from action_lsp.syntax.languages import Lang
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+class Offsets:
+    """Converts byte offsets of ``code.encode("utf-8")`` to indices into ``code``."""
+
+    __slots__ = ("_ends", "_extras", "_starts")
+
+    def __init__(self, code: str) -> None:
+        # For every non-ASCII character: its byte start, its byte end, and the number of extra
+        # bytes (beyond one per character) up to and including it.
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._extras: list[int] = []
+        if code.isascii():
+            return
+        extra = 0
+        for match in _NON_ASCII.finditer(code):
+            index = match.start()
+            point = ord(code[index])
+            width = 2 if point < 0x800 else 3 if point < 0x10000 else 4
+            start = index + extra
+            extra += width - 1
+            self._starts.append(start)
+            self._ends.append(start + width)
+            self._extras.append(extra)
+
+    def index(self, byte: int) -> int:
+        """The code-point index at ``byte`` (a byte inside a character maps to that character)."""
+        if not self._ends:
+            return byte
+        pos = bisect.bisect_right(self._ends, byte)
+        if pos < len(self._starts) and self._starts[pos] < byte:
+            return self._starts[pos] - (self._extras[pos - 1] if pos else 0)
+        return byte - (self._extras[pos - 1] if pos else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A parse of ``code``: the tree, the UTF-8 bytes it was built from, and offset mapping."""
+
+    code: str
+    lang: Lang
+    data: bytes
+    tree: Tree
+    offsets: Offsets
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    def start(self, node: Node) -> int:
+        return self.offsets.index(node.start_byte)
+
+    def end(self, node: Node) -> int:
+        return self.offsets.index(node.end_byte)
+
+    def text(self, node: Node) -> str:
+        return self.code[self.start(node) : self.end(node)]
+
+
+_CACHE_SIZE = 8
+_local = threading.local()
+
+
+def parse(code: str, lang: Lang) -> Parsed:
+    """Parse ``code``; the last few parses are cached per thread (tokens, definitions and
+    syntax errors of one code block are usually asked for together)."""
+    cache: OrderedDict[tuple[str, str], Parsed] | None = getattr(_local, "cache", None)
+    if cache is None:
+        cache = _local.cache = OrderedDict()
+    key = (lang.name, code)
+    hit = cache.get(key)
+    if hit is not None:
+        cache.move_to_end(key)
+        return hit
+    data = code.encode("utf-8", "surrogatepass")
+    parsed = Parsed(code, lang, data, lang.parser().parse(data), Offsets(code))
+    cache[key] = parsed
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return parsed
+
+
+def parse_ok(code: str, lang: Lang) -> bool:
+    """Whether ``code`` parses without any syntax error (ERROR or MISSING node)."""
+    return not parse(code, lang).root.has_error

@@ -1,0 +1,147 @@
+"""Tokens and definitions of code, for syntax-aware search in the edit engine.
+
+Two layouts of the same code (re-wrapped arguments, other indentation, different comments) give
+the same token kinds and texts, so a search block can be matched by tokens when its text does
+not match. Ranges are code-point indices into the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from action_lsp.syntax.languages import Lang
+from action_lsp.syntax.parse import Parsed, parse, parse_ok
+
+__all__ = ["Definition", "Token", "definitions", "parse_ok", "tokens"]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A leaf of the syntax tree: ``kind`` is the node type (``identifier``, ``(``, ``string``)."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A named definition; ``start``/``end`` cover all of it, decorators and attributes included."""
+
+    kind: str
+    name: str
+    start: int
+    end: int
+
+
+def tokens(code: str, lang: Lang) -> list[Token]:
+    """The leaf tokens of ``code`` in order, without comments; a string literal is one token."""
+    parsed = parse(code, lang)
+    strings, comments = lang.strings, lang.comments
+    out: list[Token] = []
+    stack: list[Node] = [parsed.root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in comments:
+            continue
+        if node.child_count == 0 or kind in strings:
+            if node.end_byte > node.start_byte:  # MISSING nodes are zero-width
+                start, end = parsed.start(node), parsed.end(node)
+                out.append(Token(kind, code[start:end], start, end))
+            continue
+        stack.extend(reversed(node.children))
+    return out
+
+
+_FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function"}
+)
+_CLASS_VALUES = frozenset({"class"})
+_CONTAINERS = frozenset({"class", "impl", "trait", "interface"})
+
+
+def definitions(code: str, lang: Lang) -> list[Definition]:
+    """Functions, classes, methods, types, ... of ``code``, in document order (nested included).
+
+    A function directly inside a class, impl or trait is reported as ``method``.
+    """
+    table = lang.definitions
+    if not table:
+        return []
+    parsed = parse(code, lang)
+    out: list[Definition] = []
+    # (node, kind of the nearest enclosing definition)
+    stack: list[tuple[Node, str | None]] = [(parsed.root, None)]
+    while stack:
+        node, enclosing = stack.pop()
+        inner = enclosing
+        kind = table.get(node.type)
+        if kind is not None:
+            found = _definition(parsed, node, kind, enclosing)
+            if found is not None:
+                out.append(found)
+                inner = found.kind
+        stack.extend((child, inner) for child in reversed(node.named_children))
+    return out
+
+
+def _definition(parsed: Parsed, node: Node, kind: str, enclosing: str | None) -> Definition | None:
+    outer = node  # the node whose range the definition covers
+    if node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        if value is None:
+            return None
+        if value.type in _CLASS_VALUES:
+            kind = "class"
+        elif value.type not in _FUNCTION_VALUES:
+            return None
+        parent = node.parent
+        if parent is not None and parent.named_child_count == 1:
+            outer = parent  # the whole `const f = () => ...;`
+    elif node.type in ("type_spec", "type_alias"):
+        parent = node.parent
+        if (
+            parent is not None
+            and parent.type == "type_declaration"
+            and parent.named_child_count == 1
+        ):
+            outer = parent  # the whole `type T struct {...}`
+    if kind == "function" and enclosing in _CONTAINERS:
+        kind = "method"
+    name = _name(parsed, node)
+    if not name:
+        return None
+    start = parsed.start(outer)
+    parent = outer.parent
+    if parent is not None and parent.type == "decorated_definition":
+        start = parsed.start(parent)
+        outer = parent
+    else:
+        # Rust `#[...]` attributes belong to the item that follows them (comments may sit between).
+        previous = outer.prev_named_sibling
+        while previous is not None and (
+            previous.type == "attribute_item" or previous.type in parsed.lang.comments
+        ):
+            if previous.type == "attribute_item":
+                start = parsed.start(previous)
+            previous = previous.prev_named_sibling
+    return Definition(kind, name, start, parsed.end(outer))
+
+
+def _name(parsed: Parsed, node: Node) -> str:
+    name = node.child_by_field_name("name")
+    if name is not None:
+        return parsed.text(name)
+    if node.type == "impl_item":  # `impl Type` or `impl Trait for Type`
+        target = node.child_by_field_name("type")
+        trait = node.child_by_field_name("trait")
+        if target is None:
+            return ""
+        if trait is None:
+            return parsed.text(target)
+        return f"{parsed.text(trait)} for {parsed.text(target)}"
+    return ""
