@@ -1,0 +1,858 @@
+"""A tolerant JSON parser that keeps the source span of every value and key.
+
+LLMs write JSON that strict parsers reject: trailing commas, ``//`` comments, single quotes,
+raw newlines inside strings, stray backslashes (``"\\alpha"``). :func:`parse_json` accepts all of
+that, reports each problem at the exact offending character, and still builds the value.
+
+Every offset is an index into the whole document ``str`` (code points). The parser never
+recurses (an explicit stack holds open containers), skips runs of plain string characters with
+compiled regular expressions, and never backtracks, so it runs in linear time.
+
+Three levels of trouble:
+
+* **notes** -- quirks the agents' own parsers accept (``json.loads(strict=False)`` plus the
+  original agent's repair): raw control characters inside strings, a backslash before a
+  character that is no JSON escape (decoded literally, backslash kept).
+* **repairable errors** -- ``json.loads`` rejects them, but the intent is clear and the parser
+  recovers: trailing commas, comments, single-quoted strings, a missing comma at a line break,
+  unquoted keys, Python's ``True``/``False``/``None``, a malformed ``\\u`` escape.
+* **fatal errors** -- unterminated strings, unexpected characters, unexpected end of input.
+  Parsing stops at the first one; the partial tree built so far is returned.
+
+Each repairable error and note carries a ``fix`` (a :class:`~action_lsp.model.TextEdit`);
+:func:`repair_json` applies them as minimal edits.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from action_lsp.model import SourceMap, Span, TextEdit
+
+__all__ = [
+    "JError",
+    "JMember",
+    "JNode",
+    "JResult",
+    "find_json_fence_end",
+    "parse_json",
+    "repair_json",
+    "trailing_data_error",
+]
+
+JKind = Literal["object", "array", "string", "number", "bool", "null"]
+
+
+@dataclass(slots=True)
+class JNode:
+    """One JSON value as written.
+
+    ``span`` covers the whole value (strings: including the quotes). ``value`` is the decoded
+    Python value of the whole subtree. Objects list their ``members`` in source order
+    (duplicates kept; ``value`` keeps the last, as ``json.loads`` does), arrays their ``items``.
+    Strings carry a ``source_map`` from indices in ``value`` to document offsets.
+    """
+
+    kind: JKind
+    span: Span
+    value: Any
+    members: list[JMember] | None = None
+    items: list[JNode] | None = None
+    source_map: SourceMap | None = None
+
+    def get(self, key: str) -> JMember | None:
+        """The last member named ``key`` (objects only), else None."""
+        if not self.members:
+            return None
+        for member in reversed(self.members):
+            if member.key == key:
+                return member
+        return None
+
+    @property
+    def inner_span(self) -> Span:
+        """For strings the content inside the quotes; for other values ``span``."""
+        if self.kind == "string" and self.source_map is not None:
+            return Span(self.source_map.base, self.source_map.source_end)
+        return self.span
+
+
+@dataclass(slots=True)
+class JMember:
+    """``"key": value`` inside an object; ``key_span`` includes the key's quotes."""
+
+    key: str
+    key_span: Span
+    value: JNode
+
+
+@dataclass(slots=True)
+class JError:
+    """A problem at ``[offset, end)``. ``fix``, when present, is the edit that repairs it."""
+
+    offset: int
+    end: int
+    message: str
+    kind: str
+    repairable: bool
+    fix: TextEdit | None = None
+
+    @property
+    def span(self) -> Span:
+        return Span(self.offset, self.end)
+
+
+@dataclass(slots=True)
+class JResult:
+    """The outcome of :func:`parse_json`.
+
+    ``node`` is None only when nothing usable was parsed. ``errors`` are sorted by offset; at
+    most one of them is fatal (``repairable`` False), and parsing stopped there. ``end`` is the
+    offset just past the parsed value, or where parsing stopped.
+    """
+
+    node: JNode | None
+    errors: list[JError]
+    notes: list[JError]
+    end: int
+
+    @property
+    def ok(self) -> bool:
+        """True when the value was parsed completely (repairable errors allowed)."""
+        return self.node is not None and all(e.repairable for e in self.errors)
+
+    @property
+    def fatal(self) -> JError | None:
+        for error in self.errors:
+            if not error.repairable:
+                return error
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Lexical helpers
+
+_WS = re.compile(r"[ \t\n\r]*")
+_EOL = re.compile(r"\r\n?|\n")
+_DQ_SPECIAL = re.compile(r'["\\]')
+_SQ_SPECIAL = re.compile(r"['\\]")
+_CTRL = re.compile(r"[\x00-\x1f]")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_IDENT = re.compile(r"[^\W0-9]\w*|\$[\w$]*")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_NEWLINE = re.compile(r"[\n\r]")
+_BLOCK_END = "*/"
+
+_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+_CTRL_NAMES = {"\n": "newline", "\r": "carriage return", "\t": "tab"}
+_CTRL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+# Valid escapes, a lone backslash, a raw control character: what a string repair rewrites.
+_DQ_REPAIR = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})|\\|[\x00-\x1f]')
+_SQ_REPAIR = re.compile(r'\\(?:["\\/bfnrt\']|u[0-9a-fA-F]{4})|\\|[\x00-\x1f]|"')
+
+_LITERALS: dict[str, tuple[JKind, Any, str | None]] = {
+    "true": ("bool", True, None),
+    "false": ("bool", False, None),
+    "null": ("null", None, None),
+    "True": ("bool", True, "true"),
+    "False": ("bool", False, "false"),
+    "None": ("null", None, "null"),
+    "NaN": ("number", float("nan"), None),
+    "Infinity": ("number", float("inf"), None),
+}
+_VALUE_START = frozenset('{["-0123456789' + "'")
+
+
+def _describe(ch: str) -> str:
+    if not ch:
+        return "end of input"
+    if ch in _CTRL_NAMES:
+        return _CTRL_NAMES[ch]
+    if ch < " " or ch == "\x7f":
+        return f"U+{ord(ch):04X}"
+    return repr(ch)
+
+
+def _repair_match(m: re.Match[str]) -> str:
+    s = m.group()
+    if len(s) > 1:  # a valid escape
+        return "'" if s == "\\'" else s
+    if s == "\\":
+        return "\\\\"
+    if s == '"':
+        return '\\"'
+    return _CTRL_ESCAPES.get(s) or f"\\u{ord(s):04x}"
+
+
+def _repair_string(raw: str, quote: str) -> str:
+    """JSON text for a string written between ``quote`` characters as ``raw``."""
+    pattern = _DQ_REPAIR if quote == '"' else _SQ_REPAIR
+    return '"' + pattern.sub(_repair_match, raw) + '"'
+
+
+# --------------------------------------------------------------------------------------------
+# The parser
+
+# Parser states.
+_VALUE = 0  # a value must come next
+_FIRST_ITEM = 1  # just after '[': a value or ']'
+_KEY = 2  # just after '{' (or after a comma): a key or '}'
+_AFTER = 3  # after a value inside a container: ',' or the closer
+
+
+class _Fatal(Exception):
+    """Raised internally to stop at the first unrecoverable error."""
+
+
+@dataclass(slots=True)
+class _Frame:
+    node: JNode
+    is_object: bool
+    comma: int = -1  # offset of the comma just read, or -1
+    key: str | None = None
+    key_span: Span | None = None
+    prev_end: int = 0  # end of the last value read in this container
+
+
+@dataclass(slots=True)
+class _Parser:
+    text: str
+    end: int
+    errors: list[JError] = field(default_factory=list)
+    notes: list[JError] = field(default_factory=list)
+
+    # -- reporting --------------------------------------------------------------------------
+
+    def error(
+        self,
+        offset: int,
+        end: int,
+        kind: str,
+        message: str,
+        fix: TextEdit | None = None,
+    ) -> None:
+        self.errors.append(JError(offset, end, message, kind, True, fix))
+
+    def fatal(self, offset: int, kind: str, message: str, end: int | None = None) -> _Fatal:
+        if end is None:
+            end = min(offset + 1, self.end)
+        self.errors.append(JError(offset, max(offset, end), message, kind, False))
+        return _Fatal()
+
+    def unexpected(self, pos: int, expected: str) -> _Fatal:
+        if pos >= self.end:
+            return self.fatal(
+                pos, "unexpected-end", f"unexpected end of input; expected {expected}"
+            )
+        ch = self.text[pos]
+        return self.fatal(
+            pos, "unexpected-char", f"unexpected {_describe(ch)}; expected {expected}"
+        )
+
+    # -- whitespace and comments ------------------------------------------------------------
+
+    def skip(self, pos: int) -> int:
+        """Skip whitespace and comments (each comment is a repairable error)."""
+        text = self.text
+        end = self.end
+        while True:
+            m = _WS.match(text, pos, end)
+            if m is not None:
+                pos = m.end()
+            if pos + 1 >= end or text[pos] != "/":
+                return pos
+            nxt = text[pos + 1]
+            if nxt == "/":
+                eol = _EOL.search(text, pos, end)
+                stop = eol.start() if eol is not None else end
+                after = eol.end() if eol is not None else end
+                self.comment(pos, stop, after)
+                pos = stop
+            elif nxt == "*":
+                close = text.find(_BLOCK_END, pos + 2, end)
+                if close < 0:
+                    raise self.fatal(
+                        pos,
+                        "comment",
+                        "unterminated /* comment; JSON has no comments: remove it",
+                        pos + 2,
+                    )
+                self.comment(pos, close + 2, close + 2)
+                pos = close + 2
+            else:
+                return pos
+
+    def comment(self, start: int, stop: int, after: int) -> None:
+        """Record the comment ``[start, stop)``; ``after`` is past its line end for ``//``."""
+        text = self.text
+        # Delete the blanks before it too; a comment alone on its line takes the line with it.
+        lead = start
+        while lead > 0 and text[lead - 1] in " \t":
+            lead -= 1
+        del_end = stop
+        if lead == 0 or text[lead - 1] in "\r\n":
+            if after > stop:
+                del_end = after
+            else:
+                while del_end < self.end and text[del_end] in " \t":
+                    del_end += 1
+        style = "//" if text.startswith("//", start) else "/* */"
+        self.error(
+            start,
+            stop,
+            "comment",
+            f"{style} comment: JSON has no comments; remove it",
+            TextEdit(Span(lead, del_end), ""),
+        )
+
+    # -- scalars ----------------------------------------------------------------------------
+
+    def string(self, pos: int) -> JNode:
+        """The string starting at the quote at ``pos``."""
+        text = self.text
+        end = self.end
+        quote = text[pos]
+        special = _DQ_SPECIAL if quote == '"' else _SQ_SPECIAL
+        start = pos + 1
+        i = start
+        chunks: list[str] = []
+        breaks: list[tuple[int, int]] = []
+        vlen = 0
+        stray = -1
+        while True:
+            m = special.search(text, i, end)
+            if m is None:
+                raise self.fatal(
+                    pos,
+                    "unterminated-string",
+                    f"unterminated string: no closing {quote} before the end; add it",
+                )
+            j = m.start()
+            if text[j] == quote:
+                break
+            # A backslash.
+            if j > i:
+                chunks.append(text[i:j])
+                vlen += j - i
+            if j + 1 >= end:
+                raise self.fatal(
+                    pos,
+                    "unterminated-string",
+                    f"unterminated string: no closing {quote} before the end; add it",
+                )
+            e = text[j + 1]
+            decoded = _ESCAPES.get(e)
+            if decoded is not None or (e == "'" and quote == "'"):
+                chunks.append(decoded if decoded is not None else "'")
+                vlen += 1
+                i = j + 2
+                breaks.append((vlen, i))
+            elif e == "u":
+                cp, i = self.unicode_escape(j)
+                if cp < 0:
+                    chunks.append("\\")
+                    vlen += 1
+                else:
+                    chunks.append(chr(cp))
+                    vlen += 1
+                    breaks.append((vlen, i))
+            else:
+                # Not a JSON escape: keep the backslash and the character, as the agent does.
+                if stray < 0:
+                    stray = j
+                chunks.append("\\")
+                vlen += 1
+                i = j + 1
+        if chunks:
+            if j > i:
+                chunks.append(text[i:j])
+            value = "".join(chunks)
+        else:
+            value = text[start:j]
+        source_map = SourceMap(start, len(value), j, tuple(breaks))
+        node = JNode("string", Span(pos, j + 1), value, source_map=source_map)
+        fix = TextEdit(node.span, _repair_string(text[start:j], quote)) if quote == "'" else None
+        if quote == "'":
+            self.error(
+                pos,
+                pos + 1,
+                "single-quote",
+                "single-quoted string: JSON strings use double quotes; replace the quotes",
+                fix,
+            )
+        ctrl = _CTRL.search(text, start, j)
+        if ctrl is not None or stray >= 0:
+            if fix is None:
+                fix = TextEdit(Span(start, j), _repair_string(text[start:j], '"')[1:-1])
+            if ctrl is not None:
+                ch = ctrl.group()
+                esc = _CTRL_ESCAPES.get(ch) or f"\\u{ord(ch):04x}"
+                self.notes.append(
+                    JError(
+                        ctrl.start(),
+                        ctrl.start() + 1,
+                        f"raw {_describe(ch)} inside a string; strict JSON needs it escaped"
+                        f" as {esc}",
+                        "control-char",
+                        True,
+                        fix,
+                    )
+                )
+            if stray >= 0:
+                self.notes.append(
+                    JError(
+                        stray,
+                        stray + 2,
+                        f"'\\{text[stray + 1]}' is not a JSON escape; it is read as a literal"
+                        " backslash; write '\\\\' to be explicit",
+                        "invalid-escape",
+                        True,
+                        fix,
+                    )
+                )
+        return node
+
+    def unicode_escape(self, j: int) -> tuple[int, int]:
+        """Decode ``\\uXXXX`` (and a following low surrogate) at ``j``: (code point, next)."""
+        text = self.text
+        if _HEX4.match(text, j + 2, self.end) is None:
+            self.error(
+                j,
+                min(j + 6, self.end),
+                "invalid-unicode-escape",
+                "invalid \\u escape: it needs 4 hex digits; write '\\\\u' for a literal"
+                " backslash-u",
+                TextEdit(Span(j, j + 1), "\\\\"),
+            )
+            return -1, j + 1
+        cp = int(text[j + 2 : j + 6], 16)
+        if (
+            0xD800 <= cp <= 0xDBFF
+            and text.startswith("\\u", j + 6)
+            and _HEX4.match(text, j + 8, self.end) is not None
+        ):
+            low = int(text[j + 8 : j + 12], 16)
+            if 0xDC00 <= low <= 0xDFFF:
+                return 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), j + 12
+        return cp, j + 6
+
+    def scalar(self, pos: int) -> JNode:
+        text = self.text
+        ch = text[pos]
+        if ch == '"' or ch == "'":
+            return self.string(pos)
+        m = _NUMBER.match(text, pos, self.end)
+        if m is not None:
+            s = m.group()
+            number: int | float
+            try:
+                number = float(s) if m.group(1) or m.group(2) else int(s)
+            except ValueError as exc:  # an integer too long for int()
+                raise self.fatal(pos, "unexpected-char", f"number out of range ({exc})") from None
+            return JNode("number", Span(pos, m.end()), number)
+        if ch == "-" and text.startswith("-Infinity", pos):
+            return JNode("number", Span(pos, pos + 9), float("-inf"))
+        w = _IDENT.match(text, pos, self.end)
+        if w is not None and w.group() in _LITERALS:
+            word = w.group()
+            kind, value, spelling = _LITERALS[word]
+            span = Span(pos, w.end())
+            if spelling is not None:
+                self.error(
+                    pos,
+                    w.end(),
+                    "python-literal",
+                    f"Python literal {word}: JSON spells it {spelling}; replace it",
+                    TextEdit(span, spelling),
+                )
+            return JNode(kind, span, value)
+        raise self.unexpected(pos, "a value")
+
+    # -- the main loop ----------------------------------------------------------------------
+
+    def parse(self, pos: int) -> tuple[JNode | None, int]:
+        text = self.text
+        end = self.end
+        stack: list[_Frame] = []
+        root: JNode | None = None
+        state = _VALUE
+        try:
+            while True:
+                pos = self.skip(pos)
+                ch = text[pos] if pos < end else ""
+                if not ch and stack:
+                    raise self.unclosed(stack[-1], pos)
+                if state == _AFTER:
+                    frame = stack[-1]
+                    closer = "}" if frame.is_object else "]"
+                    if ch == ",":
+                        frame.comma = pos
+                        pos += 1
+                        state = _KEY if frame.is_object else _VALUE
+                        continue
+                    if ch == closer:
+                        pos += 1
+                        self.close(stack.pop(), pos)
+                        if not stack:
+                            return root, pos
+                        stack[-1].prev_end = pos
+                        continue
+                    if (
+                        ch
+                        and self.starts_entry(pos, frame.is_object)
+                        and _NEWLINE.search(text, frame.prev_end, pos)
+                    ):
+                        where = "members" if frame.is_object else "items"
+                        self.error(
+                            pos,
+                            pos + 1,
+                            "missing-comma",
+                            f"missing ',' between {where}; add a comma after the previous one",
+                            TextEdit(Span(frame.prev_end, frame.prev_end), ","),
+                        )
+                        frame.comma = -1
+                        state = _KEY if frame.is_object else _VALUE
+                        continue
+                    raise self.unexpected(pos, f"',' or '{closer}'")
+                if state == _KEY:
+                    frame = stack[-1]
+                    if ch == "}":
+                        if frame.comma >= 0:
+                            self.trailing_comma(frame.comma, "}")
+                        pos += 1
+                        self.close(stack.pop(), pos)
+                        if not stack:
+                            return root, pos
+                        stack[-1].prev_end = pos
+                        state = _AFTER
+                        continue
+                    pos = self.key(frame, pos)
+                    pos = self.skip(pos)
+                    if pos >= end or text[pos] != ":":
+                        raise self.unexpected(pos, "':' after the key")
+                    pos += 1
+                    state = _VALUE
+                    continue
+                if state == _FIRST_ITEM or (state == _VALUE and stack and not stack[-1].is_object):
+                    frame = stack[-1]
+                    if ch == "]":
+                        if state != _FIRST_ITEM:
+                            self.trailing_comma(frame.comma, "]")
+                        pos += 1
+                        self.close(stack.pop(), pos)
+                        if not stack:
+                            return root, pos
+                        stack[-1].prev_end = pos
+                        state = _AFTER
+                        continue
+                # A value.
+                if not ch:
+                    raise self.unexpected(pos, "a value")
+                if ch == "{":
+                    node = JNode("object", Span(pos, pos), {}, members=[])
+                    nxt_state = _KEY
+                    pos += 1
+                elif ch == "[":
+                    node = JNode("array", Span(pos, pos), [], items=[])
+                    nxt_state = _FIRST_ITEM
+                    pos += 1
+                else:
+                    node = self.scalar(pos)
+                    pos = node.span.end
+                    nxt_state = _AFTER
+                if stack:
+                    self.attach(stack[-1], node)
+                    stack[-1].prev_end = pos
+                else:
+                    root = node
+                if node.kind == "object" or node.kind == "array":
+                    stack.append(_Frame(node, node.kind == "object"))
+                elif not stack:
+                    return root, pos
+                state = nxt_state
+        except _Fatal:
+            stop = self.errors[-1].offset
+            for frame in stack:
+                frame.node.span = Span(frame.node.span.start, stop)
+            return root, stop
+
+    def unclosed(self, frame: _Frame, pos: int) -> _Fatal:
+        what, closer = ("object", "}") if frame.is_object else ("array", "]")
+        return self.fatal(
+            pos,
+            "unexpected-end",
+            f"unexpected end of input: the {what} opened at offset {frame.node.span.start}"
+            f" is not closed; add '{closer}'",
+        )
+
+    def starts_entry(self, pos: int, is_object: bool) -> bool:
+        ch = self.text[pos]
+        if is_object:
+            return ch == '"' or ch == "'" or _IDENT.match(self.text, pos, self.end) is not None
+        if ch in _VALUE_START:
+            return True
+        w = _IDENT.match(self.text, pos, self.end)
+        return w is not None and w.group() in _LITERALS
+
+    def key(self, frame: _Frame, pos: int) -> int:
+        text = self.text
+        ch = text[pos] if pos < self.end else ""
+        if ch == '"' or ch == "'":
+            node = self.string(pos)
+            frame.key = node.value
+            frame.key_span = node.span
+            return node.span.end
+        w = _IDENT.match(text, pos, self.end) if ch else None
+        if w is None:
+            if frame.comma >= 0 and ch == ",":
+                raise self.unexpected(pos, "a key (two commas in a row?)")
+            raise self.unexpected(pos, "a key in double quotes or '}'")
+        word = w.group()
+        self.error(
+            pos,
+            w.end(),
+            "unquoted-key",
+            f"unquoted key {word}: JSON keys are strings; put it in double quotes",
+            TextEdit(Span(pos, w.end()), json.dumps(word, ensure_ascii=False)),
+        )
+        frame.key = word
+        frame.key_span = Span(pos, w.end())
+        return w.end()
+
+    def trailing_comma(self, comma: int, closer: str) -> None:
+        self.error(
+            comma,
+            comma + 1,
+            "trailing-comma",
+            f"trailing comma before '{closer}'; remove it",
+            TextEdit(Span(comma, comma + 1), ""),
+        )
+
+    @staticmethod
+    def attach(frame: _Frame, node: JNode) -> None:
+        container = frame.node
+        if frame.is_object:
+            assert frame.key is not None and frame.key_span is not None
+            assert container.members is not None
+            container.members.append(JMember(frame.key, frame.key_span, node))
+            container.value[frame.key] = node.value
+            frame.key = None
+        else:
+            assert container.items is not None
+            container.items.append(node)
+            container.value.append(node.value)
+        frame.comma = -1
+
+    @staticmethod
+    def close(frame: _Frame, pos: int) -> None:
+        frame.node.span = Span(frame.node.span.start, pos)
+
+
+def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:
+    """Parse the first JSON value in ``text[start:end]`` (leading whitespace allowed).
+
+    Parsing stops just after the first complete value; what follows is the caller's business
+    (see :func:`trailing_data_error`). All offsets are indices into ``text``.
+    """
+    stop = len(text) if end is None else min(end, len(text))
+    parser = _Parser(text, stop)
+    node, pos = parser.parse(start)
+    errors = parser.errors
+    if len(errors) > 1:
+        errors.sort(key=lambda e: e.offset)
+    if parser.notes and len(parser.notes) > 1:
+        parser.notes.sort(key=lambda e: e.offset)
+    return JResult(node, errors, parser.notes, pos)
+
+
+def trailing_data_error(text: str, pos: int, end: int | None = None) -> JError | None:
+    """An ``extra-data`` error when ``text[pos:end]`` holds more than whitespace."""
+    stop = len(text) if end is None else min(end, len(text))
+    m = _WS.match(text, pos, stop)
+    after = m.end() if m is not None else pos
+    if after >= stop:
+        return None
+    return JError(
+        after,
+        stop,
+        "extra data after the JSON value; remove it or put it inside the value",
+        "extra-data",
+        False,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Closing fence of a ```actions block
+
+
+@functools.lru_cache(maxsize=16)
+def _fence_pattern(fence_char: str, fence_len: int) -> re.Pattern[str]:
+    return re.compile(" {0,3}" + re.escape(fence_char) + f"{{{fence_len},}}[ \t]*")
+
+
+_OUTSIDE_SPECIAL = re.compile(r'"|//')
+
+
+def find_json_fence_end(
+    text: str, body_start: int, fence_char: str = "`", fence_len: int = 3
+) -> tuple[int, int] | None:
+    """Find the closing fence of a JSON block whose body starts at ``body_start``.
+
+    Walks line by line tracking whether a JSON string is open (raw newlines keep it open), so
+    a fence line inside a string does not close the block. Returns ``(line_start, line_end)``
+    where ``line_end`` is past the line's end-of-line, or None when nothing closes the block.
+    If a string is still open at the end of the text, the first fence line is used regardless
+    of strings.
+    """
+    fence = _fence_pattern(fence_char, fence_len)
+    n = len(text)
+    pos = body_start
+    in_string = False
+    first_fence: tuple[int, int] | None = None
+    while pos < n:
+        eol = _EOL.search(text, pos)
+        line_end = eol.start() if eol is not None else n
+        after = eol.end() if eol is not None else n
+        m = fence.match(text, pos, line_end)
+        if m is not None and m.end() == line_end:
+            if not in_string:
+                return pos, after
+            if first_fence is None:
+                first_fence = (pos, after)
+            pos = after
+            continue
+        i = pos
+        while i < line_end:
+            if in_string:
+                sm = _DQ_SPECIAL.search(text, i, line_end)
+                if sm is None:
+                    break
+                if text[sm.start()] == "\\":
+                    i = sm.start() + 2
+                    continue
+                in_string = False
+                i = sm.end()
+            else:
+                om = _OUTSIDE_SPECIAL.search(text, i, line_end)
+                if om is None or om.group() == "//":
+                    break
+                in_string = True
+                i = om.end()
+        pos = after
+    return first_fence if in_string else None
+
+
+# --------------------------------------------------------------------------------------------
+# Repair
+
+
+def _loads(text: str) -> tuple[bool, Any]:
+    try:
+        return True, json.loads(text)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def _apply_fixes(text: str, result: JResult) -> str | None:
+    edits: dict[tuple[int, int, str], TextEdit] = {}
+    for problem in (*result.errors, *result.notes):
+        if problem.fix is None:
+            return None
+        fix = problem.fix
+        edits[(fix.span.start, fix.span.end, fix.new_text)] = fix
+    ordered = sorted(edits.values(), key=lambda e: (e.span.start, e.span.end))
+    out: list[str] = []
+    pos = 0
+    for edit in ordered:
+        if edit.span.start < pos:
+            # A fix nested in an earlier one (a \\u fix inside a string rewrite) is covered by it.
+            if edit.span.end <= pos:
+                continue
+            return None
+        out.append(text[pos : edit.span.start])
+        out.append(edit.new_text)
+        pos = edit.span.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def repair_json(text: str) -> str | None:
+    """A repaired JSON text for ``text``, or None when it cannot be repaired.
+
+    Valid JSON comes back unchanged. Otherwise the tolerant parser's fixes are applied as
+    minimal edits (layout kept); when they are not enough, ``json_repair`` is tried. The result
+    always loads with ``json.loads``.
+    """
+    ok, _ = _loads(text)
+    if ok:
+        return text
+    result = parse_json(text)
+    if result.ok and result.node is not None:
+        trailing = trailing_data_error(text, result.end)
+        if trailing is None:
+            fixed = _apply_fixes(text, result)
+            if fixed is not None:
+                good, value = _loads(fixed)
+                if good and _same(value, result.node.value):
+                    return fixed
+    try:
+        import json_repair
+    except ImportError:  # pragma: no cover - it is a dependency
+        return None
+    try:
+        repaired = json_repair.repair_json(text, ensure_ascii=False)
+    except Exception:  # json_repair raises on pathological input; treat as "cannot repair"
+        return None
+    if not isinstance(repaired, str) or not repaired.strip():
+        return None
+    good, value = _loads(repaired)
+    if not good:
+        return None
+    node = result.node
+    if node is not None:
+        # json_repair guesses; keep its guess only when it agrees with what we did parse.
+        if result.ok and not _same(value, node.value):
+            return None
+        if not result.ok and not _extends(node.value, value):
+            return None
+    return repaired
+
+
+def _extends(partial: Any, full: Any) -> bool:
+    """Whether ``full`` completes the partially parsed ``partial`` (same keys, item prefix)."""
+    pending = [(partial, full)]
+    while pending:
+        a, b = pending.pop()
+        if isinstance(a, dict):
+            if not isinstance(b, dict) or any(k not in b for k in a):
+                return False
+            pending.extend((v, b[k]) for k, v in a.items())
+        elif isinstance(a, list):
+            if not isinstance(b, list) or len(b) < len(a):
+                return False
+            pending.extend(zip(a, b, strict=False))
+        elif not _same(a, b):
+            return False
+    return True
+
+
+def _same(a: Any, b: Any) -> bool:
+    # NaN != NaN; compare through JSON text so that NaN values still count as equal.
+    try:
+        return bool(a == b) or json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return False
