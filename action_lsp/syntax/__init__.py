@@ -1,6 +1,7 @@
 """tree-sitter based syntax support: languages, parsing, syntax errors, tokens, definitions and
 the static check of code an agent wants executed."""
 
+from action_lsp.syntax.errors import SyntaxProblem, syntax_errors
 from action_lsp.syntax.languages import LANGUAGES, Lang, language_for
 from action_lsp.syntax.parse import Parsed, parse, parse_ok
 from action_lsp.syntax.tokens import Definition, Token, definitions, tokens
@@ -10,10 +11,12 @@ __all__ = [
     "Definition",
     "Lang",
     "Parsed",
+    "SyntaxProblem",
     "Token",
     "definitions",
     "language_for",
     "parse",
     "parse_ok",
+    "syntax_errors",
     "tokens",
 ]
