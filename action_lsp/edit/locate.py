@@ -1,0 +1,559 @@
+"""Find where a search block stands in a file.
+
+Strategies, tried in order; the first that finds one place wins, and every strategy refuses
+(``search-ambiguous``) when it finds more than one:
+
+1. ``exact`` — the search text verbatim (``str.find``; a file whose only difference is CRLF
+   line endings still counts as exact, since transcripts cannot carry ``\\r`` faithfully);
+2. ``whitespace`` — the same lines, ignoring trailing whitespace, tabs versus spaces and one
+   uniform indentation shift (the replacement is re-indented by the same shift);
+3. ``blank-lines`` — as 2, also ignoring blank lines added or removed inside or around the block;
+4. ``syntax`` — both texts tokenised with tree-sitter for the file's language, comments and
+   layout ignored, the block matched as a token sequence; ``definition`` — a block that is one
+   whole definition matches the only definition of the same kind and name, if close enough;
+5. ``fuzzy`` — a bounded rapidfuzz match over windows of about the block's line count, accepted
+   only above :data:`FUZZY_THRESHOLD` and :data:`FUZZY_MARGIN` points ahead of the runner-up.
+
+An empty (or blank) search text means *append*: the place is the end of the file (Aider's
+convention for "put this in the file"; on a missing file the plan creates it).
+
+Everything here works on ``str`` offsets (code points) of the text as given.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Literal
+
+FUZZY_THRESHOLD = 80.0  # rapidfuzz ratio (0-100) a fuzzy window must reach
+FUZZY_MARGIN = 6.0  # points the best window must lead the best non-overlapping runner-up by
+FUZZY_MIN_LINES = 2  # non-blank lines a search block needs before fuzzy matching is tried
+FUZZY_SAMPLE_ROWS = 16  # search lines used for the cheap prefilter
+FUZZY_CANDIDATES = 12  # window starts kept after the prefilter
+DEFINITION_THRESHOLD = 70.0  # token similarity a same-named definition needs
+MAX_LISTED = 20  # lines listed in an ambiguity message
+
+_NL_RE = re.compile(r"\r\n|\n")
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class ReplacementTransform:
+    """How to adapt the replacement text to the place found.
+
+    ``newline`` is the line ending written (the one used by the file around the place).
+    ``shift`` columns are added to (or, negative, removed from) every replacement line's
+    indentation when ``reindent`` is set, rendered with tabs when ``use_tabs``.
+    ``strip_leading_blank`` / ``strip_trailing_blank`` drop blank lines that stood around the
+    search block but have no counterpart in the file. ``final_newline`` (when not None) forces
+    whether the replacement ends with a line break, to match the region replaced.
+    ``separator`` is put before the replacement (appending to a file without a final newline).
+    """
+
+    newline: str = "\n"
+    reindent: bool = False
+    shift: int = 0
+    tab_size: int = 4
+    use_tabs: bool = False
+    strip_leading_blank: int = 0
+    strip_trailing_blank: int = 0
+    final_newline: bool | None = None
+    separator: str = ""
+
+    def apply(self, replacement: str) -> str:
+        text = replacement.replace("\r\n", "\n")
+        if self.strip_leading_blank or self.strip_trailing_blank or self.reindent:
+            ends_nl = text.endswith("\n")
+            lines = (text[:-1] if ends_nl else text).split("\n") if text else []
+            lead = 0
+            while lead < self.strip_leading_blank and lead < len(lines) and not lines[lead].strip():
+                lead += 1
+            lines = lines[lead:]
+            trail = 0
+            while (
+                trail < self.strip_trailing_blank
+                and trail < len(lines)
+                and not lines[len(lines) - 1 - trail].strip()
+            ):
+                trail += 1
+            if trail:
+                lines = lines[: len(lines) - trail]
+            if self.reindent:
+                lines = [self._reindent(line) for line in lines]
+            text = "\n".join(lines) + ("\n" if ends_nl and lines else "")
+        if self.final_newline is not None and text:
+            if self.final_newline and not text.endswith("\n"):
+                text += "\n"
+            elif not self.final_newline and text.endswith("\n"):
+                text = text[:-1]
+        if text:
+            text = self.separator + text
+        if self.newline != "\n":
+            text = text.replace("\n", self.newline)
+        return text
+
+    def _reindent(self, line: str) -> str:
+        if not line.strip():
+            return line
+        body = line.lstrip(" \t")
+        width = max(0, indent_width(line[: len(line) - len(body)], self.tab_size) + self.shift)
+        if self.use_tabs:
+            return "\t" * (width // self.tab_size) + " " * (width % self.tab_size) + body
+        return " " * width + body
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """The region ``[start, end)`` of the file text to replace, and how it was found."""
+
+    start: int
+    end: int
+    strategy: str  # exact, whitespace, blank-lines, syntax, definition, fuzzy, append
+    replacement_transform: ReplacementTransform = field(default_factory=ReplacementTransform)
+    line: int = 1  # 1-based line of ``start``
+    score: float | None = None  # fuzzy / definition similarity (0-100)
+
+    @property
+    def exact(self) -> bool:
+        return self.strategy in ("exact", "append")
+
+    def describe(self) -> str:
+        if self.score is not None:
+            return f"{self.strategy} (score {self.score:.0f})"
+        return self.strategy
+
+    def replacement(self, replace: str) -> str:
+        return self.replacement_transform.apply(replace)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    code: Literal["search-not-found", "search-ambiguous"]
+    message: str
+    lines: list[int] = field(default_factory=list)  # 1-based lines of the candidates
+    strategy: str | None = None  # the strategy that found several places
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def indent_width(indent: str, tab_size: int = 4) -> int:
+    width = 0
+    for ch in indent:
+        width = (width // tab_size + 1) * tab_size if ch == "\t" else width + 1
+    return width
+
+
+def _leading_ws(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _ambiguous(lines: Sequence[int], strategy: str) -> Refused:
+    listed = ", ".join(str(n) for n in lines[:MAX_LISTED])
+    more = f" and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else ""
+    how = "" if strategy == "exact" else f" (by the {strategy} strategy)"
+    return Refused(
+        "search-ambiguous",
+        f"search text matches {len(lines)} places{how}, at lines {listed}{more}; "
+        "add surrounding lines to make it unique",
+        list(lines),
+        strategy,
+    )
+
+
+class _Text:
+    """The file text with line endings normalised to LF, split into lines, with a map back."""
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self.norm = raw.replace("\r\n", "\n") if "\r\n" in raw else raw
+        # Positions in ``norm`` of each "\n" that was "\r\n" in ``raw``.
+        if self.norm is raw:
+            self.crlf: list[int] = []
+        else:
+            self.crlf = [m.start() - i for i, m in enumerate(re.finditer("\r\n", raw))]
+        self._lines: list[str] | None = None
+        self._starts: list[int] | None = None
+        self._stripped: list[str] | None = None
+        self._nb: tuple[list[int], list[str]] | None = None
+
+    def to_raw(self, offset: int) -> int:
+        return offset + bisect.bisect_left(self.crlf, offset) if self.crlf else offset
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.norm.split("\n")
+        return self._lines
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0, *accumulate(len(line) + 1 for line in self.lines[:-1])]
+        return self._starts
+
+    @property
+    def stripped(self) -> list[str]:
+        if self._stripped is None:
+            self._stripped = [line.strip() for line in self.lines]
+        return self._stripped
+
+    @property
+    def nonblank(self) -> tuple[list[int], list[str]]:
+        if self._nb is None:
+            stripped = self.stripped
+            idx = [i for i, t in enumerate(stripped) if t]
+            self._nb = (idx, [stripped[i] for i in idx])
+        return self._nb
+
+    def line_of(self, norm_offset: int) -> int:
+        return self.norm.count("\n", 0, norm_offset) + 1
+
+    def newline_at(self, norm_offset: int) -> str:
+        """The line ending the file uses at (or after, or before) a position."""
+        if not self.crlf:
+            return "\n"
+        nl = self.norm.find("\n", norm_offset)
+        if nl < 0:
+            nl = self.norm.rfind("\n", 0, norm_offset)
+        if nl < 0:
+            return "\n"
+        i = bisect.bisect_left(self.crlf, nl)
+        return "\r\n" if i < len(self.crlf) and self.crlf[i] == nl else "\n"
+
+    def line_region(self, first: int, last: int, with_newline: bool) -> tuple[int, int]:
+        """Norm offsets covering lines ``first..last`` (0-based, inclusive)."""
+        start = self.starts[first]
+        end = self.starts[last] + len(self.lines[last])
+        if with_newline and last < len(self.lines) - 1:
+            end += 1
+        return start, end
+
+
+class _Search:
+    def __init__(self, text: str) -> None:
+        self.norm = text.replace("\r\n", "\n")
+        self.ends_nl = self.norm.endswith("\n")
+        body = self.norm[:-1] if self.ends_nl else self.norm
+        self.lines = body.split("\n")
+        self.stripped = [line.strip() for line in self.lines]
+        self.nb_pos = [j for j, t in enumerate(self.stripped) if t]
+        self.nb_text = [self.stripped[j] for j in self.nb_pos]
+        self.leading_blank = self.nb_pos[0] if self.nb_pos else 0
+        self.trailing_blank = len(self.lines) - 1 - self.nb_pos[-1] if self.nb_pos else 0
+
+
+def _uniform_shift(
+    pairs: Sequence[tuple[str, str]],
+) -> tuple[bool, int, int, bool, bool] | None:
+    """For (file line, search line) pairs: (reindent?, shift, tab size, use tabs, any change).
+
+    None when the indentation differs by more than one uniform shift.
+    """
+    file_ind = [_leading_ws(f) for f, s in pairs if s.strip()]
+    search_ind = [_leading_ws(s) for f, s in pairs if s.strip()]
+    if not file_ind:
+        return (False, 0, 4, False, False)
+    if file_ind == search_ind:
+        return (False, 0, 4, False, False)
+    uses_tabs = any(ind.startswith("\t") for ind in file_ind)
+    for tab in (4, 8, 2):
+        shifts = {
+            indent_width(f, tab) - indent_width(s, tab)
+            for f, s in zip(file_ind, search_ind, strict=True)
+        }
+        if len(shifts) == 1:
+            return (True, shifts.pop(), tab, uses_tabs, True)
+    return None
+
+
+def _mode_shift(pairs: Sequence[tuple[str, str]]) -> tuple[bool, int, int, bool, bool] | None:
+    """The most common indentation shift of the pairs (for blocks that are not uniform)."""
+    uniform = _uniform_shift(pairs)
+    if uniform is not None:
+        return uniform
+    file_ind = [_leading_ws(f) for f, s in pairs if s.strip() and f.strip()]
+    search_ind = [_leading_ws(s) for f, s in pairs if s.strip() and f.strip()]
+    shifts = Counter(
+        indent_width(f) - indent_width(s) for f, s in zip(file_ind, search_ind, strict=True)
+    )
+    if not shifts:
+        return None
+    shift = shifts.most_common(1)[0][0]
+    uses_tabs = any(ind.startswith("\t") for ind in file_ind)
+    return (shift != 0 or uses_tabs, shift, 4, uses_tabs, True)
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+def locate(file_text: str, search: str, *, path: str | None = None) -> Located | Refused:
+    """Locate ``search`` in ``file_text`` (see the module docstring for the strategies)."""
+    if not search.strip():
+        return _append(file_text)
+    found = _exact(file_text, search)
+    if found is not None:
+        return found
+    text = _Text(file_text)
+    s = _Search(search)
+    if not s.nb_pos:
+        return Refused("search-not-found", "search text is blank")
+    for strategy in (_whitespace, _blank_lines):
+        found = strategy(text, s)
+        if found is not None:
+            return found
+    lang = _language(path)
+    if lang is not None:
+        found = _syntax(text, s, lang)
+        if found is not None:
+            return found
+    found = _fuzzy(text, s)
+    if found is not None:
+        return found
+    return Refused(
+        "search-not-found",
+        "search text not found"
+        + (" (tried exact, whitespace, blank-line, syntax and fuzzy matching)" if lang is not None
+           else " (tried exact, whitespace, blank-line and fuzzy matching)"),
+    )
+
+
+def _append(file_text: str) -> Located:
+    end = len(file_text)
+    newline = "\r\n" if "\r\n" in file_text else "\n"
+    sep = newline if file_text and not file_text.endswith(("\n", "\r")) else ""
+    transform = ReplacementTransform(newline=newline, separator=sep.replace("\r\n", "\n"))
+    return Located(end, end, "append", transform, file_text.count("\n") + 1)
+
+
+def _find_all(haystack: str, needle: str, limit: int = 1000) -> list[int]:
+    hits: list[int] = []
+    pos = haystack.find(needle)
+    while pos >= 0 and len(hits) < limit:
+        hits.append(pos)
+        pos = haystack.find(needle, pos + 1)
+    return hits
+
+
+def _exact(file_text: str, search: str) -> Located | Refused | None:
+    """Verbatim, then with line endings normalised on both sides."""
+    newline_only = False
+    pos = file_text.find(search)
+    haystack, needle = file_text, search
+    if pos < 0:
+        if "\r\n" not in file_text and "\r\n" not in search:
+            return None
+        newline_only = True
+        haystack = file_text.replace("\r\n", "\n")
+        needle = search.replace("\r\n", "\n")
+        pos = haystack.find(needle)
+        if pos < 0:
+            return None
+    if haystack.find(needle, pos + 1) >= 0:
+        hits = _find_all(haystack, needle)
+        return _ambiguous([haystack.count("\n", 0, h) + 1 for h in hits], "exact")
+    if not newline_only:
+        newline = _newline_near(file_text, pos, pos + len(search))
+        return Located(
+            pos, pos + len(search), "exact", ReplacementTransform(newline=newline),
+            file_text.count("\n", 0, pos) + 1,
+        )
+    text = _Text(file_text)
+    start, end = text.to_raw(pos), text.to_raw(pos + len(needle))
+    return Located(
+        start, end, "exact", ReplacementTransform(newline=text.newline_at(pos)),
+        haystack.count("\n", 0, pos) + 1,
+    )
+
+
+def _newline_near(text: str, start: int, end: int) -> str:
+    nl = text.find("\n", start)
+    if nl < 0:
+        nl = text.rfind("\n", 0, start)
+    if nl < 0:
+        return "\n"
+    return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+
+
+def _line_located(
+    text: _Text,
+    s: _Search,
+    first: int,
+    last: int,
+    strategy: str,
+    pairs: Sequence[tuple[str, str]] | None,
+    *,
+    strip_blank: bool = False,
+    score: float | None = None,
+    mode: bool = False,
+) -> Located:
+    with_nl = s.ends_nl or (strip_blank and s.trailing_blank > 0)
+    start, end = text.line_region(first, last, with_nl)
+    has_nl = end > start and text.norm[end - 1] == "\n"
+    shift = None
+    if pairs is not None:
+        shift = _mode_shift(pairs) if mode else _uniform_shift(pairs)
+    reindent, delta, tab, tabs = (shift[0], shift[1], shift[2], shift[3]) if shift else (
+        False, 0, 4, False)
+    transform = ReplacementTransform(
+        newline=text.newline_at(start),
+        reindent=reindent,
+        shift=delta,
+        tab_size=tab,
+        use_tabs=tabs,
+        strip_leading_blank=s.leading_blank if strip_blank else 0,
+        strip_trailing_blank=s.trailing_blank if strip_blank else 0,
+        final_newline=has_nl,
+    )
+    return Located(
+        text.to_raw(start), text.to_raw(end), strategy, transform, first + 1, score
+    )
+
+
+def _whitespace(text: _Text, s: _Search) -> Located | Refused | None:
+    n = len(s.lines)
+    stripped = text.stripped
+    j0 = s.nb_pos[0]
+    key = s.stripped[j0]
+    last_start = len(stripped) - n
+    hits: list[tuple[int, list[tuple[str, str]]]] = []
+    for i in (k - j0 for k, t in enumerate(stripped) if t == key):
+        if i < 0 or i > last_start:
+            continue
+        if stripped[i : i + n] != s.stripped:
+            continue
+        pairs = list(zip(text.lines[i : i + n], s.lines, strict=True))
+        if _uniform_shift(pairs) is None:
+            continue
+        hits.append((i, pairs))
+    if not hits:
+        return None
+    if len(hits) > 1:
+        return _ambiguous([i + 1 for i, _ in hits], "whitespace")
+    i, pairs = hits[0]
+    return _line_located(text, s, i, i + n - 1, "whitespace", pairs)
+
+
+def _blank_lines(text: _Text, s: _Search) -> Located | Refused | None:
+    nb_idx, nb_text = text.nonblank
+    m = len(s.nb_text)
+    key = s.nb_text[0]
+    hits: list[tuple[int, list[tuple[str, str]]]] = []
+    for k in (k for k, t in enumerate(nb_text) if t == key):
+        if k + m > len(nb_text) or nb_text[k : k + m] != s.nb_text:
+            continue
+        pairs = [
+            (text.lines[nb_idx[k + q]], s.lines[s.nb_pos[q]]) for q in range(m)
+        ]
+        if _uniform_shift(pairs) is None:
+            continue
+        hits.append((k, pairs))
+    if not hits:
+        return None
+    if len(hits) > 1:
+        return _ambiguous([nb_idx[k] + 1 for k, _ in hits], "blank-lines")
+    k, pairs = hits[0]
+    return _line_located(
+        text, s, nb_idx[k], nb_idx[k + m - 1], "blank-lines", pairs, strip_blank=True
+    )
+
+
+# --------------------------------------------------------------------------- syntax
+
+
+def _language(path: str | None) -> object | None:
+    if not path:
+        return None
+    try:
+        from ..syntax import languages
+    except ImportError:  # the syntax package is optional at this layer
+        return None
+    try:
+        return languages.language_for(path=path)
+    except Exception:  # a grammar that fails to load: fall back to the other strategies
+        return None
+
+
+def _syntax(text: _Text, s: _Search, lang: object) -> Located | Refused | None:
+    from . import syntaxmatch
+
+    return syntaxmatch.match(text, s, lang)
+
+
+# --------------------------------------------------------------------------- fuzzy
+
+
+def _fuzzy(text: _Text, s: _Search) -> Located | Refused | None:
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
+    m = len(s.nb_text)
+    nb_idx, nb_text = text.nonblank
+    n_file = len(nb_text)
+    if m < FUZZY_MIN_LINES or n_file == 0:
+        return None
+    slack = min(3, max(1, m // 8))
+    target = "\n".join(s.nb_text)
+
+    # Cheap prefilter: per-line similarity of a sample of search lines against every file line
+    # (vectorised in rapidfuzz), summed along the diagonals = windows of the block's length.
+    if n_file <= m + slack:
+        starts = [0]
+    else:
+        rows = sorted(
+            range(m), key=lambda j: -len(s.nb_text[j])
+        )[:FUZZY_SAMPLE_ROWS]
+        sim = process.cdist(
+            [s.nb_text[j] for j in rows], nb_text, scorer=fuzz.ratio, dtype=np.uint8,
+            workers=-1,
+        )
+        width = max(1, n_file - m + 1)
+        acc = np.zeros(width, dtype=np.int64)
+        for r, j in enumerate(rows):
+            row = sim[r, j : j + width]
+            acc[: len(row)] += row
+        starts = []
+        for x in np.argsort(-acc, kind="stable")[: 64 * FUZZY_CANDIDATES]:
+            st = int(x)
+            if all(abs(st - o) >= m for o in starts):
+                starts.append(st)
+                if len(starts) >= FUZZY_CANDIDATES:
+                    break
+
+    scored: dict[tuple[int, int], float] = {}
+    for st in starts:
+        for a in range(max(0, st - slack), min(n_file, st + slack + 1)):
+            for size in range(max(1, m - slack), m + slack + 1):
+                if a + size > n_file or (a, size) in scored:
+                    continue
+                scored[(a, size)] = fuzz.ratio(target, "\n".join(nb_text[a : a + size]))
+    if not scored:
+        return None
+    (best_a, best_size), best = max(scored.items(), key=lambda kv: (kv[1], -abs(kv[0][1] - m)))
+    if best < FUZZY_THRESHOLD:
+        return None
+    best_end = best_a + best_size
+    runner = [
+        (key, sc) for key, sc in scored.items()
+        if key[0] >= best_end or key[0] + key[1] <= best_a
+    ]
+    if runner:
+        (r_a, _), r_score = max(runner, key=lambda kv: kv[1])
+        if r_score > best - FUZZY_MARGIN:
+            return _ambiguous(
+                sorted({nb_idx[best_a] + 1, nb_idx[r_a] + 1}), f"fuzzy (score {best:.0f})"
+            )
+    first, last = nb_idx[best_a], nb_idx[best_end - 1]
+    pairs = [
+        (text.lines[nb_idx[best_a + q]], s.lines[s.nb_pos[q]]) for q in range(min(m, best_size))
+    ]
+    return _line_located(
+        text, s, first, last, "fuzzy", pairs, strip_blank=True, score=float(best), mode=True
+    )

@@ -1,0 +1,215 @@
+"""Strategy 4 of :mod:`action_lsp.edit.locate`: find a search block by its tree-sitter tokens.
+
+The search block and the file are tokenised with the file's grammar (comments dropped, a string
+literal is one token) and the block is looked up as a token sequence, so layout does not matter:
+a call the formatter re-wrapped, other spacing, other indentation. Two formatter habits are
+normalised away too: a trailing comma before a closing bracket, and single versus double quotes.
+
+When the token sequence is not found and the block is one whole definition (a function, class,
+method, ...), the definition of the same kind and name in the file is the candidate: accepted
+when it is the only one of that name and its tokens are at least
+:data:`~action_lsp.edit.locate.DEFINITION_THRESHOLD` similar (rapidfuzz ratio).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rapidfuzz import fuzz
+
+from ..syntax import Lang, definitions, tokens
+from ..syntax.tokens import Token
+from . import locate as _loc
+
+if TYPE_CHECKING:
+    from .locate import Located, Refused, _Search, _Text
+
+MIN_TOKENS = 3
+_CLOSERS = frozenset({")", "]", "}"})
+_SEP = "\x00"
+_FUNCTIONS = frozenset({"function", "method"})
+
+
+def _keys(toks: Sequence[Token], lang: Lang) -> list[str]:
+    out: list[str] = []
+    n = len(toks)
+    for k, tok in enumerate(toks):
+        text = tok.text
+        if text == "," and k + 1 < n and toks[k + 1].text in _CLOSERS:
+            out.append("")  # trailing comma: dropped below, kept here to keep indices aligned
+            continue
+        if tok.kind in lang.strings:
+            text = text.replace("'", '"')
+        out.append(text.replace(_SEP, " "))
+    return out
+
+
+def match(text: _Text, s: _Search, lang: object) -> Located | Refused | None:
+    if not isinstance(lang, Lang):
+        return None
+    try:
+        s_toks = tokens(s.norm, lang)
+        if len(s_toks) < MIN_TOKENS:
+            return None
+        f_toks = tokens(text.norm, lang)
+    except Exception:  # a grammar failure must not break locating
+        return None
+    if not f_toks:
+        return None
+    found = _by_tokens(text, s, lang, f_toks, s_toks)
+    if found is not None:
+        return found
+    return _by_definition(text, s, lang, f_toks, s_toks)
+
+
+def _by_tokens(
+    text: _Text, s: _Search, lang: Lang, f_toks: list[Token], s_toks: list[Token]
+) -> Located | Refused | None:
+    f_keys = _keys(f_toks, lang)
+    s_keys = [k for k in _keys(s_toks, lang) if k]
+    # Indices of the file tokens that count, and their keys joined for one C-speed find.
+    f_idx = [i for i, k in enumerate(f_keys) if k]
+    starts: list[int] = []
+    pos = 1
+    for i in f_idx:
+        starts.append(pos)
+        pos += len(f_keys[i]) + 1
+    haystack = _SEP + _SEP.join(f_keys[i] for i in f_idx) + _SEP
+    needle = _SEP + _SEP.join(s_keys) + _SEP
+    hits: list[int] = []
+    at = haystack.find(needle)
+    while at >= 0 and len(hits) < 1000:
+        hits.append(at)
+        at = haystack.find(needle, at + 1)
+    if not hits:
+        return None
+    spans = []
+    for at in hits:
+        first = bisect.bisect_left(starts, at + 1)
+        last = first + len(s_keys) - 1
+        spans.append((f_toks[f_idx[first]].start, f_toks[f_idx[last]].end, f_idx[first]))
+    if len(spans) > 1:
+        return _loc._ambiguous([text.line_of(a) for a, _, _ in spans], "syntax")
+    start, end, first_tok = spans[0]
+    return _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None)
+
+
+def _top_level(defs: list, span_start: int, span_end: int) -> list:
+    out = []
+    for d in defs:
+        if any(o is not d and o.start <= d.start and d.end <= o.end for o in defs):
+            continue
+        out.append(d)
+    return out
+
+
+def _by_definition(
+    text: _Text, s: _Search, lang: Lang, f_toks: list[Token], s_toks: list[Token]
+) -> Located | Refused | None:
+    try:
+        s_defs = definitions(s.norm, lang)
+    except Exception:
+        return None
+    tops = _top_level(s_defs, 0, len(s.norm))
+    if len(tops) != 1:
+        return None
+    d = tops[0]
+    if not (d.start <= s_toks[0].start and s_toks[-1].end <= d.end):
+        return None  # the block holds more than the definition
+    try:
+        f_defs = definitions(text.norm, lang)
+    except Exception:
+        return None
+
+    def same_kind(a: str, b: str) -> bool:
+        return a == b or (a in _FUNCTIONS and b in _FUNCTIONS)
+
+    named = [fd for fd in f_defs if fd.name == d.name and same_kind(fd.kind, d.kind)]
+    if not named:
+        return None
+    target = " ".join(t.text for t in s_toks)
+    tok_starts = [t.start for t in f_toks]
+    close = []
+    for fd in named:
+        a = bisect.bisect_left(tok_starts, fd.start)
+        b = bisect.bisect_left(tok_starts, fd.end)
+        score = fuzz.ratio(target, " ".join(t.text for t in f_toks[a:b]))
+        if score >= _loc.DEFINITION_THRESHOLD:
+            close.append((fd, a, score))
+    if len(close) > 1:
+        return _loc._ambiguous(
+            [text.line_of(fd.start) for fd, _, _ in close], f"definition of {d.name}"
+        )
+    if len(close) != 1 or len(named) != 1:
+        return None
+    fd, first_tok, score = close[0]
+    return _region(text, s, f_toks, first_tok, fd.start, fd.end, s_toks, "definition", score)
+
+
+def _region(
+    text: _Text,
+    s: _Search,
+    f_toks: list[Token],
+    first_tok: int,
+    start: int,
+    end: int,
+    s_toks: list[Token],
+    strategy: str,
+    score: float | None,
+) -> Located:
+    norm = text.norm
+    line_start = norm.rfind("\n", 0, start) + 1
+    whole_start = not norm[line_start:start].strip()
+    line_end = norm.find("\n", end)
+    if line_end < 0:
+        line_end = len(norm)
+    whole_end = not norm[end:line_end].strip()
+    if whole_start:
+        start = line_start
+        # Comment lines the search block starts with: take as many file lines above, when they
+        # hold no tokens (they are comments or blank too), so that they are replaced, not doubled.
+        s_head = s.norm[: s_toks[0].start]
+        s_head_lines = [ln for ln in s_head.split("\n")[:-1] if ln.strip()]
+        if s_head_lines:
+            prev_end = f_toks[first_tok - 1].end if first_tok > 0 else 0
+            cand = start
+            taken = 0
+            while taken < len(s_head_lines) and cand > 0:
+                above = norm.rfind("\n", 0, cand - 1) + 1
+                if above < prev_end or not norm[above : cand - 1].strip():
+                    break
+                cand = above
+                taken += 1
+            if taken == len(s_head_lines):
+                start = cand
+    if whole_end:
+        end = line_end + (1 if line_end < len(norm) and (s.ends_nl or s.trailing_blank) else 0)
+    reindent = False
+    shift = 0
+    use_tabs = False
+    tab = 4
+    if whole_start:
+        f_line_start = norm.rfind("\n", 0, f_toks[first_tok].start) + 1
+        f_line = norm[f_line_start : norm.find("\n", f_line_start) % (len(norm) + 1)]
+        s_line_start = s.norm.rfind("\n", 0, s_toks[0].start) + 1
+        s_line_end = s.norm.find("\n", s_line_start)
+        s_line = s.norm[s_line_start : s_line_end if s_line_end >= 0 else len(s.norm)]
+        got = _loc._mode_shift([(f_line, s_line)])
+        if got is not None:
+            reindent, shift, tab, use_tabs = got[0], got[1], got[2], got[3]
+    has_nl = end > start and norm[end - 1] == "\n"
+    transform = _loc.ReplacementTransform(
+        newline=text.newline_at(start),
+        reindent=reindent,
+        shift=shift,
+        tab_size=tab,
+        use_tabs=use_tabs,
+        strip_leading_blank=s.leading_blank,
+        strip_trailing_blank=s.trailing_blank,
+        final_newline=has_nl if whole_end else False,
+    )
+    return _loc.Located(
+        text.to_raw(start), text.to_raw(end), strategy, transform, text.line_of(start), score
+    )
