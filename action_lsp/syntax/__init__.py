@@ -5,6 +5,7 @@ from action_lsp.syntax.errors import SyntaxProblem, syntax_errors
 from action_lsp.syntax.languages import LANGUAGES, Lang, language_for
 from action_lsp.syntax.parse import Parsed, parse, parse_ok
 from action_lsp.syntax.tokens import Definition, Token, definitions, tokens
+from action_lsp.syntax.unsafe import UnsafeUse, unsafe_code
 
 __all__ = [
     "LANGUAGES",
@@ -13,10 +14,12 @@ __all__ = [
     "Parsed",
     "SyntaxProblem",
     "Token",
+    "UnsafeUse",
     "definitions",
     "language_for",
     "parse",
     "parse_ok",
     "syntax_errors",
     "tokens",
+    "unsafe_code",
 ]
