@@ -82,7 +82,8 @@ class Field:
     """One field of an action as written: its decoded value and where it stands.
 
     ``span`` covers the value as written (for a JSON string: inside the quotes; for a tag child:
-    the element's content). ``key_span`` covers the key, attribute name or tag name.
+    the element's content; for an attribute: inside its quotes). ``key_span`` covers the name
+    as written, without quotes: the JSON key's text, the attribute name or the child tag name.
     ``source_map`` is present for string values and maps value indices to document offsets.
     """
 
@@ -238,3 +239,47 @@ class Diagnostic:
     fixes: list[Fix] = field(default_factory=list)
     related: list[tuple[Span, str]] = field(default_factory=list)
     data: dict[str, Any] | None = None
+
+
+def shift_field(f: Field, delta: int) -> Field:
+    return Field(
+        f.name,
+        f.value,
+        f.span.shift(delta),
+        f.key_span.shift(delta) if f.key_span else None,
+        f.source_map.shift(delta) if f.source_map else None,
+    )
+
+
+def shift_action(a: Action, delta: int) -> Action:
+    """A copy of ``a`` with every span moved by ``delta`` (text before it changed length)."""
+    if not delta:
+        return a
+    return Action(
+        a.dialect,
+        a.type,
+        a.kind,
+        a.span.shift(delta),
+        a.name_span.shift(delta),
+        {k: shift_field(f, delta) for k, f in a.fields.items()},
+        a.group.shift(delta) if a.group else None,
+        a.group_label,
+        [Edit(shift_field(e.search, delta), shift_field(e.replace, delta)) for e in a.edits],
+    )
+
+
+def shift_diagnostic(d: Diagnostic, delta: int) -> Diagnostic:
+    if not delta:
+        return d
+    return Diagnostic(
+        d.code,
+        d.message,
+        d.span.shift(delta),
+        d.severity,
+        [
+            Fix(f.title, [TextEdit(e.span.shift(delta), e.new_text) for e in f.edits], f.preferred)
+            for f in d.fixes
+        ],
+        [(s.shift(delta), m) for s, m in d.related],
+        d.data,
+    )

@@ -1,0 +1,73 @@
+"""Shared by the JSON dialects: JSON nodes to action fields, and JSON errors to diagnostics."""
+
+from __future__ import annotations
+
+from ..jsonscan import JError, JMember, JNode, JResult, repair_json
+from ..model import Diagnostic, Field, Fix, Severity, Span, TextEdit
+
+
+def key_span(member: JMember) -> Span:
+    """The key without its quotes (when it has them)."""
+    s = member.key_span
+    if s.end - s.start >= 2 and s.end - s.start == len(member.key) + 2:
+        return Span(s.start + 1, s.end - 1)
+    return s
+
+
+def to_field(member: JMember) -> Field:
+    node = member.value
+    return Field(
+        member.key,
+        node.value,
+        node.inner_span,
+        key_span(member),
+        node.source_map if node.kind == "string" else None,
+    )
+
+
+def fields_of(node: JNode, skip: tuple[str, ...] = ()) -> dict[str, Field]:
+    """The members of an object as fields (the last of duplicate keys wins, as in json.loads)."""
+    return {m.key: to_field(m) for m in node.members or () if m.key not in skip}
+
+
+def json_diagnostics(text: str, result: JResult, body: Span, what: str) -> list[Diagnostic]:
+    """``bad-json`` for each error of ``result`` (the parse of ``body``), with a repair fix.
+
+    Raw control characters inside strings are accepted by the agents' parsers
+    (``json.loads(strict=False)``) and are not reported; a backslash before a character that is
+    no JSON escape is, as a warning, because strict parsers reject it.
+    """
+    found: list[Diagnostic] = []
+    fixes = _repair_fixes(text, result, body)
+    for error in result.errors:
+        found.append(_bad_json(error, what, fixes))
+    for note in result.notes:
+        if note.kind == "invalid-escape":
+            found.append(_bad_json(note, what, fixes, Severity.WARNING))
+    return found
+
+
+def _bad_json(error: JError, what: str, fixes: list[Fix], severity: Severity | None = None) -> Diagnostic:
+    span = error.span if error.end > error.offset else Span(error.offset, error.offset + 1)
+    return Diagnostic(
+        "bad-json",
+        f"{what}: {error.message}",
+        span,
+        severity=severity,
+        fixes=fixes,
+        data={"kind": error.kind},
+    )
+
+
+def _repair_fixes(text: str, result: JResult, body: Span) -> list[Fix]:
+    if not result.errors and not any(n.kind == "invalid-escape" for n in result.notes):
+        return []
+    if result.fatal is None:
+        edits = [e.fix for e in (*result.errors, *result.notes) if e.fix is not None]
+        if edits:
+            edits.sort(key=lambda e: e.span.start)
+            return [Fix("Repair the JSON", edits, True)]
+    repaired = repair_json(text[body.start : body.end])
+    if repaired is None or repaired == text[body.start : body.end]:
+        return []
+    return [Fix("Repair the JSON", [TextEdit(body, repaired)], True)]

@@ -1,0 +1,227 @@
+"""A document's analysis, whole or incremental.
+
+:func:`analyze` scans a text once (the command line). :class:`IncrementalDocument` keeps the
+units of an open document and, after an edit, re-scans only from the first unit the edit can
+affect (its start, or an earlier unit whose scan looked ahead past the edit) until the scan
+produces a unit boundary that coincides with an old one after the edit. Units after that are
+reused: their contents keep the offsets they were scanned at, and a per-unit shift (kept in a
+NumPy array, so an edit shifts thousands of units in one operation) moves them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dialects import DialectSet
+from .markdown import line_end
+from .model import Action, Diagnostic, Span, shift_action, shift_diagnostic
+from .rules import RuleContext, run_rules
+from .scan import Unit, scan
+from .text import EditableLineIndex
+
+
+@dataclass(slots=True)
+class Group:
+    """The unit of "Apply all": a block, a plan, or the tag actions of one message."""
+
+    span: Span
+    label: str
+    actions: list[int] = field(default_factory=list)  # indices into Analysis.actions
+
+
+@dataclass(slots=True)
+class Analysis:
+    """Everything the transcript alone tells: actions in document order and diagnostics."""
+
+    text: str
+    actions: list[Action]
+    diagnostics: list[Diagnostic]
+    groups: list[Group]
+
+
+def _check_unit(unit: Unit, ctx: RuleContext) -> Unit:
+    for block in unit.blocks:
+        unit.diagnostics.extend(run_rules(block.actions, ctx))
+    return unit
+
+
+def scan_units(text: str, dialects: DialectSet, ctx: RuleContext, start: int = 0) -> Iterator[Unit]:
+    """Scanned and rule-checked units from ``start`` on."""
+    for unit in scan(text, dialects, start):
+        yield _check_unit(unit, ctx)
+
+
+def analyze(
+    text: str, dialects: DialectSet | Iterable[str] | None = None, roots: Sequence[str] = ()
+) -> Analysis:
+    """Parse and check a whole text."""
+    ds = dialects if isinstance(dialects, DialectSet) else DialectSet.named(dialects)
+    ctx = RuleContext(ds, tuple(roots))
+    units = list(scan_units(text, ds, ctx))
+    return _assemble(text, [(u, 0) for u in units])
+
+
+def _assemble(text: str, units: Iterable[tuple[Unit, int]]) -> Analysis:
+    """Actions and diagnostics of shifted units, with message groups for tag actions."""
+    actions: list[Action] = []
+    diagnostics: list[Diagnostic] = []
+    groups: list[Group] = []
+    by_span: dict[Span, Group] = {}
+    separators: list[int] = []
+    pending: list[int] = []  # indices of tag actions waiting for their message's end
+    for unit, delta in units:
+        for d in unit.diagnostics:
+            diagnostics.append(shift_diagnostic(d, delta))
+        for sep in unit.separators:
+            if pending:
+                _message_group(text, actions, groups, pending, separators, sep.start + delta)
+                pending = []
+            separators.append(sep.start + delta)
+        for a in unit.actions:
+            a = shift_action(a, delta)
+            actions.append(a)
+            index = len(actions) - 1
+            if a.group is None:
+                pending.append(index)
+            else:
+                g = by_span.get(a.group)
+                if g is None:
+                    g = by_span[a.group] = Group(a.group, a.group_label or a.dialect)
+                    groups.append(g)
+                g.actions.append(index)
+    if pending:
+        _message_group(text, actions, groups, pending, separators, len(text))
+    groups.sort(key=lambda g: g.span.start)
+    diagnostics.sort(key=lambda d: (d.span.start, d.span.end))
+    return Analysis(text, actions, diagnostics, groups)
+
+
+def _message_group(
+    text: str,
+    actions: list[Action],
+    groups: list[Group],
+    pending: list[int],
+    separators: list[int],
+    end: int,
+) -> None:
+    first = actions[pending[0]].span.start
+    k = bisect.bisect_right(separators, first) - 1
+    start = separators[k] if k >= 0 else 0
+    heading = text[start : line_end(text, start)].strip(" #") if k >= 0 else ""
+    label = f"message: {heading[:60]}" if heading else "message"
+    span = Span(start, end)
+    group = Group(span, label, list(pending))
+    for i in pending:
+        a = actions[i]
+        a.group = span
+        a.group_label = label
+    groups.append(group)
+
+
+class IncrementalDocument:
+    """An open document: its text, line index and units, kept current edit by edit."""
+
+    def __init__(
+        self,
+        text: str,
+        dialects: DialectSet | None = None,
+        roots: Sequence[str] = (),
+    ) -> None:
+        self.dialects = dialects or DialectSet()
+        self.ctx = RuleContext(self.dialects, tuple(roots))
+        self.lines = EditableLineIndex(text)
+        self._analysis: Analysis | None = None
+        self.rescanned = 0  # characters re-scanned by the last edit (for tests and benchmarks)
+        self._rescan_all()
+
+    @property
+    def text(self) -> str:
+        return self.lines.text
+
+    def _rescan_all(self) -> None:
+        self._set_units(list(scan_units(self.text, self.dialects, self.ctx)))
+        self.rescanned = len(self.text)
+
+    def _set_units(self, units: list[Unit]) -> None:
+        self._units = units
+        self._shift = np.zeros(len(units), dtype=np.int64)
+        self._starts = np.fromiter((u.start for u in units), dtype=np.int64, count=len(units))
+        self._looks = np.fromiter((u.lookahead for u in units), dtype=np.int64, count=len(units))
+        self._analysis = None
+
+    def reconfigure(self, dialects: DialectSet | None = None, roots: Sequence[str] | None = None) -> None:
+        """New settings: a full re-scan."""
+        if dialects is not None:
+            self.dialects = dialects
+        self.ctx = RuleContext(self.dialects, tuple(self.ctx.roots if roots is None else roots))
+        self._rescan_all()
+
+    def set_text(self, text: str) -> None:
+        self.lines = EditableLineIndex(text)
+        self._rescan_all()
+
+    def edit(self, start: int, end: int, new_text: str) -> None:
+        """Replace ``text[start:end]`` (offsets) with ``new_text`` and update the units."""
+        if not self._units:
+            self.lines.replace(start, end, new_text)
+            self._rescan_all()
+            return
+        self.lines.replace(start, end, new_text)
+        text = self.text
+        delta = len(new_text) - (end - start)
+        starts, looks = self._starts, self._looks
+        # First unit the edit can change: the one holding `start`, or an earlier one that
+        # looked ahead to `start` (an unclosed tag searching for its end, a JSON bound).
+        holding = max(0, int(np.searchsorted(starts, start, side="right")) - 1)
+        reaching = np.flatnonzero(looks[:holding] >= start)
+        first = int(reaching[0]) if reaching.size else holding
+        # Re-scan until a new boundary lands on an old one past the edit.
+        old_after = int(np.searchsorted(starts, end, side="left"))  # units starting at/after `end`
+        fresh: list[Unit] = []
+        resume = len(self._units)
+        edit_stop = start + len(new_text)
+        rescan_from = int(starts[first])
+        scanned_to = rescan_from
+        for unit in scan_units(text, self.dialects, self.ctx, rescan_from):
+            if unit.start >= edit_stop and fresh:
+                k = int(np.searchsorted(starts, unit.start - delta, side="left"))
+                if k >= old_after and k < len(starts) and int(starts[k]) == unit.start - delta:
+                    resume = k
+                    break
+            fresh.append(unit)
+            scanned_to = unit.end
+        self.rescanned = scanned_to - rescan_from
+        units = self._units[:first] + fresh + self._units[resume:]
+        n_fresh = len(fresh)
+        self._units = units
+        self._shift = np.concatenate(
+            (self._shift[:first], np.zeros(n_fresh, dtype=np.int64), self._shift[resume:] + delta)
+        )
+        self._starts = np.concatenate(
+            (
+                starts[:first],
+                np.fromiter((u.start for u in fresh), dtype=np.int64, count=n_fresh),
+                starts[resume:] + delta,
+            )
+        )
+        self._looks = np.concatenate(
+            (
+                looks[:first],
+                np.fromiter((u.lookahead for u in fresh), dtype=np.int64, count=n_fresh),
+                looks[resume:] + delta,
+            )
+        )
+        self._analysis = None
+
+    def units(self) -> Iterator[tuple[Unit, int]]:
+        """Each unit with the shift to apply to its contents."""
+        return zip(self._units, (int(s) for s in self._shift), strict=True)
+
+    def analysis(self) -> Analysis:
+        if self._analysis is None:
+            self._analysis = _assemble(self.text, self.units())
+        return self._analysis

@@ -1,0 +1,93 @@
+"""Fenced code blocks, recognised the CommonMark way (up to 3 spaces of indentation, ``` or ~~~).
+
+Lines end by LSP's rules (``\\n``, ``\\r\\n``, ``\\r``), so line starts are found with a
+look-behind on either character rather than ``re.MULTILINE`` (which ignores a lone ``\\r``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .model import Span
+
+LINE_START = r"(?:\A|(?<=\n)|(?<=\r))"
+EOL = re.compile(r"\r\n|\r|\n")
+_OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})([^\r\n]*)")
+_CLOSER = re.compile(LINE_START + r" {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z)")
+
+
+@dataclass(frozen=True, slots=True)
+class FenceOpen:
+    """An opening fence line: ```` ```actions ```` or ``~~~ python``."""
+
+    start: int  # offset of the line start
+    char: str  # "`" or "~"
+    length: int  # number of fence characters
+    info: str  # the info string, stripped
+    word: str  # its first word ("actions", "json", ""), case kept
+    word_span: Span  # where the first word is written
+    body_start: int  # offset of the line after the opener (len(text) at the end)
+
+    @property
+    def opener_span(self) -> Span:
+        """The fence characters and info string (without the line ending)."""
+        end = self.word_span.end if self.word else self.start + self.length
+        return Span(self.start, max(end, self.start + self.length))
+
+
+def line_end(text: str, pos: int) -> int:
+    """Offset of the end of the line containing ``pos`` (before its line ending)."""
+    m = EOL.search(text, pos)
+    return m.start() if m else len(text)
+
+
+def next_line_start(text: str, pos: int) -> int:
+    """Offset of the start of the line after the one containing ``pos`` (len(text) if none)."""
+    m = EOL.search(text, pos)
+    return m.end() if m else len(text)
+
+
+def fence_open_at(text: str, pos: int) -> FenceOpen | None:
+    """The fence opener on the line starting at ``pos``, if that line is one."""
+    m = _OPENER.match(text, pos)
+    if m is None:
+        return None
+    char = m.group(2)[0]
+    info_raw = m.group(3)
+    if char == "`" and "`" in info_raw:  # CommonMark: a backtick fence's info has no backtick
+        return None
+    info = info_raw.strip()
+    word = info.split(None, 1)[0] if info else ""
+    word_start = m.start(3) + (len(info_raw) - len(info_raw.lstrip()))
+    return FenceOpen(
+        start=pos,
+        char=char,
+        length=len(m.group(2)),
+        info=info,
+        word=word,
+        word_span=Span(word_start, word_start + len(word)),
+        body_start=next_line_start(text, m.end()),
+    )
+
+
+def find_fence_close(
+    text: str, body_start: int, char: str, length: int, limit: int | None = None
+) -> tuple[int, int] | None:
+    """The closing fence after ``body_start``: (its line start, the offset after its line).
+
+    A closing fence uses the opener's character, at least as many of them, and nothing else
+    on its line but spaces. Returns None when the block is never closed.
+    """
+    end = len(text) if limit is None else limit
+    pos = body_start
+    while True:
+        m = _CLOSER.search(text, pos, end)
+        if m is None:
+            return None
+        fence = m.group(1)
+        if fence[0] == char and len(fence) >= length:
+            return m.start(), m.end()
+        pos = m.end()
+        if pos >= end:
+            return None

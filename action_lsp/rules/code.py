@@ -1,0 +1,50 @@
+"""``syntax-error`` and ``unsafe-code``: file content and code checked with tree-sitter.
+
+The grammar comes from the action's ``language`` field or its path's extension; code to execute
+(``execute_code``, ``aether-sandbox``) defaults to Python. Ranges map through the field's
+:class:`~action_lsp.model.SourceMap`, so an error inside a JSON-escaped string points at the
+exact characters in the transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..model import Action, ActionKind, Diagnostic, Field
+from ..syntax import Lang, language_for, syntax_errors, unsafe_code
+from . import RuleContext
+
+MAX_SYNTAX_ERRORS = 3  # per field: the first few say enough, more is noise
+
+
+def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
+    for action in actions:
+        if action.kind is ActionKind.CREATE_FILE:
+            f = action.fields.get("content")
+            lang = language_for(path=action.path, language=action.text("language"))
+            if f is not None and isinstance(f.value, str) and lang is not None:
+                yield from _syntax(f, lang, f"{action.path}")
+        elif action.kind is ActionKind.CODE:
+            f = action.fields.get("code")
+            if f is None or not isinstance(f.value, str) or not f.value.strip():
+                continue
+            lang = language_for(language=action.text("language") or "python")
+            if lang is None:
+                continue
+            yield from _syntax(f, lang, f"{action.type} code")
+            for use in unsafe_code(f.value, lang):
+                yield Diagnostic(
+                    "unsafe-code",
+                    use.message,
+                    f.value_span(use.start, use.end),
+                    data={"name": use.name},
+                )
+
+
+def _syntax(f: Field, lang: Lang, what: str) -> Iterable[Diagnostic]:
+    for problem in syntax_errors(f.value, lang, limit=MAX_SYNTAX_ERRORS):
+        yield Diagnostic(
+            "syntax-error",
+            f"{lang.name} syntax error in {what}: {problem.message}",
+            f.value_span(problem.start, max(problem.end, problem.start + 1)),
+        )
