@@ -8,7 +8,7 @@ normalised away too: a trailing comma before a closing bracket, and single versu
 When the token sequence is not found and the block is one whole definition (a function, class,
 method, ...), the definition of the same kind and name in the file is the candidate: accepted
 when it is the only one of that name and its tokens are at least
-:data:`~action_lsp.edit.locate.DEFINITION_THRESHOLD` similar (rapidfuzz ratio).
+``DEFINITION_THRESHOLD`` similar (rapidfuzz ratio).
 """
 
 from __future__ import annotations
@@ -21,10 +21,17 @@ from rapidfuzz import fuzz
 
 from ..syntax import Lang, definitions, tokens
 from ..syntax.tokens import Token
-from . import locate as _loc
+from .locate import (
+    DEFINITION_THRESHOLD,
+    Located,
+    Refused,
+    ReplacementTransform,
+    _ambiguous,
+    _mode_shift,
+)
 
 if TYPE_CHECKING:
-    from .locate import Located, Refused, _Search, _Text
+    from .locate import _Search, _Text
 
 MIN_TOKENS = 3
 _CLOSERS = frozenset({")", "]", "}"})
@@ -91,7 +98,7 @@ def _by_tokens(
         last = first + len(s_keys) - 1
         spans.append((f_toks[f_idx[first]].start, f_toks[f_idx[last]].end, f_idx[first]))
     if len(spans) > 1:
-        return _loc._ambiguous([text.line_of(a) for a, _, _ in spans], "syntax")
+        return _ambiguous([text.line_of(a) for a, _, _ in spans], "syntax")
     start, end, first_tok = spans[0]
     return _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None)
 
@@ -136,10 +143,10 @@ def _by_definition(
         a = bisect.bisect_left(tok_starts, fd.start)
         b = bisect.bisect_left(tok_starts, fd.end)
         score = fuzz.ratio(target, " ".join(t.text for t in f_toks[a:b]))
-        if score >= _loc.DEFINITION_THRESHOLD:
+        if score >= DEFINITION_THRESHOLD:
             close.append((fd, a, score))
     if len(close) > 1:
-        return _loc._ambiguous(
+        return _ambiguous(
             [text.line_of(fd.start) for fd, _, _ in close], f"definition of {d.name}"
         )
     if len(close) != 1 or len(named) != 1:
@@ -196,11 +203,11 @@ def _region(
         s_line_start = s.norm.rfind("\n", 0, s_toks[0].start) + 1
         s_line_end = s.norm.find("\n", s_line_start)
         s_line = s.norm[s_line_start : s_line_end if s_line_end >= 0 else len(s.norm)]
-        got = _loc._mode_shift([(f_line, s_line)])
+        got = _mode_shift([(f_line, s_line)])
         if got is not None:
             reindent, shift, tab, use_tabs = got[0], got[1], got[2], got[3]
     has_nl = end > start and norm[end - 1] == "\n"
-    transform = _loc.ReplacementTransform(
+    transform = ReplacementTransform(
         newline=text.newline_at(start),
         reindent=reindent,
         shift=shift,
@@ -210,6 +217,6 @@ def _region(
         strip_trailing_blank=s.trailing_blank,
         final_newline=has_nl if whole_end else False,
     )
-    return _loc.Located(
+    return Located(
         text.to_raw(start), text.to_raw(end), strategy, transform, text.line_of(start), score
     )

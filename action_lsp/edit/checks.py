@@ -1,0 +1,18 @@
+"""Workspace checks of a transcript: what applying its file actions would run into.
+
+Used by ``action-lsp check --root`` and by the language server; the findings are exactly the
+diagnostics of :func:`~action_lsp.edit.plan.plan_changes` (targets exist, search text found
+once and how, overwrites, paths leaving the workspace, new syntax errors, already applied).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model import Action, Diagnostic
+from .plan import plan_changes
+from .workspace import Workspace
+
+
+def workspace_diagnostics(actions: Sequence[Action], ws: Workspace) -> list[Diagnostic]:
+    return plan_changes(actions, ws).diagnostics

@@ -1,0 +1,188 @@
+"""The files an action may touch: path resolution inside the roots, and faithful reading.
+
+A path from a transcript is accepted only when it is relative and its *real* path (every
+symlink resolved, parent directories included) stays inside one of the workspace roots. Files
+are read as bytes and decoded as UTF-8 (with or without a BOM); what is needed to write them
+back unchanged — BOM, line-ending style, file mode — is kept beside the text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+BOM = b"\xef\xbb\xbf"
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"}
+    | {f"com{i}" for i in range(1, 10)}
+    | {f"lpt{i}" for i in range(1, 10)}
+)
+
+Newline = Literal["\n", "\r\n", "mixed", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class PathProblem:
+    code: Literal["path-traversal", "absolute-path", "invalid-path"]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A resolved action path: ``path`` is the real path written, ``rel`` the path as shown."""
+
+    path: Path
+    rel: str
+    root: Path
+
+
+@dataclass(frozen=True, slots=True)
+class FileText:
+    """A file's decoded text and what it takes to write it back the same way."""
+
+    text: str
+    raw: bytes | None  # bytes on disk (None when the text comes only from an open editor)
+    bom: bool
+    newline: Newline
+    mode: int | None  # permission bits (st_mode & 0o7777)
+
+    def encode(self, text: str) -> bytes:
+        return (BOM if self.bom else b"") + text.encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class ReadProblem:
+    code: Literal["file-not-found"]
+    message: str
+
+
+def newline_style(text: str) -> Newline:
+    crlf = text.count("\r\n")
+    lf = text.count("\n")
+    if lf == 0:
+        return "none"
+    if crlf == lf:
+        return "\r\n"
+    return "\n" if crlf == 0 else "mixed"
+
+
+def decode(data: bytes) -> tuple[str, bool] | None:
+    """(text, had BOM), or None when ``data`` is not UTF-8."""
+    bom = data.startswith(BOM)
+    try:
+        return data[len(BOM) :].decode("utf-8") if bom else data.decode("utf-8"), bom
+    except UnicodeDecodeError:
+        return None
+
+
+def check_path(rel: str) -> PathProblem | None:
+    """Lexical checks of a path as written (before touching the file system)."""
+    if not rel or not rel.strip():
+        return PathProblem("invalid-path", "the path is empty")
+    if any(ord(ch) < 32 or ch == "\x7f" for ch in rel):
+        return PathProblem("invalid-path", "the path holds NUL or control characters")
+    if rel.startswith(("/", "\\", "~")) or _DRIVE.match(rel):
+        return PathProblem(
+            "absolute-path", f"{rel!r} is not relative; write paths relative to the workspace"
+        )
+    parts = [p for p in re.split(r"[\\/]", rel) if p not in ("", ".")]
+    if not parts:
+        return PathProblem("invalid-path", f"{rel!r} names no file")
+    for part in parts:
+        if part == "..":
+            continue
+        if part.split(".")[0].lower() in _RESERVED or part.endswith((" ", ".")):
+            return PathProblem("invalid-path", f"{part!r} is a reserved or non-portable name")
+    return None
+
+
+class Workspace:
+    """The roots actions are resolved against, and the way files are read."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        extra_roots: Iterable[Path | str] = (),
+        allow_overwrite: bool = False,
+        read_override: Callable[[Path], str | None] | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.roots: tuple[Path, ...] = (self.root, *(Path(r).resolve() for r in extra_roots))
+        self.allow_overwrite = allow_overwrite
+        self.read_override = read_override
+
+    def contains(self, real: Path) -> bool:
+        return any(real == r or real.is_relative_to(r) for r in self.roots)
+
+    def resolve(self, rel: str) -> Target | PathProblem:
+        """The real path of ``rel``: refused when absolute or when it leaves every root."""
+        problem = check_path(rel)
+        if problem is not None:
+            return problem
+        posix = str(PurePosixPath(*[p for p in re.split(r"[\\/]", rel) if p not in ("", ".")]))
+        candidates = []
+        for root in self.roots:
+            joined = root / posix
+            try:
+                real = joined.resolve()
+            except (OSError, RuntimeError) as exc:  # symlink loop
+                return PathProblem("path-traversal", f"{rel!r} cannot be resolved: {exc}")
+            candidates.append((root, joined, real))
+        # The first root where the path exists, else the main root (a file to create).
+        chosen = next((c for c in candidates if os.path.lexists(c[1])), candidates[0])
+        root, _joined, real = chosen
+        if not self.contains(real):
+            how = "through a symlink " if ".." not in posix.split("/") else ""
+            return PathProblem(
+                "path-traversal", f"{rel!r} leads {how}outside the workspace (to {real})"
+            )
+        return Target(real, posix, root)
+
+    def read(self, path: Path) -> FileText | ReadProblem:
+        """Read an existing file (``path`` is a real path from :meth:`resolve`)."""
+        override = self.read_override(path) if self.read_override is not None else None
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            return ReadProblem("file-not-found", f"cannot read {path}: {exc.strerror}")
+        if override is not None:
+            raw = None
+            bom = False
+            if st is not None and stat.S_ISREG(st.st_mode):
+                try:
+                    with open(path, "rb") as fh:
+                        bom = fh.read(3) == BOM
+                except OSError:
+                    pass
+            mode = stat.S_IMODE(st.st_mode) if st is not None else None
+            return FileText(override, raw, bom, newline_style(override), mode)
+        if st is None:
+            return ReadProblem("file-not-found", "the file does not exist")
+        if stat.S_ISDIR(st.st_mode):
+            return ReadProblem("file-not-found", "the path is a directory, not a file")
+        if not stat.S_ISREG(st.st_mode):
+            return ReadProblem("file-not-found", "the path is not a regular file")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            return ReadProblem("file-not-found", f"cannot read the file: {exc.strerror}")
+        decoded = decode(data)
+        if decoded is None:
+            return ReadProblem(
+                "file-not-found",
+                "the file is not UTF-8 text (binary or another encoding); "
+                "action-lsp will not modify it",
+            )
+        text, bom = decoded
+        return FileText(text, data, bom, newline_style(text), stat.S_IMODE(st.st_mode))
+
+    def exists(self, path: Path) -> bool:
+        return os.path.lexists(path)
