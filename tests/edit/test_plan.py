@@ -1,0 +1,280 @@
+"""plan_changes(): document order, overlay, diagnostics pointing into the transcript."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from action_lsp.edit import Workspace, plan_changes, unified_diff, workspace_diagnostics
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    r = tmp_path / "ws"
+    r.mkdir()
+    return r
+
+
+def codes(outcome) -> list[str]:
+    return [d.code for d in outcome.diagnostics]
+
+
+def test_create_new_file(root: Path, tx) -> None:
+    t = tx()
+    a = t.create("src/app.py", "print('hi')\n")
+    plan = plan_changes([a], Workspace(root))
+    assert plan.ok
+    (change,) = plan.changes
+    assert change.kind == "create" and change.rel == "src/app.py"
+    assert change.old_bytes is None and change.new_bytes == b"print('hi')\n"
+    assert change.edits == [(0, 0, "print('hi')\n")]
+    assert plan.outcomes[0].change is change
+
+
+def test_mkdir(root: Path, tx) -> None:
+    t = tx()
+    plan = plan_changes([t.mkdir("pkg/sub")], Workspace(root))
+    assert plan.ok and plan.changes[0].kind == "mkdir"
+    (root / "pkg").mkdir()
+    (root / "pkg" / "sub").mkdir()
+    plan = plan_changes([t.mkdir("pkg/sub")], Workspace(root))
+    assert plan.ok and not plan.changes and codes(plan.outcomes[0]) == ["applied"]
+
+
+def test_modify(root: Path, tx) -> None:
+    (root / "a.py").write_text("x = 1\ny = 2\n")
+    t = tx()
+    a = t.modify("a.py", ("y = 2\n", "y = 3\n"))
+    plan = plan_changes([a], Workspace(root))
+    assert plan.ok
+    (change,) = plan.changes
+    assert change.kind == "modify" and change.new_bytes == b"x = 1\ny = 3\n"
+    assert change.edits == [(6, 12, "y = 3\n")]
+    assert change.strategies == ["exact"]
+
+
+def test_modify_after_create_in_same_transcript(root: Path, tx) -> None:
+    t = tx()
+    plan = plan_changes(
+        [t.create("m.py", "a = 1\nb = 2\n"), t.modify("m.py", ("b = 2\n", "b = 3\n"))],
+        Workspace(root),
+    )
+    assert plan.ok
+    (change,) = plan.changes
+    assert change.kind == "create" and change.new_text == "a = 1\nb = 3\n"
+    assert change.actions == [0, 1]
+
+
+def test_several_edits_compose_in_original_coordinates(root: Path, tx) -> None:
+    (root / "a.txt").write_text("one\ntwo\nthree\nfour\n")
+    t = tx()
+    a = t.modify("a.txt", ("two\n", "2\n"), ("four\n", "4\n"))
+    b = t.modify("a.txt", ("one\n", "1\n"))
+    plan = plan_changes([a, b], Workspace(root))
+    (change,) = plan.changes
+    assert change.new_text == "1\n2\nthree\n4\n"
+    old = change.old_text
+    assert old is not None
+    for s, e, new in reversed(change.edits):
+        old = old[:s] + new + old[e:]
+    assert old == change.new_text
+
+
+def test_search_not_found_points_at_search_field(root: Path, tx) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    t = tx()
+    a = t.modify("a.py", ("zzz = 9\nqqq = 8\n", "y\n"))
+    plan = plan_changes([a], Workspace(root))
+    assert not plan.ok
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "search-not-found" and d.span == a.edits[0].search.span
+    assert not plan.changes
+
+
+def test_ambiguous_lists_lines(root: Path, tx) -> None:
+    (root / "a.py").write_text("x = 1\ny = 2\nx = 1\n")
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("x = 1\n", "x = 0\n"))], Workspace(root))
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "search-ambiguous" and "1, 3" in d.message
+    assert d.data == {"lines": [1, 3]}
+
+
+def test_fuzzy_is_reported_with_strategy(root: Path, tx) -> None:
+    (root / "a.py").write_text("def f():\n    if x:\n        return 1\n")
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("if x:\n    return 1\n", "if x:\n    return 2\n"))],
+                        Workspace(root))
+    assert plan.ok
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "search-fuzzy" and "whitespace" in d.message
+    assert plan.changes[0].new_text == "def f():\n    if x:\n        return 2\n"
+
+
+def test_file_not_found_at_path_span(root: Path, tx) -> None:
+    t = tx()
+    a = t.modify("missing.py", ("a", "b"))
+    plan = plan_changes([a], Workspace(root))
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "file-not-found" and d.span == a.fields["path"].span
+
+
+def test_empty_search_on_missing_file_creates_it(root: Path, tx) -> None:
+    t = tx()
+    plan = plan_changes([t.modify("new.txt", ("", "hello\n"))], Workspace(root))
+    assert plan.ok and plan.changes[0].kind == "create"
+    assert plan.changes[0].new_bytes == b"hello\n"
+
+
+def test_overwrite_refused_then_allowed(root: Path, tx) -> None:
+    (root / "a.txt").write_text("old\n")
+    t = tx()
+    a = t.create("a.txt", "new\n")
+    plan = plan_changes([a], Workspace(root))
+    assert not plan.ok and codes(plan.outcomes[0]) == ["file-exists"]
+    assert plan.outcomes[0].diagnostics[0].span == a.fields["path"].span
+    plan = plan_changes([a], Workspace(root, allow_overwrite=True))
+    assert plan.ok and plan.changes[0].new_bytes == b"new\n"
+
+
+def test_applied_create_and_modify(root: Path, tx) -> None:
+    (root / "a.py").write_text("x = 1\ny = 3\n")
+    t = tx()
+    plan = plan_changes(
+        [t.create("a.py", "x = 1\ny = 3\n"), t.modify("a.py", ("y = 2\n", "y = 3\n"))],
+        Workspace(root),
+    )
+    assert plan.ok and not plan.changes
+    assert codes(plan.outcomes[0]) == ["applied"] and plan.outcomes[0].applied
+    assert codes(plan.outcomes[1]) == ["applied"] and plan.outcomes[1].applied
+
+
+def test_applied_insertion_is_not_repeated(root: Path, tx) -> None:
+    (root / "a.py").write_text("import os\nimport sys\n\nx = 1\n")
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("import os\n", "import os\nimport sys\n"))],
+                        Workspace(root))
+    assert plan.ok and not plan.changes and plan.outcomes[0].applied
+
+
+def test_noop_edit(root: Path, tx) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    t = tx()
+    a = t.modify("a.py", ("x = 1\n", "x = 1\n"))
+    plan = plan_changes([a], Workspace(root))
+    assert plan.ok and not plan.changes
+    assert codes(plan.outcomes[0]) == ["noop-edit"]
+
+
+def test_new_syntax_error_warns(root: Path, tx) -> None:
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("    return 1\n", "    return (1\n"))],
+                        Workspace(root))
+    assert plan.ok
+    assert codes(plan.outcomes[0]) == ["new-syntax-error"]
+
+
+def test_non_file_actions_are_skipped(root: Path, tx) -> None:
+    t = tx()
+    plan = plan_changes([t.other(), t.create("a.txt", "x")], Workspace(root))
+    assert plan.ok and plan.outcomes[0].skipped and not plan.outcomes[1].skipped
+
+
+def test_only_selected(root: Path, tx) -> None:
+    t = tx()
+    plan = plan_changes([t.create("a.txt", "a"), t.create("b.txt", "b")], Workspace(root),
+                        only={1})
+    assert [c.rel for c in plan.changes] == ["b.txt"]
+    assert plan.outcomes[0].skipped
+
+
+@pytest.mark.parametrize("bad,code", [
+    ("../out.txt", "path-traversal"),
+    ("/etc/passwd", "absolute-path"),
+    ("~/x", "absolute-path"),
+    ("C:\\x", "absolute-path"),
+    ("a\x00b", "invalid-path"),
+    ("", "invalid-path"),
+])
+def test_bad_paths(root: Path, tx, bad: str, code: str) -> None:
+    t = tx()
+    plan = plan_changes([t.create(bad, "x")], Workspace(root))
+    assert codes(plan.outcomes[0]) == [code]
+
+
+def test_symlink_escapes(root: Path, tmp_path: Path, tx) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s\n")
+    os.symlink(outside / "secret.txt", root / "link.txt")
+    os.symlink(outside, root / "linkdir")
+    t = tx()
+    plan = plan_changes(
+        [t.modify("link.txt", ("s\n", "t\n")), t.create("linkdir/new.txt", "x"),
+         t.create("linkdir/../../outside/z", "x")],
+        Workspace(root),
+    )
+    assert [codes(o) for o in plan.outcomes] == [["path-traversal"]] * 3
+    assert not plan.changes
+
+
+def test_symlink_inside_is_followed(root: Path, tx) -> None:
+    (root / "real.txt").write_text("a\n")
+    os.symlink(root / "real.txt", root / "alias.txt")
+    t = tx()
+    plan = plan_changes([t.modify("alias.txt", ("a\n", "b\n"))], Workspace(root))
+    assert plan.ok and plan.changes[0].path == (root / "real.txt").resolve()
+
+
+def test_extra_roots(root: Path, tmp_path: Path, tx) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "lib.txt").write_text("v1\n")
+    t = tx()
+    plan = plan_changes([t.modify("lib.txt", ("v1\n", "v2\n"))], Workspace(root, [other]))
+    assert plan.ok and plan.changes[0].path == (other / "lib.txt").resolve()
+
+
+def test_not_utf8_refused(root: Path, tx) -> None:
+    (root / "l1.txt").write_bytes("café\n".encode("latin-1"))
+    t = tx()
+    plan = plan_changes([t.modify("l1.txt", ("caf", "x"))], Workspace(root))
+    assert not plan.ok and "not UTF-8" in plan.outcomes[0].diagnostics[0].message
+
+
+def test_read_override(root: Path, tx) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    ws = Workspace(root, read_override=lambda p: "x = 2\n" if p.name == "a.py" else None)
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("x = 2\n", "x = 3\n"))], ws)
+    assert plan.ok and plan.changes[0].new_text == "x = 3\n"
+
+
+def test_workspace_diagnostics(root: Path, tx) -> None:
+    t = tx()
+    diags = workspace_diagnostics([t.modify("nope.py", ("a", "b"))], Workspace(root))
+    assert [d.code for d in diags] == ["file-not-found"]
+
+
+def test_diff_round_trips_through_unidiff(root: Path, tx) -> None:
+    from unidiff import PatchSet
+
+    (root / "a.txt").write_text("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\nend")
+    (root / "c.txt").write_bytes(b"x\r\ny\r\n")
+    t = tx()
+    plan = plan_changes(
+        [t.modify("a.txt", ("2\n", "two\n"), ("end", "END")), t.create("b/new.txt", "n1\nn2"),
+         t.modify("c.txt", ("y\n", "why\n"))],
+        Workspace(root),
+    )
+    text = unified_diff(plan)
+    patch = PatchSet(text)
+    assert [p.path for p in patch] == ["a.txt", "b/new.txt", "c.txt"]
+    assert patch[1].is_added_file and patch[1].source_file == "/dev/null"
+    assert "--- a/a.txt\n+++ b/a.txt\n" in text
+    assert "-end\n\\ No newline at end of file\n+END\n\\ No newline at end of file\n" in text
+    assert "+why\r\n" in text
+    assert patch[0].added == 2 and patch[0].removed == 2
