@@ -1,0 +1,135 @@
+"""``action-lsp apply``: apply the file actions of a transcript to a directory tree.
+
+``--dry-run`` (the default) prints one unified diff and changes nothing; ``--write`` writes all
+the changes or none. Problems go to stderr as ``TRANSCRIPT:LINE:COL: SEVERITY: MESSAGE [CODE]``;
+actions that are not file actions are listed as skipped (nothing is ever executed). Exit codes:
+0 applied (or would apply), 1 a selected file action cannot be applied, 2 usage or read error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..codes import default_severity
+from ..model import Action
+from ..text import LineIndex
+from .common import CliError, read_transcript
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "apply",
+        help="apply the file actions of a transcript (dry run by default)",
+        description="Apply the file actions (create, modify, create directory, delete) of a "
+        "transcript to the tree under --root. Without --write, print the unified diff only.",
+    )
+    p.add_argument("transcript", metavar="TRANSCRIPT")
+    p.add_argument("--root", metavar="DIR", default=".", help="workspace root (default: .)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="print the diff only (default)")
+    mode.add_argument("--write", action="store_true", help="write the changes, all or none")
+    p.add_argument(
+        "--select", metavar="N[,N...]", action="append",
+        help="only these actions (1-based numbers, as `action-lsp parse` prints them)",
+    )
+    p.add_argument("--force", action="store_true", help="let create actions overwrite files")
+    p.set_defaults(run=run)
+
+
+def parse_select(values: Sequence[str] | None, count: int) -> set[int] | None:
+    """0-based indices of the selected actions (``values`` hold 1-based numbers)."""
+    if not values:
+        return None
+    chosen: set[int] = set()
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            lo, dash, hi = part.partition("-")
+            try:
+                first, last = (int(lo), int(hi)) if dash else (int(part), int(part))
+            except ValueError:
+                raise CliError(f"--select {part!r}: expected action numbers like 1,3 or 2-4") from None
+            for n in range(first, last + 1):
+                if not 1 <= n <= count:
+                    raise CliError(
+                        f"--select {n}: the transcript has {count} action(s), numbered 1 to "
+                        f"{count} (see `action-lsp parse`)"
+                    )
+                chosen.add(n - 1)
+    return chosen
+
+
+def parse_actions(text: str) -> list[Action]:
+    """The actions of a transcript (a seam for tests)."""
+    from ..document import analyze
+
+    return list(analyze(text).actions)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..edit import Workspace, WriteError, plan_changes, unified_diff, write_plan
+
+    path = Path(args.transcript)
+    text = read_transcript(path)
+    root = Path(args.root)
+    if not root.is_dir():
+        raise CliError(f"--root {args.root}: not a directory")
+    actions = parse_actions(text)
+    only = parse_select(args.select, len(actions))
+    ws = Workspace(root, allow_overwrite=args.force)
+    plan = plan_changes(actions, ws, only=only)
+    lines = LineIndex(text)
+    err = sys.stderr
+
+    for outcome in plan.outcomes:
+        action = actions[outcome.action_index]
+        number = outcome.action_index + 1
+        if outcome.skipped:
+            if outcome.reason != "not selected":
+                print(f"skipped action {number} ({action.type}): {outcome.reason}", file=err)
+            continue
+        for d in outcome.diagnostics:
+            pos = lines.position(d.span.start, "utf-32")
+            severity = (d.severity or default_severity(d.code)).label
+            print(
+                f"{path}:{pos.line + 1}:{pos.character + 1}: {severity}: "
+                f"action {number}: {d.message} [{d.code}]",
+                file=err,
+            )
+        if not outcome.ok and not outcome.diagnostics:
+            print(f"{path}: action {number} ({action.type}): {outcome.reason}", file=err)
+
+    failed = plan.failed
+    if not args.write:
+        sys.stdout.write(unified_diff(plan))
+        for change in plan.changes:
+            if change.kind == "mkdir":
+                print(f"would create directory {change.rel}/", file=err)
+        if failed:
+            print(f"{len(failed)} action(s) cannot be applied.", file=err)
+            return 1
+        return 0
+
+    if failed:
+        print(f"nothing written: {len(failed)} action(s) cannot be applied.", file=err)
+        return 1
+    try:
+        write_plan(plan)
+    except WriteError as exc:
+        print(f"nothing written: {exc}", file=err)
+        return 1
+    except OSError as exc:  # pragma: no cover - write_plan wraps these
+        print(f"nothing written: {exc}", file=err)
+        return 1
+    for change in plan.changes:
+        verb = {"create": "created", "modify": "modified", "mkdir": "created directory",
+                "delete": "deleted"}[change.kind]
+        print(f"{verb} {change.rel}", file=err)
+    if not plan.changes:
+        print("nothing to write.", file=err)
+    return 0
