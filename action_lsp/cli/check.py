@@ -1,0 +1,152 @@
+"""``action-lsp check``: lint transcripts, like a compiler or ruff would."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..document import analyze
+from ..model import Diagnostic, Severity
+from ..text import LineIndex
+from .common import (
+    CliError,
+    add_dialect_option,
+    effective_severity,
+    expand,
+    parse_severity_overrides,
+    read_transcript,
+    selected_dialects,
+)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "check",
+        help="lint transcripts",
+        description="Lint transcripts: every action is parsed and checked. A directory is walked "
+        "for transcript files. Text output is PATH:LINE:COL: SEVERITY: MESSAGE [CODE] with "
+        "1-based lines and columns (columns count characters).",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--root", metavar="DIR", help="workspace root: also check targets, search text, overwrites and symlinks")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_dialect_option(p)
+    p.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
+        help="override a code's severity (error, warning, information, hint, off); repeatable",
+    )
+    p.add_argument("--force", action="store_true", help="with --root: creates may overwrite (no file-exists)")
+    p.set_defaults(run=run)
+
+
+def check_text(
+    text: str,
+    dialects: list[str] | None,
+    root: Path | None,
+    allow_overwrite: bool = False,
+) -> list[Diagnostic]:
+    """All diagnostics for one transcript, including the workspace checks when ``root`` is set."""
+    analysis = analyze(text, dialects, roots=[str(root.resolve())] if root else ())
+    found = list(analysis.diagnostics)
+    if root is not None:
+        from ..edit.checks import workspace_diagnostics
+        from ..edit.workspace import Workspace
+
+        found.extend(workspace_diagnostics(analysis.actions, Workspace(root, allow_overwrite=allow_overwrite)))
+        found.sort(key=lambda d: (d.span.start, d.span.end))
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    dialects = selected_dialects(args.dialect)
+    overrides = parse_severity_overrides(args.severity)
+    root = Path(args.root) if args.root else None
+    if root is not None and not root.is_dir():
+        raise CliError(f"--root {args.root}: not a directory")
+    files = list(expand(args.paths))
+    counts = {s: 0 for s in Severity}
+    report: list[dict[str, Any]] = []
+    unreadable: list[str] = []
+    for path in files:
+        try:
+            text = read_transcript(path)
+        except CliError as exc:
+            unreadable.append(str(exc))
+            print(f"action-lsp check: {exc}", file=sys.stderr)
+            continue
+        lines = LineIndex(text)
+        entries = []
+        for d in check_text(text, dialects, root, args.force):
+            severity = effective_severity(d, overrides)
+            if severity is None:
+                continue
+            counts[severity] += 1
+            entries.append((d, severity))
+        if args.format == "text":
+            for d, severity in entries:
+                p = lines.position(d.span.start, "utf-32")
+                print(f"{path}:{p.line + 1}:{p.character + 1}: {severity.label}: {d.message} [{d.code}]")
+        else:
+            report.append(
+                {
+                    "path": str(path),
+                    "diagnostics": [_json_diagnostic(d, severity, lines) for d, severity in entries],
+                }
+            )
+    if args.format == "json":
+        json.dump({"files": report}, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    elif len(files) > len(unreadable):
+        print(_summary(counts, len(files) - len(unreadable)))
+    if unreadable:
+        return 2
+    return 1 if counts[Severity.ERROR] else 0
+
+
+def _json_diagnostic(d: Diagnostic, severity: Severity, lines: LineIndex) -> dict[str, Any]:
+    r = lines.range(d.span, "utf-16")
+    out: dict[str, Any] = {
+        "code": d.code,
+        "severity": severity.label,
+        "message": d.message,
+        "range": {
+            "start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character},
+        },
+    }
+    if d.fixes:
+        out["fixes"] = [
+            {
+                "title": f.title,
+                "preferred": f.preferred,
+                "edits": [
+                    {"range": _range(lines, e.span), "newText": e.new_text} for e in f.edits
+                ],
+            }
+            for f in d.fixes
+        ]
+    return out
+
+
+def _range(lines: LineIndex, span: Any) -> dict[str, Any]:
+    r = lines.range(span, "utf-16")
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
+
+
+def _summary(counts: dict[Severity, int], files: int) -> str:
+    total = sum(counts.values())
+    noun = "file" if files == 1 else "files"
+    if not total:
+        return f"No problems in {files} {noun}."
+    parts = [f"{counts[s]} {s.label}{'' if counts[s] == 1 else 's'}" for s in Severity if counts[s]]
+    parts = [p.replace("informations", "information").replace("errors", "errors") for p in parts]
+    return f"Found {', '.join(parts)} in {files} {noun}."
