@@ -1,0 +1,191 @@
+// End-to-end test that runs inside VS Code's extension host (extensionTestsPath).
+// `run()` resolving means exit code 0, a rejection means exit code 1 (see ../run.js).
+//
+// The workspace is a copy of ../fixture: session.transcript.md holds
+//   - <create_file> hello.txt            (applied through the palette command actionLsp.apply)
+//   - <create_file> ../escape.txt        (must produce a `path-traversal` diagnostic)
+//   - ```actions create_task without fields (must produce a `missing-field` diagnostic)
+//   - <create_file> notes/todo.md        (applied through the server's code lens command)
+'use strict';
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const vscode = require('vscode');
+
+const EXTENSION_ID = 'action-lsp.action-lsp';
+const steps = [];
+const t0 = Date.now();
+
+function log(msg) {
+  const line = `[e2e +${((Date.now() - t0) / 1000).toFixed(2)}s] ${msg}`;
+  steps.push(line);
+  console.log(line);
+}
+
+async function waitFor(what, fn, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}` + (last instanceof Error ? `: ${last.message}` : ''));
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function codeOf(diagnostic) {
+  const c = diagnostic.code;
+  return c !== null && typeof c === 'object' ? String(c.value) : String(c);
+}
+
+function lineOf(doc, needle) {
+  const i = doc.getText().indexOf(needle);
+  assert.ok(i >= 0, `fixture does not contain ${needle}`);
+  return doc.positionAt(i).line;
+}
+
+function readIfExists(p) {
+  try {
+    return fs.readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeResult(ws, result) {
+  const out = vscode.Uri.joinPath(ws, 'out', 'result.json');
+  await vscode.workspace.fs.writeFile(out, Buffer.from(JSON.stringify(result, null, 2) + '\n'));
+}
+
+async function main(result) {
+  const ws = vscode.workspace.workspaceFolders[0].uri;
+  const wsPath = ws.fsPath;
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is not loaded`);
+  assert.strictEqual(vscode.workspace.isTrusted, true, 'workspace is not trusted');
+
+  // 1. Open the transcript: the extension activates on it (markdown / *.transcript.md).
+  const transcript = vscode.Uri.joinPath(ws, 'session.transcript.md');
+  const doc = await vscode.workspace.openTextDocument(transcript);
+  const editor = await vscode.window.showTextDocument(doc);
+  log(`opened ${transcript.fsPath} (language ${doc.languageId})`);
+  const api = await ext.activate();
+  log(`extension active: ${ext.isActive}`);
+
+  // 2. The server was found through the setting, not on PATH.
+  const setting = vscode.workspace.getConfiguration('actionLsp').get('server.command');
+  log(`actionLsp.server.command = ${JSON.stringify(setting)}; extension started ${JSON.stringify(api.serverCommand)} (from ${api.serverCommandSource})`);
+  result.setting = setting;
+  result.serverCommand = api.serverCommand;
+  result.serverCommandSource = api.serverCommandSource;
+  assert.ok(Array.isArray(setting) && setting.length > 0, 'the driver did not set actionLsp.server.command');
+  assert.deepStrictEqual(api.serverCommand, setting);
+  assert.strictEqual(api.serverCommandSource, 'server.command');
+  const expected = process.env.ACTION_LSP_E2E_EXPECTED_COMMAND;
+  if (expected) assert.deepStrictEqual(api.serverCommand, JSON.parse(expected));
+  const onPath = (process.env.PATH || '').split(path.delimiter).filter((d) => d && fs.existsSync(path.join(d, 'action-lsp')));
+  assert.deepStrictEqual(onPath, [], 'action-lsp must not be on the extension host PATH for this test');
+  await waitFor('the language server to start', async () => (await api.ready(), true), 60000);
+  log('language client running');
+  result.serverSettings = api.serverSettings();
+
+  // 3. Diagnostics from action-lsp.
+  const diagnostics = await waitFor(
+    'path-traversal and missing-field diagnostics',
+    () => {
+      const ds = vscode.languages.getDiagnostics(transcript);
+      const codes = new Set(ds.map(codeOf));
+      return codes.has('path-traversal') && codes.has('missing-field') ? ds : undefined;
+    },
+    60000,
+  );
+  result.diagnostics = diagnostics.map((d) => ({
+    code: codeOf(d),
+    severity: vscode.DiagnosticSeverity[d.severity],
+    line: d.range.start.line,
+    source: d.source,
+    message: d.message,
+  }));
+  log(`diagnostics: ${JSON.stringify(result.diagnostics.map((d) => `${d.line}:${d.code}`))}`);
+  const traversal = diagnostics.find((d) => codeOf(d) === 'path-traversal');
+  assert.strictEqual(traversal.range.start.line, lineOf(doc, '../escape.txt'), 'path-traversal is on the wrong line');
+
+  // 4. "Apply" from the command palette on the action under the cursor (hello.txt).
+  const helloLine = lineOf(doc, '<path>hello.txt</path>');
+  editor.selection = new vscode.Selection(helloLine, 3, helloLine, 3);
+  log(`cursor on line ${helloLine}; running actionLsp.apply`);
+  const applyResult = await vscode.commands.executeCommand('actionLsp.apply');
+  result.applyResult = applyResult === undefined ? null : applyResult;
+  log(`actionLsp.apply returned ${JSON.stringify(applyResult)}`);
+  const helloPath = path.join(wsPath, 'hello.txt');
+  // No saveAll here: the extension saves what an applied action changed (actionLsp.saveAfterApply).
+  const hello = await waitFor('hello.txt on disk', () => readIfExists(helloPath), 15000).catch(async (err) => {
+    const dirty = vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString());
+    throw new Error(`${err.message} (dirty documents: ${JSON.stringify(dirty)})`);
+  });
+  result.hello = hello;
+  log(`hello.txt on disk: ${JSON.stringify(hello)}`);
+  assert.strictEqual(hello.trim(), 'hi');
+
+  // 5. "Apply" through the server's code lens on the notes/todo.md action.
+  const todoLine = lineOf(doc, '<path>notes/todo.md</path>');
+  const lenses = await waitFor(
+    'code lenses',
+    async () => {
+      const ls = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', transcript, 100);
+      return ls && ls.some((l) => l.command && l.command.command === 'action-lsp.apply') ? ls : undefined;
+    },
+    15000,
+  );
+  result.lenses = lenses
+    .filter((l) => l.command)
+    .map((l) => ({ line: l.range.start.line, title: l.command.title, command: l.command.command, arguments: l.command.arguments }));
+  log(`code lenses: ${JSON.stringify(result.lenses.map((l) => `${l.line}:${l.command}:${l.title}`))}`);
+  const applyLenses = lenses.filter((l) => l.command && l.command.command === 'action-lsp.apply' && l.range.start.line <= todoLine);
+  assert.ok(applyLenses.length > 0, `no action-lsp.apply lens at or above line ${todoLine}`);
+  const todoLens = applyLenses.reduce((a, b) => (b.range.start.line > a.range.start.line ? b : a));
+  log(`running lens "${todoLens.command.title}" ${todoLens.command.command} ${JSON.stringify(todoLens.command.arguments)}`);
+  await vscode.commands.executeCommand(todoLens.command.command, ...(todoLens.command.arguments || []));
+  const todoPath = path.join(wsPath, 'notes', 'todo.md');
+  const todo = await waitFor('notes/todo.md on disk', () => readIfExists(todoPath), 15000);
+  result.todo = todo;
+  log(`notes/todo.md on disk: ${JSON.stringify(todo)}`);
+  assert.ok(todo.includes('- ship it'), 'notes/todo.md has the wrong content');
+
+  // 6. Preview diff on the hello.txt action must not fail; the traversal target never appears.
+  editor.selection = new vscode.Selection(helloLine, 0, helloLine, 0);
+  await vscode.window.showTextDocument(doc);
+  const preview = await vscode.commands.executeCommand('actionLsp.previewDiff');
+  result.previewResult = preview === undefined ? null : preview;
+  log(`actionLsp.previewDiff returned ${JSON.stringify(preview)}`);
+  assert.strictEqual(fs.existsSync(path.join(wsPath, '..', 'escape.txt')), false, '../escape.txt was written');
+
+  // 7. Restart keeps working.
+  await vscode.commands.executeCommand('actionLsp.restartServer');
+  await waitFor('the restarted language server', async () => (await api.ready(), true), 60000);
+  assert.deepStrictEqual(api.serverCommand, setting);
+  log('restart ok');
+}
+
+exports.run = async function run() {
+  const ws = vscode.workspace.workspaceFolders[0].uri;
+  const result = { ok: false, steps };
+  try {
+    await main(result);
+    result.ok = true;
+    log('PASS');
+  } catch (err) {
+    result.error = err && err.stack ? err.stack : String(err);
+    log(`FAIL: ${err && err.message}`);
+    throw err;
+  } finally {
+    result.seconds = (Date.now() - t0) / 1000;
+    await writeResult(ws, result).catch((e) => console.error('could not write result.json', e));
+  }
+};

@@ -1,0 +1,434 @@
+// VS Code client for the action-lsp language server.
+//
+// Starts `action-lsp serve` (from `actionLsp.server.command`, or `<actionLsp.server.pythonPath> -m
+// action_lsp serve`, or `action-lsp serve` on PATH), hands it the `actionLsp.*` settings, and adds
+// palette commands that act on the action under the cursor by asking the server for its code
+// lenses and executing the lens's server command.
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  ApplyWorkspaceEditParams,
+  ApplyWorkspaceEditRequest,
+  ApplyWorkspaceEditResult,
+  CodeLens as ProtocolCodeLens,
+  CodeLensRequest,
+  CodeLensResolveRequest,
+  DocumentSelector,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TextDocumentEdit,
+} from 'vscode-languageclient/node';
+
+const SECTION = 'actionLsp';
+const CLIENT_ID = 'actionLsp'; // vscode-languageclient reads `${CLIENT_ID}.trace.server`
+const CLIENT_NAME = 'action-lsp';
+
+/** Built-in transcript file names; `actionLsp.filePatterns` adds more. */
+export const TRANSCRIPT_PATTERNS = ['**/*.transcript.md', '**/*.chat.md', '**/.aider.chat.history.md'];
+
+/** Server settings forwarded to the server (architecture.md, "Server commands and settings"). */
+export interface ServerSettings {
+  dialects?: string[];
+  severity?: Record<string, string>;
+  allowOverwrite?: boolean;
+  workspaceRoots?: string[];
+  docsUrl?: string;
+}
+
+export interface ResolvedServerCommand {
+  command: string;
+  args: string[];
+  /** Which setting produced it: 'server.command', 'server.pythonPath' or 'PATH'. */
+  source: 'server.command' | 'server.pythonPath' | 'PATH';
+}
+
+/** What `activate` returns (used by the end-to-end test and by other extensions). */
+export interface ActionLspApi {
+  /** The server command line the running client was started with, e.g. ['/venv/bin/action-lsp', 'serve']. */
+  readonly serverCommand: string[];
+  readonly serverCommandSource: ResolvedServerCommand['source'] | undefined;
+  /** The language client (undefined until started / after a failed start). */
+  readonly client: LanguageClient | undefined;
+  /** Resolves once the current client is running (rejects if it failed to start). */
+  ready(): Promise<void>;
+  restart(): Promise<void>;
+  /** The settings object sent to the server. */
+  serverSettings(): ServerSettings;
+}
+
+let output: vscode.OutputChannel;
+let client: LanguageClient | undefined;
+let starting: Promise<void> | undefined;
+let resolved: ResolvedServerCommand | undefined;
+
+function expandVars(value: string): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+  let v = value.replace(/\$\{workspaceFolder\}/g, folder).replace(/\$\{userHome\}/g, os.homedir());
+  if (v === '~' || v.startsWith('~/')) {
+    v = path.join(os.homedir(), v.slice(1));
+  }
+  return v;
+}
+
+export function resolveServerCommand(): ResolvedServerCommand {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const command = (cfg.get<string[]>('server.command') ?? []).filter((s) => typeof s === 'string');
+  if (command.length > 0 && command[0].trim() !== '') {
+    const [exe, ...args] = command.map(expandVars);
+    return { command: exe, args, source: 'server.command' };
+  }
+  const python = (cfg.get<string>('server.pythonPath') ?? '').trim();
+  if (python !== '') {
+    return { command: expandVars(python), args: ['-m', 'action_lsp', 'serve'], source: 'server.pythonPath' };
+  }
+  return { command: 'action-lsp', args: ['serve'], source: 'PATH' };
+}
+
+/** The server settings from the `actionLsp` section, without client-only keys and empty values. */
+export function serverSettings(scope?: vscode.ConfigurationScope): ServerSettings {
+  const cfg = vscode.workspace.getConfiguration(SECTION, scope);
+  const settings: ServerSettings = {
+    dialects: cfg.get<string[]>('dialects'),
+    severity: cfg.get<Record<string, string>>('severity') ?? {},
+    allowOverwrite: cfg.get<boolean>('allowOverwrite') ?? false,
+    workspaceRoots: (cfg.get<string[]>('workspaceRoots') ?? []).map(expandVars),
+  };
+  const docsUrl = (cfg.get<string>('docsUrl') ?? '').trim();
+  if (docsUrl !== '') {
+    settings.docsUrl = docsUrl;
+  }
+  return settings;
+}
+
+function documentSelector(): DocumentSelector {
+  const extra = vscode.workspace.getConfiguration(SECTION).get<string[]>('filePatterns') ?? [];
+  const selector: DocumentSelector = [
+    { scheme: 'file', language: 'markdown' },
+    { scheme: 'file', language: 'plaintext' },
+    { scheme: 'untitled', language: 'markdown' },
+    { scheme: 'untitled', language: 'plaintext' },
+  ];
+  for (const pattern of [...TRANSCRIPT_PATTERNS, ...extra]) {
+    if (typeof pattern === 'string' && pattern.trim() !== '') {
+      selector.push({ scheme: 'file', pattern: pattern.trim() });
+    }
+  }
+  return selector;
+}
+
+function createClient(): LanguageClient {
+  resolved = resolveServerCommand();
+  const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const serverOptions: ServerOptions = {
+    command: resolved.command,
+    args: resolved.args,
+    options: cwd ? { cwd } : {},
+  };
+  output.appendLine(
+    `[client] starting server (from ${resolved.source}): ${JSON.stringify([resolved.command, ...resolved.args])}`,
+  );
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: documentSelector(),
+    outputChannel: output,
+    traceOutputChannel: output,
+    synchronize: { configurationSection: SECTION },
+    initializationOptions: serverSettings(),
+    middleware: {
+      workspace: {
+        // Answer `workspace/configuration` for our section with the cleaned server settings.
+        configuration: async (params, token, next) => {
+          const result = await next(params, token);
+          if (!Array.isArray(result)) {
+            return result;
+          }
+          return params.items.map((item, i) => {
+            if (item.section === SECTION) {
+              const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+              return serverSettings(scope);
+            }
+            return result[i];
+          });
+        },
+      },
+    },
+  };
+  const c = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+  // Registered before start(), so it replaces the client's built-in handler.
+  c.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyWorkspaceEdit(c, params));
+  return c;
+}
+
+/**
+ * `workspace/applyEdit` as the built-in handler does it (including its check of the versions of
+ * open documents), then, with `actionLsp.saveAfterApply`, saves the documents the edit made dirty,
+ * so that an applied action is on disk like `action-lsp apply --write` would leave it.
+ */
+async function applyWorkspaceEdit(c: LanguageClient, params: ApplyWorkspaceEditParams): Promise<ApplyWorkspaceEditResult> {
+  const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d] as const));
+  for (const change of params.edit.documentChanges ?? []) {
+    if (TextDocumentEdit.is(change) && typeof change.textDocument.version === 'number' && change.textDocument.version >= 0) {
+      const doc = open.get(c.protocol2CodeConverter.asUri(change.textDocument.uri).toString());
+      if (doc && doc.version !== change.textDocument.version) {
+        output.appendLine(`[client] workspace/applyEdit refused: ${doc.uri.toString()} changed since the server computed the edit`);
+        return { applied: false, failureReason: 'Version mismatch' };
+      }
+    }
+  }
+  const edit = await c.protocol2CodeConverter.asWorkspaceEdit(params.edit);
+  const dirtyBefore = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
+  let applied: boolean;
+  try {
+    applied = await vscode.workspace.applyEdit(edit);
+  } catch (err) {
+    return { applied: false, failureReason: err instanceof Error ? err.message : String(err) };
+  }
+  output.appendLine(`[client] workspace/applyEdit${params.label ? ` (${params.label})` : ''}: ${applied ? 'applied' : 'not applied'}`);
+  if (applied && vscode.workspace.getConfiguration(SECTION).get<boolean>('saveAfterApply', true)) {
+    for (const [uri] of edit.entries()) {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (doc && doc.isDirty && !dirtyBefore.has(uri.toString()) && !doc.isUntitled) {
+        if (!(await doc.save())) {
+          output.appendLine(`[client] could not save ${uri.toString()}`);
+        }
+      }
+    }
+  }
+  return applied ? { applied } : { applied, failureReason: 'VS Code did not apply the edit' };
+}
+
+async function startClient(): Promise<void> {
+  const c = createClient();
+  client = c;
+  starting = c.start().catch((err: unknown) => {
+    const msg = err instanceof Error ? err.message : String(err);
+    output.appendLine(`[client] failed to start the server: ${msg}`);
+    const r = resolved!;
+    void vscode.window
+      .showErrorMessage(
+        `action-lsp: could not start the language server ${JSON.stringify([r.command, ...r.args])}: ${msg}. ` +
+          'Set "actionLsp.server.command" or "actionLsp.server.pythonPath".',
+        'Open Settings',
+        'Show Output',
+      )
+      .then((choice) => {
+        if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'actionLsp.server');
+        } else if (choice === 'Show Output') {
+          output.show(true);
+        }
+      });
+    throw err;
+  });
+  return starting;
+}
+
+async function stopClient(): Promise<void> {
+  const c = client;
+  client = undefined;
+  starting = undefined;
+  if (c && c.state !== State.Stopped) {
+    try {
+      await c.stop(5000);
+    } catch (err) {
+      output.appendLine(`[client] error while stopping the server: ${String(err)}`);
+    }
+  }
+}
+
+async function restart(): Promise<void> {
+  output.appendLine('[client] restarting the server');
+  await stopClient();
+  await startClient();
+}
+
+async function runningClient(): Promise<LanguageClient> {
+  if (!client) {
+    await startClient();
+  } else if (starting) {
+    await starting;
+  }
+  if (!client || client.state !== State.Running) {
+    throw new Error('the action-lsp server is not running');
+  }
+  return client;
+}
+
+type ServerCommand = 'action-lsp.apply' | 'action-lsp.applyAll' | 'action-lsp.previewDiff';
+
+interface Lens {
+  range: vscode.Range;
+  command: string;
+  args: unknown;
+}
+
+/** The server's code lenses of a document, resolved, in protocol terms. */
+async function serverLenses(c: LanguageClient, doc: vscode.TextDocument): Promise<Lens[]> {
+  const raw =
+    (await c.sendRequest(CodeLensRequest.type, {
+      textDocument: { uri: c.code2ProtocolConverter.asUri(doc.uri) },
+    })) ?? [];
+  const lenses: Lens[] = [];
+  for (let lens of raw as ProtocolCodeLens[]) {
+    if (!lens.command && c.initializeResult?.capabilities.codeLensProvider?.resolveProvider) {
+      lens = await c.sendRequest(CodeLensResolveRequest.type, lens);
+    }
+    if (lens.command) {
+      lenses.push({
+        range: c.protocol2CodeConverter.asRange(lens.range),
+        command: lens.command.command,
+        args: lens.command.arguments?.[0],
+      });
+    }
+  }
+  return lenses;
+}
+
+/** The lens whose range contains `line`, else the nearest one above, else the nearest below. */
+function pickLens(lenses: Lens[], line: number): Lens | undefined {
+  const containing = lenses.filter((l) => l.range.start.line <= line && line <= l.range.end.line);
+  if (containing.length > 0) {
+    // the innermost one
+    return containing.reduce((a, b) => (b.range.start.line >= a.range.start.line ? b : a));
+  }
+  const above = lenses.filter((l) => l.range.start.line <= line);
+  if (above.length > 0) {
+    return above.reduce((a, b) => (b.range.start.line >= a.range.start.line ? b : a));
+  }
+  const below = lenses.filter((l) => l.range.start.line > line);
+  return below.reduce<Lens | undefined>((a, b) => (!a || b.range.start.line < a.range.start.line ? b : a), undefined);
+}
+
+/** Runs a server command on the action (or block) under the cursor of the active editor. */
+async function actOnCursor(serverCommand: ServerCommand): Promise<unknown> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage('action-lsp: open a transcript first.');
+    return undefined;
+  }
+  const c = await runningClient();
+  const lenses = await serverLenses(c, editor.document);
+  const line = editor.selection.active.line;
+  let args: unknown;
+  let lens = pickLens(
+    lenses.filter((l) => l.command === serverCommand),
+    line,
+  );
+  if (lens) {
+    args = lens.args;
+  } else if (serverCommand === 'action-lsp.applyAll') {
+    // No "Apply all" lens: apply every action that has an apply lens.
+    const indices = lenses
+      .filter((l) => l.command === 'action-lsp.apply')
+      .map((l) => (l.args as { action?: number } | undefined)?.action)
+      .filter((i): i is number => typeof i === 'number');
+    if (indices.length > 0) {
+      args = { uri: c.code2ProtocolConverter.asUri(editor.document.uri), version: editor.document.version, actions: indices };
+    }
+  } else {
+    // e.g. previewDiff without its own lens: reuse the apply lens's argument (same shape).
+    lens = pickLens(
+      lenses.filter((l) => l.command === 'action-lsp.apply'),
+      line,
+    );
+    args = lens?.args;
+  }
+  if (args === undefined) {
+    void vscode.window.showInformationMessage('action-lsp: no action found in this document.');
+    return undefined;
+  }
+  output.appendLine(`[client] ${serverCommand} ${JSON.stringify(args)}`);
+  const result = await c.sendRequest(ExecuteCommandRequest.type, { command: serverCommand, arguments: [args] });
+  await reportResult(serverCommand, result);
+  return result;
+}
+
+async function reportResult(serverCommand: ServerCommand, result: unknown): Promise<void> {
+  if (result === null || result === undefined) {
+    return;
+  }
+  let diff: string | undefined;
+  if (typeof result === 'string') {
+    diff = serverCommand === 'action-lsp.previewDiff' ? result : undefined;
+  } else if (typeof result === 'object') {
+    const r = result as Record<string, unknown>;
+    if (typeof r.diff === 'string') {
+      diff = r.diff;
+    }
+    if (typeof r.message === 'string' && r.message !== '') {
+      const failed = r.applied === false || r.ok === false || r.error !== undefined;
+      if (failed) {
+        void vscode.window.showWarningMessage(`action-lsp: ${r.message}`);
+      } else if (serverCommand !== 'action-lsp.previewDiff') {
+        void vscode.window.setStatusBarMessage(`action-lsp: ${r.message}`, 5000);
+      }
+    }
+  }
+  if (diff !== undefined && serverCommand === 'action-lsp.previewDiff') {
+    const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+}
+
+function command(id: string, fn: () => Promise<unknown>): vscode.Disposable {
+  return vscode.commands.registerCommand(id, async () => {
+    try {
+      return await fn();
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      output.appendLine(`[client] ${id} failed: ${msg}`);
+      void vscode.window.showErrorMessage(`action-lsp: ${msg}`);
+      throw err;
+    }
+  });
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<ActionLspApi> {
+  output = vscode.window.createOutputChannel(CLIENT_NAME);
+  context.subscriptions.push(
+    output,
+    command('actionLsp.apply', () => actOnCursor('action-lsp.apply')),
+    command('actionLsp.applyAll', () => actOnCursor('action-lsp.applyAll')),
+    command('actionLsp.previewDiff', () => actOnCursor('action-lsp.previewDiff')),
+    command('actionLsp.restartServer', restart),
+    command('actionLsp.showOutput', async () => output.show(true)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (
+        e.affectsConfiguration(`${SECTION}.server.command`) ||
+        e.affectsConfiguration(`${SECTION}.server.pythonPath`) ||
+        e.affectsConfiguration(`${SECTION}.filePatterns`)
+      ) {
+        void restart().catch(() => undefined);
+      }
+    }),
+    { dispose: () => void stopClient() },
+  );
+
+  // A failed start is reported to the user; activation itself succeeds so that the
+  // restart command stays available after the settings are fixed.
+  void startClient().catch(() => undefined);
+
+  return {
+    get serverCommand() {
+      return resolved ? [resolved.command, ...resolved.args] : [];
+    },
+    get serverCommandSource() {
+      return resolved?.source;
+    },
+    get client() {
+      return client;
+    },
+    ready: async () => {
+      await runningClient();
+    },
+    restart,
+    serverSettings: () => serverSettings(),
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}
