@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -139,15 +140,25 @@ class JResult:
 _WS = re.compile(r"[ \t\n\r]*")
 _EOL = re.compile(r"\r\n?|\n")
 _DQ_SPECIAL = re.compile(r'["\\]')
-_SQ_SPECIAL = re.compile(r"['\\]")
+_DQ_SIMPLE = re.compile(r'"[^"\\\x00-\x1f]*+"')
+_DQ_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_SQ_BODY = re.compile(r"[^'\\]*+(?:\\.[^'\\]*+)*+'", re.DOTALL)
+# An escape: \uXXXX (with an optional \uXXXX low surrogate after it) or a backslash + any char.
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?|(.))", re.DOTALL)
 _CTRL = re.compile(r"[\x00-\x1f]")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _IDENT = re.compile(r"[^\W0-9]\w*|\$[\w$]*")
-_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
 _NEWLINE = re.compile(r"[\n\r]")
+_WS_CHARS = frozenset(" \t\n\r")
 _BLOCK_END = "*/"
 
-_ESCAPES = {
+# A valid escape, each decoding to one character (a surrogate pair is one escape here).
+_VALID_ESCAPE = re.compile(
+    r'\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|["\\/bfnrt])'
+)
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+_DQ_ESCAPES = {
     '"': '"',
     "\\": "\\",
     "/": "/",
@@ -157,8 +168,12 @@ _ESCAPES = {
     "r": "\r",
     "t": "\t",
 }
+_SQ_ESCAPES = {**_DQ_ESCAPES, "'": "'"}
 _CTRL_NAMES = {"\n": "newline", "\r": "carriage return", "\t": "tab"}
 _CTRL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+_CTRL_TABLE = {i: _CTRL_ESCAPES.get(chr(i)) or f"\\u{i:04x}" for i in range(32)}
+# A valid escape (kept) or a lone backslash (doubled).
+_BACKSLASH_FIX = re.compile(r'(\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))|\\')
 
 # Valid escapes, a lone backslash, a raw control character: what a string repair rewrites.
 _DQ_REPAIR = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})|\\|[\x00-\x1f]')
@@ -196,6 +211,13 @@ def _repair_match(m: re.Match[str]) -> str:
     if s == '"':
         return '\\"'
     return _CTRL_ESCAPES.get(s) or f"\\u{ord(s):04x}"
+
+
+def _repair_content(raw: str, backslashes: bool) -> str:
+    """Strict JSON for the inside of a double-quoted string written as ``raw``."""
+    if backslashes:
+        raw = _BACKSLASH_FIX.sub(lambda m: m.group(1) or "\\\\", raw)
+    return raw.translate(_CTRL_TABLE)
 
 
 def _repair_string(raw: str, quote: str) -> str:
@@ -326,67 +348,99 @@ class _Parser:
         text = self.text
         end = self.end
         quote = text[pos]
-        special = _DQ_SPECIAL if quote == '"' else _SQ_SPECIAL
         start = pos + 1
-        i = start
-        chunks: list[str] = []
-        breaks: list[tuple[int, int]] = []
-        vlen = 0
+        if quote == '"':
+            simple = _DQ_SIMPLE.match(text, pos, end)
+            if simple is not None:  # no escapes, no control characters: the common case
+                j = simple.end() - 1
+                return JNode(
+                    "string",
+                    Span(pos, j + 1),
+                    text[start:j],
+                    source_map=SourceMap(start, j - start, j),
+                )
+            body = _DQ_BODY.match(text, start, end)
+            escapes = _DQ_ESCAPES
+        else:
+            body = _SQ_BODY.match(text, start, end)
+            escapes = _SQ_ESCAPES
+        if body is None:
+            raise self.fatal(
+                pos,
+                "unterminated-string",
+                f"unterminated string: no closing {quote} before the end; add it",
+            )
+        j = body.end() - 1
         stray = -1
-        while True:
-            m = special.search(text, i, end)
-            if m is None:
-                raise self.fatal(
-                    pos,
-                    "unterminated-string",
-                    f"unterminated string: no closing {quote} before the end; add it",
-                )
-            j = m.start()
-            if text[j] == quote:
-                break
-            # A backslash.
-            if j > i:
-                chunks.append(text[i:j])
-                vlen += j - i
-            if j + 1 >= end:
-                raise self.fatal(
-                    pos,
-                    "unterminated-string",
-                    f"unterminated string: no closing {quote} before the end; add it",
-                )
-            e = text[j + 1]
-            decoded = _ESCAPES.get(e)
-            if decoded is not None or (e == "'" and quote == "'"):
-                chunks.append(decoded if decoded is not None else "'")
-                vlen += 1
-                i = j + 2
-                breaks.append((vlen, i))
-            elif e == "u":
-                cp, i = self.unicode_escape(j)
-                if cp < 0:
-                    chunks.append("\\")
-                    vlen += 1
+        breaks: list[tuple[int, int]] = []
+        decoded_fast: str | None = None
+        if quote == '"' and j - start > 8:
+            # The C decoder handles strings whose escapes are all valid; only the map is ours.
+            try:
+                decoded_fast = _scanstring(text, start, False)[0]
+            except ValueError:
+                decoded_fast = None
+        if text.find("\\", start, j) < 0:
+            value = text[start:j]
+        elif decoded_fast is not None:
+            value = decoded_fast
+            shrink = 0
+            for m in _VALID_ESCAPE.finditer(text, start, j):
+                after = m.end()
+                shrink += after - m.start() - 1
+                breaks.append((after - start - shrink, after))
+        else:
+            chunks: list[str] = []
+            vlen = 0
+            i = start
+            for m in _ESCAPE.finditer(text, start, j):
+                s = m.start()
+                if s > i:
+                    chunks.append(text[i:s])
+                    vlen += s - i
+                i = m.end()
+                hex1, hex2, other = m.group(1, 2, 3)
+                if other is not None:
+                    decoded = escapes.get(other)
+                    if decoded is not None:
+                        chunks.append(decoded)
+                        vlen += 1
+                        breaks.append((vlen, i))
+                        continue
+                    # Not a JSON escape: keep the backslash and the character, as the agent does.
+                    if other == "u":
+                        self.bad_unicode_escape(s)
+                    elif stray < 0:
+                        stray = s
+                    chunks.append(text[s:i])
+                    vlen += 2
+                    continue
+                cp = int(hex1, 16)
+                if hex2 is not None:
+                    low = int(hex2, 16)
+                    if 0xD800 <= cp <= 0xDBFF:
+                        chunks.append(chr(0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)))
+                    else:
+                        chunks.append(chr(cp))
+                        vlen += 1
+                        breaks.append((vlen, s + 6))
+                        chunks.append(chr(low))
                 else:
                     chunks.append(chr(cp))
-                    vlen += 1
-                    breaks.append((vlen, i))
-            else:
-                # Not a JSON escape: keep the backslash and the character, as the agent does.
-                if stray < 0:
-                    stray = j
-                chunks.append("\\")
                 vlen += 1
-                i = j + 1
-        if chunks:
+                breaks.append((vlen, i))
             if j > i:
                 chunks.append(text[i:j])
             value = "".join(chunks)
-        else:
-            value = text[start:j]
-        source_map = SourceMap(start, len(value), j, tuple(breaks))
-        node = JNode("string", Span(pos, j + 1), value, source_map=source_map)
-        fix = TextEdit(node.span, _repair_string(text[start:j], quote)) if quote == "'" else None
+        node = JNode(
+            "string",
+            Span(pos, j + 1),
+            value,
+            source_map=SourceMap(start, len(value), j, tuple(breaks)),
+        )
+        fix: TextEdit | None = None
         if quote == "'":
+            fix = TextEdit(node.span, _repair_string(text[start:j], quote))
             self.error(
                 pos,
                 pos + 1,
@@ -397,16 +451,15 @@ class _Parser:
         ctrl = _CTRL.search(text, start, j)
         if ctrl is not None or stray >= 0:
             if fix is None:
-                fix = TextEdit(Span(start, j), _repair_string(text[start:j], '"')[1:-1])
+                fix = TextEdit(Span(start, j), _repair_content(text[start:j], stray >= 0))
             if ctrl is not None:
                 ch = ctrl.group()
-                esc = _CTRL_ESCAPES.get(ch) or f"\\u{ord(ch):04x}"
                 self.notes.append(
                     JError(
                         ctrl.start(),
                         ctrl.start() + 1,
                         f"raw {_describe(ch)} inside a string; strict JSON needs it escaped"
-                        f" as {esc}",
+                        f" as {_CTRL_TABLE[ord(ch)]}",
                         "control-char",
                         True,
                         fix,
@@ -426,29 +479,14 @@ class _Parser:
                 )
         return node
 
-    def unicode_escape(self, j: int) -> tuple[int, int]:
-        """Decode ``\\uXXXX`` (and a following low surrogate) at ``j``: (code point, next)."""
-        text = self.text
-        if _HEX4.match(text, j + 2, self.end) is None:
-            self.error(
-                j,
-                min(j + 6, self.end),
-                "invalid-unicode-escape",
-                "invalid \\u escape: it needs 4 hex digits; write '\\\\u' for a literal"
-                " backslash-u",
-                TextEdit(Span(j, j + 1), "\\\\"),
-            )
-            return -1, j + 1
-        cp = int(text[j + 2 : j + 6], 16)
-        if (
-            0xD800 <= cp <= 0xDBFF
-            and text.startswith("\\u", j + 6)
-            and _HEX4.match(text, j + 8, self.end) is not None
-        ):
-            low = int(text[j + 8 : j + 12], 16)
-            if 0xDC00 <= low <= 0xDFFF:
-                return 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00), j + 12
-        return cp, j + 6
+    def bad_unicode_escape(self, j: int) -> None:
+        self.error(
+            j,
+            min(j + 6, self.end),
+            "invalid-unicode-escape",
+            "invalid \\u escape: it needs 4 hex digits; write '\\\\u' for a literal backslash-u",
+            TextEdit(Span(j, j + 1), "\\\\"),
+        )
 
     def scalar(self, pos: int) -> JNode:
         text = self.text
@@ -490,10 +528,17 @@ class _Parser:
         stack: list[_Frame] = []
         root: JNode | None = None
         state = _VALUE
+        ws_match = _WS.match
+        dq_simple = _DQ_SIMPLE.match
         try:
             while True:
-                pos = self.skip(pos)
                 ch = text[pos] if pos < end else ""
+                if ch in _WS_CHARS:
+                    pos = ws_match(text, pos, end).end()  # type: ignore[union-attr]
+                    ch = text[pos] if pos < end else ""
+                if ch == "/":
+                    pos = self.skip(pos)
+                    ch = text[pos] if pos < end else ""
                 if not ch and stack:
                     raise self.unclosed(stack[-1], pos)
                 if state == _AFTER:
@@ -506,7 +551,8 @@ class _Parser:
                         continue
                     if ch == closer:
                         pos += 1
-                        self.close(stack.pop(), pos)
+                        closed = stack.pop().node
+                        closed.span = Span(closed.span.start, pos)
                         if not stack:
                             return root, pos
                         stack[-1].prev_end = pos
@@ -534,16 +580,24 @@ class _Parser:
                         if frame.comma >= 0:
                             self.trailing_comma(frame.comma, "}")
                         pos += 1
-                        self.close(stack.pop(), pos)
+                        closed = stack.pop().node
+                        closed.span = Span(closed.span.start, pos)
                         if not stack:
                             return root, pos
                         stack[-1].prev_end = pos
                         state = _AFTER
                         continue
-                    pos = self.key(frame, pos)
-                    pos = self.skip(pos)
+                    simple = dq_simple(text, pos, end) if ch == '"' else None
+                    if simple is not None:
+                        frame.key = text[pos + 1 : simple.end() - 1]
+                        pos = simple.end()
+                        frame.key_span = Span(simple.start(), pos)
+                    else:
+                        pos = self.key(frame, pos)
                     if pos >= end or text[pos] != ":":
-                        raise self.unexpected(pos, "':' after the key")
+                        pos = self.skip(pos)
+                        if pos >= end or text[pos] != ":":
+                            raise self.unexpected(pos, "':' after the key")
                     pos += 1
                     state = _VALUE
                     continue
@@ -553,7 +607,8 @@ class _Parser:
                         if state != _FIRST_ITEM:
                             self.trailing_comma(frame.comma, "]")
                         pos += 1
-                        self.close(stack.pop(), pos)
+                        closed = stack.pop().node
+                        closed.span = Span(closed.span.start, pos)
                         if not stack:
                             return root, pos
                         stack[-1].prev_end = pos
@@ -570,13 +625,27 @@ class _Parser:
                     node = JNode("array", Span(pos, pos), [], items=[])
                     nxt_state = _FIRST_ITEM
                     pos += 1
+                elif ch == '"':
+                    node = self.string(pos)
+                    pos = node.span.end
+                    nxt_state = _AFTER
                 else:
                     node = self.scalar(pos)
                     pos = node.span.end
                     nxt_state = _AFTER
                 if stack:
-                    self.attach(stack[-1], node)
-                    stack[-1].prev_end = pos
+                    frame = stack[-1]
+                    container = frame.node
+                    if frame.is_object:
+                        key = frame.key
+                        assert key is not None and frame.key_span is not None
+                        container.members.append(JMember(key, frame.key_span, node))  # type: ignore[union-attr]
+                        container.value[key] = node.value
+                    else:
+                        container.items.append(node)  # type: ignore[union-attr]
+                        container.value.append(node.value)
+                    frame.comma = -1
+                    frame.prev_end = pos
                 else:
                     root = node
                 if node.kind == "object" or node.kind == "array":
@@ -595,8 +664,7 @@ class _Parser:
         return self.fatal(
             pos,
             "unexpected-end",
-            f"unexpected end of input: the {what} opened at offset {frame.node.span.start}"
-            f" is not closed; add '{closer}'",
+            f"unexpected end of input: an {what} is not closed; add '{closer}'",
         )
 
     def starts_entry(self, pos: int, is_object: bool) -> bool:
@@ -641,25 +709,6 @@ class _Parser:
             f"trailing comma before '{closer}'; remove it",
             TextEdit(Span(comma, comma + 1), ""),
         )
-
-    @staticmethod
-    def attach(frame: _Frame, node: JNode) -> None:
-        container = frame.node
-        if frame.is_object:
-            assert frame.key is not None and frame.key_span is not None
-            assert container.members is not None
-            container.members.append(JMember(frame.key, frame.key_span, node))
-            container.value[frame.key] = node.value
-            frame.key = None
-        else:
-            assert container.items is not None
-            container.items.append(node)
-            container.value.append(node.value)
-        frame.comma = -1
-
-    @staticmethod
-    def close(frame: _Frame, pos: int) -> None:
-        frame.node.span = Span(frame.node.span.start, pos)
 
 
 def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:

@@ -127,7 +127,8 @@ def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
     json_until = -1  # JSON candidates before this offset were already looked at
 
     def cut(at: int) -> Iterator[Unit]:
-        nonlocal unit
+        nonlocal unit, json_until
+        json_until = -1  # scan state never crosses a unit boundary (incremental re-scans rely on it)
         if at > unit.start:
             unit.end = at
             unit.lookahead = max(unit.lookahead, at)

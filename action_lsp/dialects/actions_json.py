@@ -133,7 +133,10 @@ class ActionsJson(Dialect):
                     label = f"```iteration {number.value.value}"
             items = self._items(result.node, kind, diagnostics)
             actions = [a for a in (self._action(item, span, label, diagnostics) for item in items) if a]
-        return Construct(span, actions, diagnostics, lookahead=len(text) if close is None else end)
+        # Where the JSON-aware fence search stopped depends on string state that broken JSON
+        # makes unreliable (it may have read on to the end): then any later edit may move it.
+        lookahead = len(text) if close is None or not result.ok else end
+        return Construct(span, actions, diagnostics, lookahead=lookahead)
 
     def _items(self, node: JNode, kind: str, diagnostics: list[Diagnostic]) -> list[JNode]:
         key = "next_actions" if kind == "iteration" else "actions"

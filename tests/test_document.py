@@ -1,0 +1,67 @@
+"""The incremental document must always agree with a full analysis of the same text."""
+
+from __future__ import annotations
+
+import random
+
+from action_lsp.document import IncrementalDocument, analyze
+
+BLOCKS = [
+    "Some prose about the change.\n\n",
+    '```actions\n{"actions": [{"type": "create_task", "content": "a"}, {"type": "update_task", "task_id": "3"}]}\n```\n\n',
+    '```iteration\n{"iteration": 1, "next_actions": [{"type": "execute_code", "code": "print(1"}]}\n```\n',
+    "```python\nx = {'type': 'create_task'}\n```\n\n",
+    '```json\n{"actions": [{"action": "THINK", "context": "a"}, {"action": "THINK", "context": "b"}, {"action": "THINK", "context": "c"}], "can_extend": false, "reasoning": "r"}\n```\n',
+    "# A heading\n\n",
+    'In prose: {"type": "create_memory", "content": "x"} oops.\n\n',
+    "```actions\n{\"actions\": [{\"type\": \"create_goal\", \"content\": \"never closed\"}]}\n",
+    "<create_file>\n<path>src/a.py</path>\n<content>\ndef f(:\n    pass\n</content>\n</create_file>\n\n",
+    "<modify_file>\n<path>../x.py</path>\n<search>\na\n</search>\n<replace>\nb\n</replace>\n</modify_file>\n",
+    '<aether-write path="w.py" language="python">\nprint(1)\n</aether-write>\n\n',
+    "<create_file>\n<path>unclosed.txt</path>\n<content>\nhi\n",
+    "line\n" * 70,
+    "~~~\n<execute_command><command>rm -rf /</command></execute_command>\n~~~\n",
+]
+SNIPPETS = ["\n", "\n\n", "```", "```actions\n", "{", "}", '"', ",", "<", "</create_file>", "x", "<think>", "#", " ", "é😀"]
+
+
+def _signature(analysis):  # type: ignore[no-untyped-def]
+    actions = [(a.dialect, a.type, a.span, sorted((k, f.span) for k, f in a.fields.items())) for a in analysis.actions]
+    diags = sorted((d.code, d.span.start, d.span.end, d.message) for d in analysis.diagnostics)
+    groups = [(g.span, g.label, g.actions) for g in analysis.groups]
+    return actions, diags, groups
+
+
+def test_random_edits_match_full_analysis() -> None:
+    rng = random.Random(1234)
+    for _ in range(60):
+        text = "".join(rng.choice(BLOCKS) for _ in range(rng.randint(3, 12)))
+        doc = IncrementalDocument(text)
+        for _ in range(25):
+            n = len(doc.text)
+            start = rng.randint(0, n)
+            end = min(n, start + rng.choice([0, 0, 1, 2, 5, 30]))
+            new = rng.choice(SNIPPETS) if rng.random() < 0.8 else ""
+            doc.edit(start, end, new)
+            assert doc.text == doc.lines.text
+            assert _signature(doc.analysis()) == _signature(analyze(doc.text)), (start, end, new)
+
+
+def test_a_keystroke_rescans_a_paragraph_not_the_document() -> None:
+    paragraph = "Prose line one.\nProse line two.\n\n" + BLOCKS[1]
+    text = paragraph * 2000  # ~ 300 KB
+    doc = IncrementalDocument(text)
+    middle = len(text) // 2
+    doc.edit(middle, middle, "x")
+    assert doc.rescanned < 2000
+    assert _signature(doc.analysis()) == _signature(analyze(doc.text))
+
+
+def test_opening_a_fence_rescans_to_the_end_and_closing_it_restores() -> None:
+    text = "intro\n\n" + BLOCKS[1] * 20
+    doc = IncrementalDocument(text)
+    before = len(doc.analysis().actions)
+    doc.edit(6, 6, "````\n")  # an unclosed 4-backtick fence swallows everything after it
+    assert doc.analysis().actions == []
+    doc.edit(6, 11, "")
+    assert len(doc.analysis().actions) == before

@@ -1,0 +1,67 @@
+"""Positions by LSP's rules, in every encoding, and the editable index under random edits."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from action_lsp.model import Span
+from action_lsp.text import EditableLineIndex, LineIndex, Position, line_starts
+
+
+def test_only_lsp_line_endings_break_lines() -> None:
+    text = "a\u2028b\fc\vd\x85e\u2029f\ng\r\nh\ri"
+    index = LineIndex(text)
+    assert index.line_count() == 4
+    assert index.line_text(0) == "a\u2028b\fc\vd\x85e\u2029f"
+    assert index.position(text.index("g")) == Position(1, 0)
+    assert index.position(text.index("h")) == Position(2, 0)
+    assert index.position(text.index("i")) == Position(3, 0)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "column"),
+    [("utf-16", 5), ("utf-8", 8), ("utf-32", 4)],  # "é😀x" before the target: 1+2+1 / 2+4+1 / 1+1+1
+)
+def test_columns_follow_the_negotiated_encoding(encoding: str, column: int) -> None:
+    text = "héllo\n é😀x!"
+    target = text.index("!")
+    index = LineIndex(text)
+    pos = index.position(target, encoding)  # type: ignore[arg-type]
+    assert pos == Position(1, column)
+    assert index.offset(pos, encoding) == target  # type: ignore[arg-type]
+
+
+def test_offsets_clamp_like_lsp() -> None:
+    index = LineIndex("ab\ncd")
+    assert index.offset(Position(0, 99)) == 2  # past the line end: the line end, not the next line
+    assert index.offset(Position(9, 0)) == 5
+    assert index.offset(Position(1, 1)) == 4
+    # A column inside a surrogate pair rounds down to the character's start.
+    emoji = LineIndex("😀z")
+    assert emoji.offset(Position(0, 1), "utf-16") == 0
+
+
+def test_range_of_span() -> None:
+    text = "x = 1\r\ny = 2\r\n"
+    index = LineIndex(text)
+    r = index.range(Span(text.index("y"), text.index("2") + 1))
+    assert (r.start.line, r.start.character, r.end.line, r.end.character) == (1, 0, 1, 5)
+
+
+def test_editable_index_matches_a_fresh_one_after_random_edits() -> None:
+    rng = random.Random(7)
+    alphabet = ["a", "é", "😀", "\r", "\n", "\r\n", "\u2028", " "]
+    for _ in range(800):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 25)))
+        index = EditableLineIndex(text)
+        for _ in range(6):
+            start = rng.randint(0, len(index.text))
+            end = rng.randint(start, len(index.text))
+            new = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+            index.replace(start, end, new)
+            assert [int(s) for s in index._starts] == line_starts(index.text), repr(index.text)
+            fresh = LineIndex(index.text)
+            probe = rng.randint(0, len(index.text))
+            assert index.position(probe, "utf-8") == fresh.position(probe, "utf-8")
