@@ -58,7 +58,10 @@ def check_text(
         from ..edit.checks import workspace_diagnostics
         from ..edit.workspace import Workspace
 
-        found.extend(workspace_diagnostics(analysis.actions, Workspace(root, allow_overwrite=allow_overwrite)))
+        seen = {(d.code, d.span) for d in found}
+        for d in workspace_diagnostics(analysis.actions, Workspace(root, allow_overwrite=allow_overwrite)):
+            if (d.code, d.span) not in seen:  # the transcript-only path checks may have said it
+                found.append(d)
         found.sort(key=lambda d: (d.span.start, d.span.end))
     return found
 
