@@ -8,12 +8,17 @@ written in prose is reported as ``action-outside-block``.
 
 from __future__ import annotations
 
+import re
+
 from ..jsonscan import JNode, JResult, find_json_fence_end, parse_json, trailing_data_error
-from ..markdown import FenceOpen, next_line_start
+from ..markdown import LINE_START, FenceOpen, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
 from ..schema import ActionSpec, boolean, integer, one_of, opt, req, specs, text, text_list
 from .base import Construct, Dialect, ScanContext
 from .json_fields import fields_of, json_diagnostics
+
+# A fence line with an info string opens a block; it never closes one.
+_OPENER_WITH_INFO = re.compile(LINE_START + r" {0,3}(?:`{3,}[ \t]*[^\s`]|~{3,}[ \t]*[^\s~])")
 
 TASK_STATUS = one_of("pending", "ongoing", "paused", "completed")
 GOAL_STATUS = one_of("pending", "completed")
@@ -101,6 +106,10 @@ class ActionsJson(Dialect):
                 memo[0] = min(memo[0], fence.body_start)
         body_end = close[0] if close else len(text)
         result = parse_json(text, fence.body_start, body_end)
+        if close is not None and result.ok and _OPENER_WITH_INFO.search(text, result.end, close[0]):
+            # The fence found closes a later block (```actions, ```python, ...): this block was
+            # never closed (seed 000, edge case 1), and what follows its JSON is scanned anew.
+            close, body_end = None, len(text)
         kind = fence.word.lower() if fence.word.lower() in self.fence_infos else "actions"
         what = f"```{kind} block"
         diagnostics = json_diagnostics(text, result, Span(fence.body_start, body_end), f"bad JSON in {what}")

@@ -67,7 +67,13 @@ def _repair_fixes(text: str, result: JResult, body: Span) -> list[Fix]:
         if edits:
             edits.sort(key=lambda e: e.span.start)
             return [Fix("Repair the JSON", edits, True)]
-    repaired = repair_json(text[body.start : body.end])
-    if repaired is None or repaired == text[body.start : body.end]:
+    raw = text[body.start : body.end]
+    repaired = repair_json(raw)
+    if repaired is None or repaired == raw:
         return []
-    return [Fix("Repair the JSON", [TextEdit(body, repaired)], True)]
+    # Replace only the JSON, not the whitespace around it: the body's last line break is what
+    # keeps the closing fence on a line of its own.
+    lead = len(raw) - len(raw.lstrip())
+    trail = len(raw) - len(raw.rstrip())
+    inner = Span(body.start + lead, max(body.start + lead, body.end - trail))
+    return [Fix("Repair the JSON", [TextEdit(inner, repaired.strip())], True)]
