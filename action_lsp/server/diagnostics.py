@@ -1,0 +1,274 @@
+"""Diagnostics: pushed (``publishDiagnostics``) or pulled (``textDocument/diagnostic``), never both.
+
+Clients that can pull (``textDocument.diagnostic`` in their capabilities) get the pull provider
+and nothing is pushed to them; the others get pushes.
+
+Two kinds of findings are merged:
+
+* the transcript's own, from :class:`~action_lsp.document.IncrementalDocument`. They are
+  converted per unit and cached on the unit object (units are reused between edits); a reused
+  unit whose start moved by some lines gets its cached diagnostics moved by that many lines.
+  A keystroke therefore converts only the units it re-scanned.
+* the workspace checks (:func:`action_lsp.edit.workspace_diagnostics`: targets exist, search
+  text found once, overwrites, symlinks, already applied). They read files, so they run
+  debounced, off the event loop, and again whenever a watched file, another open document or
+  the settings change. Between two checks they follow the edits (see ``documents.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..edit import Plan, plan_changes
+from ..scan import Unit
+from .convert import diagnostic, shift_lines
+from .documents import OpenDocument
+
+if TYPE_CHECKING:
+    from .server import ActionLanguageServer
+
+DEBOUNCE = 0.25  # seconds of quiet before the workspace checks run
+
+
+@dataclass(slots=True)
+class _UnitCache:
+    """Converted diagnostics per unit object: ``id(unit) -> (unit, start line, diagnostics)``."""
+
+    entries: dict[int, tuple[Unit, int, list[types.Diagnostic]]] = field(default_factory=dict)
+
+
+def has_file_actions(od: OpenDocument) -> bool:
+    return any(a.kind.is_file_action for a in od.analysis().actions)
+
+
+class Diagnostics:
+    def __init__(self, ls: ActionLanguageServer) -> None:
+        self.ls = ls
+        self._caches: dict[str, _UnitCache] = {}
+        self._pending: set[str] = set()
+        self._timer: asyncio.TimerHandle | None = None
+        self._running: asyncio.Task[None] | None = None
+        self._published: dict[str, tuple[int, int]] = {}
+        ls.on("initialize", self.on_initialize)
+        ls.on("opened", self.on_changed)
+        ls.on("changed", self.on_changed)
+        ls.on("closed", self.on_closed)
+        ls.on("files_changed", self.on_files_changed)
+        ls.on("reconfigured", self.on_reconfigured)
+
+    # -- capability ----------------------------------------------------------------------
+    def on_initialize(self, params: types.InitializeParams) -> None:
+        ls = self.ls
+        ls.pull_diagnostics = ls.client_has("text_document.diagnostic")
+        if ls.pull_diagnostics:
+            ls.handle(
+                types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(
+                    identifier="action-lsp",
+                    inter_file_dependencies=True,
+                    workspace_diagnostics=False,
+                ),
+            )(self.pull)
+
+    # -- conversion ----------------------------------------------------------------------
+    def transcript(self, od: OpenDocument) -> list[types.Diagnostic]:
+        """The transcript's own diagnostics, converted, reusing each unit's conversion."""
+        ls = self.ls
+        cache = self._caches.setdefault(od.uri, _UnitCache())
+        old = cache.entries
+        fresh: dict[int, tuple[Unit, int, list[types.Diagnostic]]] = {}
+        out: list[types.Diagnostic] = []
+        lines = od.doc.lines
+        enc = ls.encoding
+        settings = ls.settings
+        for unit, shift in od.doc.units():
+            if not unit.diagnostics:
+                continue
+            line = lines.line_of(unit.start + shift)
+            key = id(unit)
+            hit = old.get(key)
+            if hit is not None and hit[0] is unit:
+                converted = hit[2]
+                if hit[1] != line:
+                    converted = [shift_lines(d, line - hit[1]) for d in converted]
+            else:
+                converted = []
+                for d in unit.diagnostics:
+                    moved = d if not shift else _shifted(d, shift)
+                    c = diagnostic(moved, lines, enc, settings, od.uri)
+                    if c is not None:
+                        converted.append(c)
+            fresh[key] = (unit, line, converted)
+            out.extend(converted)
+        cache.entries = fresh
+        return out
+
+    def workspace(self, od: OpenDocument) -> list[types.Diagnostic]:
+        ls = self.ls
+        out = []
+        for d in od.workspace.diagnostics:
+            c = diagnostic(d, od.doc.lines, ls.encoding, ls.settings, od.uri)
+            if c is not None:
+                out.append(c)
+        return out
+
+    def all(self, od: OpenDocument) -> list[types.Diagnostic]:
+        return self.transcript(od) + self.workspace(od)
+
+    def result_id(self, od: OpenDocument) -> str:
+        return f"{od.revision}.{od.workspace.generation}.{id(self.ls.settings)}"
+
+    # -- push ----------------------------------------------------------------------------
+    def publish(self, od: OpenDocument) -> None:
+        if self.ls.pull_diagnostics:
+            return
+        self.ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=od.uri, version=od.version, diagnostics=self.all(od))
+        )
+        self._published[od.uri] = (od.revision, od.workspace.generation)
+
+    # -- pull ----------------------------------------------------------------------------
+    async def pull(
+        self, params: types.DocumentDiagnosticParams
+    ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+        od = self.ls.document(params.text_document.uri)
+        if od.workspace.stale and not self.ls.client_has("workspace.diagnostics.refresh_support"):
+            # The client cannot be told to pull again later: check the workspace now.
+            await self.check(od)
+        rid = self.result_id(od)
+        if params.previous_result_id == rid:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+        return types.RelatedFullDocumentDiagnosticReport(items=self.all(od), result_id=rid)
+
+    # -- events --------------------------------------------------------------------------
+    def on_changed(self, od: OpenDocument) -> None:
+        self.publish(od)
+        self.schedule([od.uri])
+
+    def on_closed(self, od: OpenDocument) -> None:
+        self._caches.pop(od.uri, None)
+        self._pending.discard(od.uri)
+        self._published.pop(od.uri, None)
+        if not self.ls.pull_diagnostics:
+            self.ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=od.uri, diagnostics=[])
+            )
+
+    def on_files_changed(self, paths: list[Path]) -> None:
+        """Files on disk or other open documents changed: re-check every other transcript
+        that has file actions."""
+        changed = set(paths)
+        uris = []
+        for od in self.ls.documents:
+            if od.path is not None and od.path in changed and len(changed) == 1:
+                continue  # its own edits are scheduled by on_changed
+            od.workspace.stale = True
+            uris.append(od.uri)
+        self.schedule(uris)
+
+    def on_reconfigured(self) -> None:
+        self._caches.clear()
+        for od in self.ls.documents:
+            od.workspace.stale = True
+            od.workspace.generation += 1
+            self.publish(od)
+        self.schedule([od.uri for od in self.ls.documents])
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.ls.pull_diagnostics and self.ls.client_has(
+            "workspace.diagnostics.refresh_support"
+        ):
+            self.ls.workspace_diagnostic_refresh(None)
+
+    # -- workspace checks ----------------------------------------------------------------
+    def schedule(self, uris: list[str], delay: float = DEBOUNCE) -> None:
+        if not uris:
+            return
+        self._pending.update(uris)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        if self._running is not None and not self._running.done():
+            self._timer = asyncio.get_running_loop().call_later(DEBOUNCE, self._fire)
+            return
+        uris, self._pending = self._pending, set()
+        self._running = asyncio.ensure_future(self._run(uris))
+
+    async def _run(self, uris: set[str]) -> None:
+        changed = False
+        for uri in uris:
+            od = self.ls.documents.get(uri)
+            if od is None or not od.workspace.stale:
+                continue
+            try:
+                if await self.check(od):
+                    changed = True
+                    self.publish(od)
+            except Exception as exc:
+                self.ls.report_crash(f"workspace checks of {uri}", exc)
+        if changed:
+            self.refresh()
+            self.ls.emit("workspace_checked")
+
+    async def check(self, od: OpenDocument) -> bool:
+        """Run the workspace checks of ``od`` (in a worker thread); True when they changed."""
+        revision = od.revision
+        actions = list(od.analysis().actions)
+        state = od.workspace
+        if not any(a.kind.is_file_action for a in actions):
+            plan: Plan | None = Plan([], [])
+            found: list[Any] = []
+        else:
+            ws = self.ls.workspace_for(od, snapshot=True)
+            plan = await asyncio.to_thread(plan_changes, actions, ws)
+            found = plan.diagnostics
+        if od.revision != revision:
+            return False  # the text changed meanwhile; a newer check is scheduled
+        before = ([(d.code, d.message, d.span) for d in state.diagnostics], plan_key(state.plan))
+        state.stale = False
+        state.plan = plan
+        state.checked_revision = revision
+        state.diagnostics = sorted(found, key=lambda d: (d.span.start, d.span.end))
+        after = ([(d.code, d.message, d.span) for d in state.diagnostics], plan_key(plan))
+        if before != after:
+            state.generation += 1
+            return True
+        return False
+
+    def plan_now(self, od: OpenDocument) -> Plan:
+        """The plan for the current text, computed now if the last check is out of date."""
+        state = od.workspace
+        if state.plan is not None and state.checked_revision == od.revision and not state.stale:
+            return state.plan
+        actions = od.analysis().actions
+        plan = plan_changes(actions, self.ls.workspace_for(od))
+        return plan
+
+
+def plan_key(plan: Plan | None) -> Any:
+    if plan is None:
+        return None
+    return tuple((o.action_index, o.ok, o.applied) for o in plan.outcomes)
+
+
+def _shifted(d: Any, shift: int) -> Any:
+    from ..model import shift_diagnostic
+
+    return shift_diagnostic(d, shift)
+
+
+def register(ls: ActionLanguageServer) -> Diagnostics:
+    return Diagnostics(ls)

@@ -1,0 +1,146 @@
+"""Our own store of open documents: one :class:`IncrementalDocument` per URI.
+
+Changes are applied by LSP's rules: each content change's range is turned into offsets with the
+document's own line index (``\\n``, ``\\r\\n`` and ``\\r`` end lines; nothing else) in the
+negotiated position encoding, and handed to :meth:`IncrementalDocument.edit`, which re-scans
+only the region the edit touched. pygls's own ``TextDocument`` copy is not kept (see
+:mod:`action_lsp.server.server`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..document import Analysis, IncrementalDocument
+from ..edit import Plan
+from ..model import Diagnostic, Span, shift_diagnostic
+from ..text import Encoding
+from .config import Settings
+from .convert import span_of
+
+
+def uri_path(uri: str) -> Path | None:
+    """The real file-system path of a ``file:`` URI, or None for other schemes."""
+    if not uri.startswith("file:"):
+        return None
+    fs = to_fs_path(uri)
+    if not fs:
+        return None
+    try:
+        return Path(fs).resolve()
+    except (OSError, RuntimeError):
+        return Path(fs)
+
+
+@dataclass(slots=True)
+class WorkspaceState:
+    """The findings that depend on the workspace files, for one transcript.
+
+    ``diagnostics`` are kept in offsets of the current text: an edit shifts those after it and
+    drops those it overlaps, until the next (debounced) check replaces them.
+    """
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    plan: Plan | None = None
+    checked_revision: int = -1  # document revision the plan was computed for
+    generation: int = 0  # bumps whenever the results change
+    stale: bool = True  # files (or the text) changed since the last check
+
+
+@dataclass(slots=True)
+class OpenDocument:
+    uri: str
+    version: int | None
+    language_id: str
+    doc: IncrementalDocument
+    path: Path | None
+    revision: int = 0  # bumps on every change of the text or of the analysis settings
+    workspace: WorkspaceState = field(default_factory=WorkspaceState)
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    def analysis(self) -> Analysis:
+        return self.doc.analysis()
+
+
+class DocumentStore:
+    def __init__(self) -> None:
+        self._docs: dict[str, OpenDocument] = {}
+        self._by_path: dict[Path, OpenDocument] = {}
+
+    def __iter__(self) -> Iterator[OpenDocument]:
+        return iter(list(self._docs.values()))
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def get(self, uri: str) -> OpenDocument | None:
+        return self._docs.get(uri)
+
+    def by_path(self, path: Path) -> OpenDocument | None:
+        return self._by_path.get(path)
+
+    def open(
+        self, item: types.TextDocumentItem, settings: Settings, roots: Sequence[str]
+    ) -> OpenDocument:
+        doc = IncrementalDocument(item.text, settings.dialect_set(), roots)
+        od = OpenDocument(item.uri, item.version, item.language_id, doc, uri_path(item.uri))
+        old = self._docs.get(item.uri)
+        if old is not None:
+            od.revision = old.revision + 1
+        self._docs[item.uri] = od
+        if od.path is not None:
+            self._by_path[od.path] = od
+        return od
+
+    def close(self, uri: str) -> OpenDocument | None:
+        od = self._docs.pop(uri, None)
+        if od is not None and od.path is not None and self._by_path.get(od.path) is od:
+            del self._by_path[od.path]
+        return od
+
+    def change(
+        self,
+        uri: str,
+        version: int | None,
+        changes: Sequence[types.TextDocumentContentChangeEvent],
+        enc: Encoding,
+    ) -> OpenDocument | None:
+        od = self._docs.get(uri)
+        if od is None:
+            return None
+        for change in changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                span = span_of(od.doc.lines, change.range, enc)
+                if span.end < span.start:
+                    span = Span(span.end, span.start)
+                od.doc.edit(span.start, span.end, change.text)
+                _follow_edit(od.workspace, span, len(change.text))
+            else:
+                od.doc.set_text(change.text)
+                od.workspace.diagnostics = []
+        od.version = version
+        od.revision += 1
+        od.workspace.stale = True
+        return od
+
+
+def _follow_edit(ws: WorkspaceState, span: Span, inserted: int) -> None:
+    """Keep the workspace findings in place across an edit (drop those it touches)."""
+    if not ws.diagnostics:
+        return
+    delta = inserted - len(span)
+    kept: list[Diagnostic] = []
+    for d in ws.diagnostics:
+        if d.span.end < span.start:
+            kept.append(d)
+        elif d.span.start > span.end:
+            kept.append(shift_diagnostic(d, delta))
+    ws.diagnostics = kept

@@ -1,0 +1,198 @@
+"""Initialize, settings, document synchronisation and workspace events.
+
+Everything here only updates shared state and emits internal events (``opened``, ``changed``,
+``closed``, ``files_changed``, ``reconfigured``) that the feature modules subscribe to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from .config import SECTION, Settings
+from .documents import uri_path
+
+if TYPE_CHECKING:
+    from .server import ActionLanguageServer
+
+WATCH_ID = "action-lsp/watched-files"
+CONFIG_ID = "action-lsp/configuration"
+
+
+def _section(data: Any) -> dict[str, Any]:
+    if isinstance(data, Mapping):
+        inner = data.get(SECTION)
+        if isinstance(inner, Mapping):
+            return dict(inner)
+        return dict(data)
+    return {}
+
+
+class Lifecycle:
+    def __init__(self, ls: ActionLanguageServer) -> None:
+        self.ls = ls
+
+    # -- settings ------------------------------------------------------------------------
+    async def pull_settings(self, pushed: Any = None) -> None:
+        """Re-read the settings: ``workspace/configuration`` when the client has it, else what
+        ``didChangeConfiguration`` pushed; both over the ``initializationOptions``."""
+        ls = self.ls
+        merged = dict(ls.init_options)
+        if ls.client_has("workspace.configuration"):
+            try:
+                got = await ls.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+                )
+            except Exception as exc:
+                ls.log_info(f"action-lsp: workspace/configuration failed: {exc}")
+                got = None
+            if got and isinstance(got[0], Mapping):
+                merged.update(_section(got[0]))
+        elif pushed is not None:
+            merged.update(_section(pushed))
+        self.apply(merged)
+
+    def apply(self, data: Mapping[str, Any]) -> None:
+        ls = self.ls
+        problems: list[str] = []
+        new = Settings.from_dict(data, problems)
+        for p in problems:
+            ls.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Warning, message=f"action-lsp settings: {p}")
+            )
+        old = ls.settings
+        if new == old:
+            return
+        ls.settings = new
+        if new.analysis_key() != old.analysis_key():
+            dialects = new.dialect_set()
+            roots = ls.roots()
+            for od in ls.documents:
+                od.doc.reconfigure(dialects, roots)
+                od.revision += 1
+        ls.emit("reconfigured")
+
+    # -- handlers ------------------------------------------------------------------------
+    def initialize(self, params: types.InitializeParams) -> None:
+        ls = self.ls
+        from .server import set_encoding
+
+        set_encoding(ls)
+        uris = [f.uri for f in params.workspace_folders or []]
+        if not uris and params.root_uri:
+            uris = [params.root_uri]
+        elif not uris and params.root_path:
+            from pygls.uris import from_fs_path
+
+            uri = from_fs_path(params.root_path)
+            if uri:
+                uris = [uri]
+        ls.set_folders(uris)
+        ls.init_options = _section(params.initialization_options)
+        ls.settings = Settings.from_dict(ls.init_options)
+        ls.emit("initialize", params)
+
+    async def initialized(self, params: types.InitializedParams) -> None:
+        ls = self.ls
+        await self.pull_settings()
+        registrations: list[types.Registration] = []
+        if ls.client_has("workspace.did_change_watched_files.dynamic_registration"):
+            registrations.append(
+                types.Registration(
+                    id=WATCH_ID,
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+                    ),
+                )
+            )
+        if ls.client_has("workspace.did_change_configuration.dynamic_registration"):
+            registrations.append(
+                types.Registration(
+                    id=CONFIG_ID,
+                    method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                    register_options=types.DidChangeConfigurationRegistrationOptions(
+                        section=SECTION
+                    ),
+                )
+            )
+        if registrations:
+            try:
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(registrations=registrations)
+                )
+            except Exception as exc:
+                ls.log_info(f"action-lsp: client/registerCapability failed: {exc}")
+
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        od = self.ls.open_document(params.text_document)
+        self.ls.emit("opened", od)
+        if od.path is not None:
+            self.ls.emit("files_changed", [od.path])
+
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        ls = self.ls
+        od = ls.documents.change(
+            params.text_document.uri,
+            params.text_document.version,
+            params.content_changes,
+            ls.encoding,
+        )
+        if od is None:
+            return
+        ls.emit("changed", od)
+        if od.path is not None:
+            ls.emit("files_changed", [od.path])
+
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        od = self.ls.documents.close(params.text_document.uri)
+        if od is not None:
+            self.ls.emit("closed", od)
+            if od.path is not None:
+                self.ls.emit("files_changed", [od.path])
+
+    def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        path = uri_path(params.text_document.uri)
+        if path is not None:
+            self.ls.emit("files_changed", [path])
+
+    def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
+        paths = [p for p in (uri_path(c.uri) for c in params.changes) if p is not None]
+        self.ls.emit("files_changed", paths)
+
+    async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
+        await self.pull_settings(params.settings)
+
+    def did_change_folders(self, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls = self.ls
+        current = [str(p) for p in ls.folders]
+        removed = {str(uri_path(f.uri)) for f in params.event.removed}
+        kept = [p for p in current if p not in removed]
+        from pygls.uris import from_fs_path
+
+        uris = [u for u in (from_fs_path(p) for p in kept) if u]
+        uris += [f.uri for f in params.event.added]
+        ls.set_folders(uris)
+        ls.emit("files_changed", [])
+
+
+def register(ls: ActionLanguageServer) -> Lifecycle:
+    lc = Lifecycle(ls)
+    ls.handle(types.INITIALIZE)(lc.initialize)
+    ls.handle(types.INITIALIZED, is_request=False)(lc.initialized)
+    ls.handle(types.TEXT_DOCUMENT_DID_OPEN, is_request=False)(lc.did_open)
+    ls.handle(types.TEXT_DOCUMENT_DID_CHANGE, is_request=False)(lc.did_change)
+    ls.handle(types.TEXT_DOCUMENT_DID_CLOSE, is_request=False)(lc.did_close)
+    ls.handle(types.TEXT_DOCUMENT_DID_SAVE, is_request=False)(lc.did_save)
+    ls.handle(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, is_request=False)(
+        lc.did_change_watched_files
+    )
+    ls.handle(types.WORKSPACE_DID_CHANGE_CONFIGURATION, is_request=False)(
+        lc.did_change_configuration
+    )
+    ls.handle(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, is_request=False)(
+        lc.did_change_folders
+    )
+    return lc

@@ -1,0 +1,244 @@
+"""The language server: a pygls ``LanguageServer`` that fans requests out to feature modules.
+
+Each LSP feature lives in its own module with a ``register(ls)`` function; this module holds
+what they share: the document store, the settings, the negotiated position encoding, the
+workspace roots, and the client's capabilities.
+
+Two pygls defaults are replaced (see docs/server.md):
+
+* pygls keeps its own ``TextDocument`` per open document and applies every change to it
+  (``TextDocument.lines`` splits on U+2028, ``\\f`` and others, and each change rebuilds the
+  text). :class:`ActionProtocol` leaves that copy out; documents live only in our
+  :class:`~action_lsp.server.documents.DocumentStore`.
+* pygls takes the client's first position encoding. We prefer ``utf-8`` when it is offered
+  (Neovim) and ``utf-16`` otherwise (the LSP default).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import traceback
+from collections.abc import Callable, Generator, Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
+
+from .. import __version__
+from ..edit import Workspace
+from ..text import Encoding
+from .config import Settings
+from .convert import encoding_of
+from .documents import DocumentStore, OpenDocument, uri_path
+from .guard import guard
+
+log = logging.getLogger("action_lsp.server")
+
+NAME = "action-lsp"
+
+# Feature modules, each with ``register(ls)``; the order is the order of registration.
+FEATURES = (
+    "lifecycle",
+    "diagnostics",
+    "symbols",
+    "folding",
+    "hover",
+    "completion",
+    "links",
+    "code_actions",
+    "code_lens",
+    "commands",
+)
+
+
+def prefer_utf8(capabilities: types.ClientCapabilities) -> None:
+    """Reorder the client's position encodings so that pygls picks utf-8 when it is offered,
+    else utf-16 (pygls takes the first one it knows)."""
+    general = capabilities.general
+    if general is None or not general.position_encodings:
+        return
+    offered = [str(getattr(e, "value", e)) for e in general.position_encodings]
+    for choice in ("utf-8", "utf-16"):
+        if choice in offered:
+            general.position_encodings = [choice] + [e for e in offered if e != choice]
+            return
+
+
+class ActionProtocol(LanguageServerProtocol):
+    """pygls's protocol without its own copy of open documents."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        prefer_utf8(params.capabilities)
+        result = yield from super().lsp_initialize(params)
+        return result
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(
+        self, params: types.DidOpenTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(
+        self, params: types.DidCloseTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
+def capability(caps: Any, dotted: str, default: Any = None) -> Any:
+    """A client capability by dotted snake_case path (``"workspace.apply_edit"``)."""
+    value = caps
+    for part in dotted.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return default
+    return value
+
+
+class ActionLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            NAME,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=ActionProtocol,
+        )
+        self.documents = DocumentStore()
+        self.init_options: dict[str, Any] = {}
+        self.settings = Settings()
+        self.encoding: Encoding = "utf-16"
+        self.folders: list[Path] = []
+        self.pull_diagnostics = False
+        self.hooks: dict[str, list[Callable[..., Any]]] = {}
+        self.features: dict[str, Any] = {}
+        for name in FEATURES:
+            module = importlib.import_module(f"{__package__}.{name}")
+            self.features[name] = module.register(self)
+
+    # -- registration helpers ----------------------------------------------------------
+    def handle(
+        self, method: str, options: Any = None, *, is_request: bool = True
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """``@ls.handle(METHOD)``: register a feature handler wrapped by :func:`guard`."""
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.feature(method, options)(guard(self, method, fn, is_request=is_request))
+            return fn
+
+        return decorator
+
+    def on(self, event: str, fn: Callable[..., Any]) -> None:
+        """Subscribe to an internal event (``opened``, ``changed``, ``closed``, ...)."""
+        self.hooks.setdefault(event, []).append(fn)
+
+    def emit(self, event: str, *args: Any) -> None:
+        for fn in self.hooks.get(event, ()):
+            try:
+                fn(*args)
+            except Exception as exc:
+                self.report_crash(f"{event} hook", exc)
+
+    # -- shared state --------------------------------------------------------------------
+    def client_has(self, dotted: str) -> bool:
+        try:
+            caps = self.client_capabilities
+        except AttributeError:
+            return False
+        return bool(capability(caps, dotted, False))
+
+    def roots(self) -> list[str]:
+        """Workspace folders and the configured extra roots (for the core's path fixes)."""
+        out = [str(p) for p in self.folders]
+        base = self.folders[0] if self.folders else Path.cwd()
+        for r in self.settings.workspace_roots:
+            p = Path(r).expanduser()
+            out.append(str(p if p.is_absolute() else base / p))
+        return out
+
+    def workspace_for(self, od: OpenDocument, *, snapshot: bool = False) -> Workspace:
+        """The edit engine's view of the files: roots, overwrite policy, and the unsaved text of
+        every open document (``snapshot``: copied now, safe to use from another thread)."""
+        root: Path | None = None
+        if od.path is not None:
+            root = next((f for f in self.folders if od.path.is_relative_to(f)), None)
+        if root is None:
+            if self.folders:
+                root = self.folders[0]
+            elif od.path is not None:
+                root = od.path.parent
+            else:
+                root = Path.cwd()
+        extra = [r for r in self.roots() if Path(r) != root]
+        if snapshot:
+            texts = {d.path: d.text for d in self.documents if d.path is not None}
+            override: Callable[[Path], str | None] = texts.get
+        else:
+            store = self.documents
+
+            def override(path: Path) -> str | None:
+                d = store.by_path(path)
+                return d.text if d is not None else None
+
+        return Workspace(root, extra, self.settings.allow_overwrite, override)
+
+    def document(self, uri: str) -> OpenDocument:
+        od = self.documents.get(uri)
+        if od is None:
+            from pygls.exceptions import JsonRpcInvalidParams
+
+            raise JsonRpcInvalidParams(message=f"{uri} is not open")
+        return od
+
+    def open_document(self, item: types.TextDocumentItem) -> OpenDocument:
+        return self.documents.open(item, self.settings, self.roots())
+
+    # -- errors --------------------------------------------------------------------------
+    def report_crash(self, feature: str, exc: BaseException) -> None:
+        text = "".join(traceback.format_exception(exc))
+        log.error("%s failed:\n%s", feature, text)
+        with contextlib.suppress(Exception):
+            self.window_log_message(
+                types.LogMessageParams(
+                    type=types.MessageType.Error, message=f"action-lsp: {feature} failed:\n{text}"
+                )
+            )
+
+    def log_info(self, message: str) -> None:
+        try:
+            self.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Info, message=message)
+            )
+        except Exception:
+            log.info("%s", message)
+
+    def set_folders(self, uris: Sequence[str]) -> None:
+        folders: list[Path] = []
+        for uri in uris:
+            p = uri_path(uri)
+            if p is not None and p not in folders:
+                folders.append(p)
+        self.folders = folders
+
+
+def create_server() -> ActionLanguageServer:
+    return ActionLanguageServer()
+
+
+def set_encoding(ls: ActionLanguageServer) -> None:
+    ls.encoding = encoding_of(ls.workspace.position_encoding)

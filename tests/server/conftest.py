@@ -1,0 +1,202 @@
+"""End-to-end fixtures: the real server process, driven by pytest-lsp with the capability sets
+of Neovim and VS Code (Neovim 0.11 pulls diagnostics and takes utf-8; VS Code 1.65 gets pushes
+and utf-16)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from action_lsp.text import LineIndex
+
+WORKSPACE = Path(__file__).with_name("workspace")
+CLIENTS = ("neovim", "visual-studio-code")
+
+
+class Session:
+    """A client connected to a server over a scratch copy of ``tests/server/workspace``."""
+
+    def __init__(self, client: LanguageClient, kind: str, root: Path) -> None:
+        self.client = client
+        self.kind = kind
+        self.root = root
+        self.versions: dict[str, int] = {}
+        self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
+        self.registrations: list[types.Registration] = []
+        self.init_result: types.InitializeResult | None = None
+
+    @property
+    def pull(self) -> bool:
+        return self.kind == "neovim"
+
+    @property
+    def encoding(self) -> str:
+        assert self.init_result is not None
+        enc = self.init_result.capabilities.position_encoding
+        return str(getattr(enc, "value", enc) or "utf-16")
+
+    def uri(self, rel: str) -> str:
+        uri = from_fs_path(str(self.root / rel))
+        assert uri is not None
+        return uri
+
+    def open(self, rel: str, text: str | None = None) -> str:
+        path = self.root / rel
+        if text is None:
+            text = path.read_text(encoding="utf-8")
+        uri = self.uri(rel)
+        self.versions[uri] = 1
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="markdown", version=1, text=text
+                )
+            )
+        )
+        return uri
+
+    def change(self, uri: str, start: tuple[int, int], end: tuple[int, int], text: str) -> None:
+        self.versions[uri] += 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=uri, version=self.versions[uri]
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            start=types.Position(line=start[0], character=start[1]),
+                            end=types.Position(line=end[0], character=end[1]),
+                        ),
+                        text=text,
+                    )
+                ],
+            )
+        )
+
+    async def diagnostics(self, uri: str, timeout: float = 10.0) -> list[types.Diagnostic]:
+        """The document's current diagnostics, the way this client gets them."""
+        if self.pull:
+            report = await self.client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
+            assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+            return list(report.items)
+        return await self.pushed(uri, timeout)
+
+    async def pushed(self, uri: str, timeout: float = 10.0, settle: float = 0.0) -> list[types.Diagnostic]:
+        """Wait for a push for ``uri`` at its current version (then ``settle`` more seconds)."""
+        want = self.versions.get(uri)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            got = self.client.diagnostics.get(uri)
+            version = self.last_version.get(uri)
+            if got is not None and (want is None or version == want):
+                break
+            if loop.time() > deadline:
+                raise TimeoutError(f"no diagnostics for {uri} at version {want}")
+            await asyncio.sleep(0.02)
+        if settle:
+            await asyncio.sleep(settle)
+        return list(self.client.diagnostics[uri])
+
+    last_version: dict[str, int | None]
+
+    def apply_to_disk(self, edit: types.WorkspaceEdit) -> None:
+        """What an editor does with a workspace edit, done on the files of ``root``."""
+        from pygls.uris import to_fs_path
+
+        for change in edit.document_changes or []:
+            if isinstance(change, types.CreateFile):
+                p = Path(to_fs_path(change.uri) or "")
+                p.parent.mkdir(parents=True, exist_ok=True)
+                if not p.exists() or (change.options and change.options.overwrite):
+                    p.write_text("", encoding="utf-8")
+            elif isinstance(change, types.DeleteFile):
+                Path(to_fs_path(change.uri) or "").unlink()
+            elif isinstance(change, types.TextDocumentEdit):
+                p = Path(to_fs_path(change.text_document.uri) or "")
+                text = p.read_text(encoding="utf-8") if p.exists() else ""
+                index = LineIndex(text)
+                from action_lsp.text import Position
+
+                spans = []
+                for e in change.edits:
+                    assert isinstance(e, types.TextEdit)
+                    s = index.offset(Position(e.range.start.line, e.range.start.character), self.encoding)  # type: ignore[arg-type]
+                    t = index.offset(Position(e.range.end.line, e.range.end.character), self.encoding)  # type: ignore[arg-type]
+                    spans.append((s, t, e.new_text))
+                for s, t, new in sorted(spans, reverse=True):
+                    text = text[:s] + new + text[t:]
+                p.write_text(text, encoding="utf-8")
+
+
+def make_params(kind: str, root: Path, options: Any = None) -> types.InitializeParams:
+    uri = from_fs_path(str(root))
+    assert uri is not None
+    return types.InitializeParams(
+        capabilities=client_capabilities(kind),
+        root_uri=uri,
+        workspace_folders=[types.WorkspaceFolder(uri=uri, name=root.name)],
+        initialization_options=options,
+    )
+
+
+def install_handlers(client: LanguageClient, session: Session) -> None:
+    session.last_version = {}
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        session.applied_edits.append(params)
+        session.apply_to_disk(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        session.registrations.extend(params.registrations)
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def lens_refresh(params: None) -> None:
+        return None
+
+    original = client.protocol.fm.features.get(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        session.last_version[params.uri] = params.version
+        client.diagnostics[params.uri] = params.diagnostics
+
+    client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    del original
+
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "action_lsp", "serve"])
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def lsp(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[Session]:
+    root = tmp_path / "ws"
+    shutil.copytree(WORKSPACE, root)
+    s = Session(lsp_client, request.param, root)
+    install_handlers(lsp_client, s)
+    s.init_result = await lsp_client.initialize_session(make_params(request.param, root))
+    lsp_client.session = s  # type: ignore[attr-defined]
+    yield s
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+def session(lsp: LanguageClient) -> Session:
+    return lsp.session  # type: ignore[attr-defined,no-any-return]
