@@ -239,15 +239,27 @@ async function stopClient(): Promise<void> {
   }
 }
 
-async function restart(): Promise<void> {
-  output.appendLine('[client] restarting the server');
-  await stopClient();
-  await startClient();
+// Starts, stops and restarts run one after the other (settings can change while a start is
+// under way, e.g. when the user settings arrive after activation).
+let lifecycle: Promise<void> = Promise.resolve();
+function enqueue(fn: () => Promise<void>): Promise<void> {
+  const p = lifecycle.then(fn, fn);
+  lifecycle = p.catch(() => undefined);
+  return p;
+}
+
+function restart(): Promise<void> {
+  return enqueue(async () => {
+    output.appendLine('[client] restarting the server');
+    await stopClient();
+    await startClient();
+  });
 }
 
 async function runningClient(): Promise<LanguageClient> {
+  await lifecycle;
   if (!client) {
-    await startClient();
+    await enqueue(startClient);
   } else if (starting) {
     await starting;
   }
@@ -404,12 +416,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Action
         void restart().catch(() => undefined);
       }
     }),
-    { dispose: () => void stopClient() },
+    { dispose: () => void enqueue(stopClient) },
   );
 
   // A failed start is reported to the user; activation itself succeeds so that the
   // restart command stays available after the settings are fixed.
-  void startClient().catch(() => undefined);
+  void enqueue(startClient).catch(() => undefined);
 
   return {
     get serverCommand() {

@@ -78,20 +78,38 @@ async function main(result) {
   const api = await ext.activate();
   log(`extension active: ${ext.isActive}`);
 
-  // 2. The server was found through the setting, not on PATH.
-  const setting = vscode.workspace.getConfiguration('actionLsp').get('server.command');
+  // 2. The server was found through the setting, not on PATH. (In the web workbench the user
+  //    settings can arrive after the extension activated: it then restarts with the new command.)
+  const expected = JSON.parse(process.env.ACTION_LSP_E2E_EXPECTED_COMMAND || 'null');
+  assert.ok(Array.isArray(expected), 'the driver did not pass ACTION_LSP_E2E_EXPECTED_COMMAND');
+  let seen;
+  const setting = await waitFor(
+    'the actionLsp.server.command user setting',
+    () => {
+      seen = vscode.workspace.getConfiguration('actionLsp').get('server.command');
+      return JSON.stringify(seen) === JSON.stringify(expected) ? seen : undefined;
+    },
+    30000,
+  ).catch((err) => {
+    throw new Error(`${err.message}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(seen)}`);
+  });
+  const onPath = (process.env.PATH || '').split(path.delimiter).filter((d) => d && fs.existsSync(path.join(d, 'action-lsp')));
+  assert.deepStrictEqual(onPath, [], 'action-lsp must not be on the extension host PATH for this test');
+  await waitFor(
+    'the language server started from the setting',
+    async () => {
+      if (JSON.stringify(api.serverCommand) !== JSON.stringify(setting)) return false;
+      await api.ready();
+      return JSON.stringify(api.serverCommand) === JSON.stringify(setting);
+    },
+    60000,
+  );
   log(`actionLsp.server.command = ${JSON.stringify(setting)}; extension started ${JSON.stringify(api.serverCommand)} (from ${api.serverCommandSource})`);
   result.setting = setting;
   result.serverCommand = api.serverCommand;
   result.serverCommandSource = api.serverCommandSource;
-  assert.ok(Array.isArray(setting) && setting.length > 0, 'the driver did not set actionLsp.server.command');
   assert.deepStrictEqual(api.serverCommand, setting);
   assert.strictEqual(api.serverCommandSource, 'server.command');
-  const expected = process.env.ACTION_LSP_E2E_EXPECTED_COMMAND;
-  if (expected) assert.deepStrictEqual(api.serverCommand, JSON.parse(expected));
-  const onPath = (process.env.PATH || '').split(path.delimiter).filter((d) => d && fs.existsSync(path.join(d, 'action-lsp')));
-  assert.deepStrictEqual(onPath, [], 'action-lsp must not be on the extension host PATH for this test');
-  await waitFor('the language server to start', async () => (await api.ready(), true), 60000);
   log('language client running');
   result.serverSettings = api.serverSettings();
 
