@@ -11,6 +11,7 @@ import {
   ApplyWorkspaceEditParams,
   ApplyWorkspaceEditRequest,
   ApplyWorkspaceEditResult,
+  CancellationToken,
   CodeLens as ProtocolCodeLens,
   CodeLensRequest,
   CodeLensResolveRequest,
@@ -18,6 +19,7 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  ResponseError,
   ServerOptions,
   State,
   TextDocumentEdit,
@@ -64,6 +66,7 @@ let output: vscode.OutputChannel;
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;
 let resolved: ResolvedServerCommand | undefined;
+let shownByServer = 0; // window/showDocument requests seen
 
 function expandVars(value: string): string {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
@@ -138,6 +141,14 @@ function createClient(): LanguageClient {
     synchronize: { configurationSection: SECTION },
     initializationOptions: serverSettings(),
     middleware: {
+      window: {
+        // Count the documents the server shows (previewDiff shows its diff this way).
+        showDocument: async (params, next) => {
+          shownByServer++;
+          const r = await next(params, CancellationToken.None);
+          return r instanceof ResponseError ? { success: false } : r;
+        },
+      },
       workspace: {
         // Answer `workspace/configuration` for our section with the cleaned server settings.
         configuration: async (params, token, next) => {
@@ -273,6 +284,8 @@ type ServerCommand = 'action-lsp.apply' | 'action-lsp.applyAll' | 'action-lsp.pr
 
 interface Lens {
   range: vscode.Range;
+  title: string;
+  /** '' for informational lenses such as "Applied ✓". */
   command: string;
   args: unknown;
 }
@@ -291,6 +304,7 @@ async function serverLenses(c: LanguageClient, doc: vscode.TextDocument): Promis
     if (lens.command) {
       lenses.push({
         range: c.protocol2CodeConverter.asRange(lens.range),
+        title: lens.command.title,
         command: lens.command.command,
         args: lens.command.arguments?.[0],
       });
@@ -299,20 +313,22 @@ async function serverLenses(c: LanguageClient, doc: vscode.TextDocument): Promis
   return lenses;
 }
 
-/** The lens whose range contains `line`, else the nearest one above, else the nearest below. */
+/** The lens whose range contains `line`, else the nearest one above. */
 function pickLens(lenses: Lens[], line: number): Lens | undefined {
-  const containing = lenses.filter((l) => l.range.start.line <= line && line <= l.range.end.line);
-  if (containing.length > 0) {
-    // the innermost one
-    return containing.reduce((a, b) => (b.range.start.line >= a.range.start.line ? b : a));
+  let best: Lens | undefined;
+  for (const l of lenses) {
+    if (l.range.start.line <= line && (!best || l.range.start.line > best.range.start.line)) {
+      best = l;
+    }
   }
-  const above = lenses.filter((l) => l.range.start.line <= line);
-  if (above.length > 0) {
-    return above.reduce((a, b) => (b.range.start.line >= a.range.start.line ? b : a));
-  }
-  const below = lenses.filter((l) => l.range.start.line > line);
-  return below.reduce<Lens | undefined>((a, b) => (!a || b.range.start.line < a.range.start.line ? b : a), undefined);
+  return best;
 }
+
+const TITLES: Record<ServerCommand, string> = {
+  'action-lsp.apply': 'apply',
+  'action-lsp.applyAll': 'apply',
+  'action-lsp.previewDiff': 'preview',
+};
 
 /** Runs a server command on the action (or block) under the cursor of the active editor. */
 async function actOnCursor(serverCommand: ServerCommand): Promise<unknown> {
@@ -325,40 +341,57 @@ async function actOnCursor(serverCommand: ServerCommand): Promise<unknown> {
   const lenses = await serverLenses(c, editor.document);
   const line = editor.selection.active.line;
   let args: unknown;
-  let lens = pickLens(
-    lenses.filter((l) => l.command === serverCommand),
-    line,
-  );
-  if (lens) {
-    args = lens.args;
-  } else if (serverCommand === 'action-lsp.applyAll') {
-    // No "Apply all" lens: apply every action that has an apply lens.
-    const indices = lenses
-      .filter((l) => l.command === 'action-lsp.apply')
-      .map((l) => (l.args as { action?: number } | undefined)?.action)
-      .filter((i): i is number => typeof i === 'number');
-    if (indices.length > 0) {
-      args = { uri: c.code2ProtocolConverter.asUri(editor.document.uri), version: editor.document.version, actions: indices };
-    }
-  } else {
-    // e.g. previewDiff without its own lens: reuse the apply lens's argument (same shape).
-    lens = pickLens(
+  if (serverCommand === 'action-lsp.applyAll') {
+    const group = pickLens(
+      lenses.filter((l) => l.command === serverCommand),
+      line,
+    );
+    const single = pickLens(
       lenses.filter((l) => l.command === 'action-lsp.apply'),
       line,
     );
+    // The block's "Apply all" lens; a block with a single pending action has none: apply that one.
+    if (group && (!single || group.range.start.line >= single.range.start.line || groupCovers(group, single))) {
+      args = group.args;
+    } else if (single) {
+      const a = single.args as { uri: string; version: number | null; action: number };
+      args = { uri: a.uri, version: a.version, actions: [a.action] };
+    }
+  } else {
+    // The action under the cursor: the nearest per-action lens at or above the cursor line
+    // (an applied action has a lens without a command, e.g. "Applied ✓").
+    const anchor = pickLens(
+      lenses.filter((l) => l.command !== 'action-lsp.applyAll'),
+      line,
+    );
+    const lens = anchor && lenses.find((l) => l.command === serverCommand && l.range.start.line === anchor.range.start.line);
+    if (anchor && !lens) {
+      const title = lenses.find((l) => l.range.start.line === anchor.range.start.line)?.title ?? '';
+      void vscode.window.showInformationMessage(
+        `action-lsp: nothing to ${TITLES[serverCommand]} for the action on line ${anchor.range.start.line + 1}${title ? ` (${title})` : ''}.`,
+      );
+      return undefined;
+    }
     args = lens?.args;
   }
   if (args === undefined) {
-    void vscode.window.showInformationMessage('action-lsp: no action found in this document.');
+    void vscode.window.showInformationMessage('action-lsp: no file action at or above the cursor.');
     return undefined;
   }
   output.appendLine(`[client] ${serverCommand} ${JSON.stringify(args)}`);
+  const shownBefore = shownByServer;
   const result = await c.sendRequest(ExecuteCommandRequest.type, { command: serverCommand, arguments: [args] });
-  await reportResult(serverCommand, result);
+  await reportResult(serverCommand, result, shownByServer !== shownBefore);
   return result;
 }
 
-async function reportResult(serverCommand: ServerCommand, result: unknown): Promise<void> {
+/** Whether the "Apply all" lens `group` lists the action of the apply lens `single`. */
+function groupCovers(group: Lens, single: Lens): boolean {
+  const actions = (group.args as { actions?: number[] } | undefined)?.actions ?? [];
+  return actions.includes((single.args as { action?: number } | undefined)?.action ?? -1);
+}
+
+async function reportResult(serverCommand: ServerCommand, result: unknown, serverShowedDocument: boolean): Promise<void> {
   if (result === null || result === undefined) {
     return;
   }
@@ -379,7 +412,8 @@ async function reportResult(serverCommand: ServerCommand, result: unknown): Prom
       }
     }
   }
-  if (diff !== undefined && serverCommand === 'action-lsp.previewDiff') {
+  // Open the diff unless the server already showed it (window/showDocument).
+  if (diff !== undefined && serverCommand === 'action-lsp.previewDiff' && !serverShowedDocument) {
     const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
     await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }

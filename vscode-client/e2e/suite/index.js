@@ -73,7 +73,7 @@ async function main(result) {
   // 1. Open the transcript: the extension activates on it (markdown / *.transcript.md).
   const transcript = vscode.Uri.joinPath(ws, 'session.transcript.md');
   const doc = await vscode.workspace.openTextDocument(transcript);
-  const editor = await vscode.window.showTextDocument(doc);
+  let editor = await vscode.window.showTextDocument(doc);
   log(`opened ${transcript.fsPath} (language ${doc.languageId})`);
   const api = await ext.activate();
   log(`extension active: ${ext.isActive}`);
@@ -134,10 +134,18 @@ async function main(result) {
   const traversal = diagnostics.find((d) => codeOf(d) === 'path-traversal');
   assert.strictEqual(traversal.range.start.line, lineOf(doc, '../escape.txt'), 'path-traversal is on the wrong line');
 
-  // 4. "Apply" from the command palette on the action under the cursor (hello.txt).
+  // 4. "Preview diff", then "Apply", from the command palette on the action under the cursor (hello.txt).
   const helloLine = lineOf(doc, '<path>hello.txt</path>');
   editor.selection = new vscode.Selection(helloLine, 3, helloLine, 3);
-  log(`cursor on line ${helloLine}; running actionLsp.apply`);
+  log(`cursor on line ${helloLine}; running actionLsp.previewDiff`);
+  const preview = await vscode.commands.executeCommand('actionLsp.previewDiff');
+  result.previewResult = preview === undefined ? null : preview;
+  log(`actionLsp.previewDiff returned ${JSON.stringify(preview)}`);
+  const diffText = typeof preview === 'string' ? preview : preview && preview.diff;
+  assert.ok(typeof diffText === 'string' && diffText.includes('hello.txt') && /^\+hi/m.test(diffText), 'previewDiff did not return the diff of hello.txt');
+  editor = await vscode.window.showTextDocument(doc);
+  editor.selection = new vscode.Selection(helloLine, 3, helloLine, 3);
+  log('running actionLsp.apply');
   const applyResult = await vscode.commands.executeCommand('actionLsp.apply');
   result.applyResult = applyResult === undefined ? null : applyResult;
   log(`actionLsp.apply returned ${JSON.stringify(applyResult)}`);
@@ -176,12 +184,7 @@ async function main(result) {
   log(`notes/todo.md on disk: ${JSON.stringify(todo)}`);
   assert.ok(todo.includes('- ship it'), 'notes/todo.md has the wrong content');
 
-  // 6. Preview diff on the hello.txt action must not fail; the traversal target never appears.
-  editor.selection = new vscode.Selection(helloLine, 0, helloLine, 0);
-  await vscode.window.showTextDocument(doc);
-  const preview = await vscode.commands.executeCommand('actionLsp.previewDiff');
-  result.previewResult = preview === undefined ? null : preview;
-  log(`actionLsp.previewDiff returned ${JSON.stringify(preview)}`);
+  // 6. The traversal target never appears.
   assert.strictEqual(fs.existsSync(path.join(wsPath, '..', 'escape.txt')), false, '../escape.txt was written');
 
   // 7. Restart keeps working.
