@@ -1,9 +1,139 @@
-"""placeholder"""
+"""``textDocument/codeAction``: the core's quick fixes, a ``missing-field`` placeholder, and
+"Apply" for the file actions under the cursor.
+
+Each quick fix is an edit of the transcript (``isPreferred`` where the core says so), attached
+to the diagnostic it fixes. Apply is offered as a ``source`` action that runs the
+``action-lsp.apply`` / ``action-lsp.applyAll`` command.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..model import Diagnostic, Fix, Span, TextEdit
+from .commands import APPLY, APPLY_ALL
+from .convert import diagnostic, span_of, span_range
+from .documents import OpenDocument
+
+if TYPE_CHECKING:
+    from .server import ActionLanguageServer
 
 
-def register(ls: Any) -> None:
-    return None
+def placeholder_fix(od: OpenDocument, d: Diagnostic) -> Fix | None:
+    """Insert ``"field": ""`` (JSON actions) or ``<field></field>`` (tag actions)."""
+    if d.code != "missing-field" or not d.data or d.data.get("empty"):
+        return None
+    name = d.data.get("field")
+    if not isinstance(name, str):
+        return None
+    text = od.text
+    action = next(
+        (a for a in od.analysis().actions if a.span.start <= d.span.start and d.span.end <= a.span.end),
+        None,
+    )
+    if action is None:
+        return None
+    body = text[action.span.start : action.span.end]
+    if body.startswith("<"):
+        close = body.rfind("</")
+        if close <= 0:
+            return None
+        at = action.span.start + close
+        indent = ""
+        line_start = text.rfind("\n", 0, at) + 1
+        if text[line_start:at].strip() == "":
+            return Fix(f"Insert <{name}>", [TextEdit(Span(line_start, line_start), f"{text[line_start:at]}  <{name}></{name}>\n")])
+        return Fix(f"Insert <{name}>", [TextEdit(Span(at, at), f"{indent}<{name}></{name}>")])
+    if not body.startswith("{"):
+        return None
+    ends = [f.span.end for f in action.fields.values() if f.span.end <= action.span.end]
+    if not ends:
+        at = action.span.start + 1
+        return Fix(f'Insert "{name}"', [TextEdit(Span(at, at), f'"{name}": "", ')])
+    at = max(ends)
+    if text.startswith('"', at):
+        at += 1
+    return Fix(f'Insert "{name}"', [TextEdit(Span(at, at), f', "{name}": ""')])
+
+
+def register(ls: ActionLanguageServer) -> None:
+    kinds = [types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
+
+    @ls.handle(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=kinds))
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        od = ls.document(params.text_document.uri)
+        lines, enc = od.doc.lines, ls.encoding
+        span = span_of(lines, params.range, enc)
+        only = params.context.only
+        want_fix = not only or any(str(k).startswith("quickfix") for k in only)
+        want_source = not only or any(str(k).startswith("source") for k in only)
+        analysis = od.analysis()
+        out: list[types.CodeAction] = []
+        if want_fix:
+            given = {
+                (d.code, d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character): d
+                for d in params.context.diagnostics
+            }
+            for d in [*analysis.diagnostics, *od.workspace.diagnostics]:
+                if d.span.start > span.end or d.span.end < span.start:
+                    continue
+                fixes = list(d.fixes)
+                extra = placeholder_fix(od, d) if not fixes else None
+                if extra is not None:
+                    fixes.append(extra)
+                if not fixes:
+                    continue
+                converted = diagnostic(d, lines, enc, ls.settings, od.uri)
+                if converted is None:
+                    continue
+                r = converted.range
+                attached = given.get(
+                    (d.code, r.start.line, r.start.character, r.end.line, r.end.character), converted
+                )
+                for fix in fixes:
+                    edits = [
+                        types.TextEdit(range=span_range(lines, e.span, enc), new_text=e.new_text)
+                        for e in fix.edits
+                    ]
+                    out.append(
+                        types.CodeAction(
+                            title=fix.title,
+                            kind=types.CodeActionKind.QuickFix,
+                            diagnostics=[attached],
+                            is_preferred=fix.preferred or None,
+                            edit=types.WorkspaceEdit(changes={od.uri: edits}),
+                        )
+                    )
+        if want_source:
+            seen_groups: set[int] = set()
+            for i, a in enumerate(analysis.actions):
+                if not a.kind.is_file_action or a.span.start > span.end or a.span.end < span.start:
+                    continue
+                args = {"uri": od.uri, "version": od.version, "action": i}
+                out.append(
+                    types.CodeAction(
+                        title=f"Apply {a.title}",
+                        kind=types.CodeActionKind.Source,
+                        command=types.Command(title=f"Apply {a.title}", command=APPLY, arguments=[args]),
+                    )
+                )
+                for gi, g in enumerate(analysis.groups):
+                    if i in g.actions and gi not in seen_groups:
+                        seen_groups.add(gi)
+                        group_files = [j for j in g.actions if analysis.actions[j].kind.is_file_action]
+                        if len(group_files) > 1:
+                            title = f"Apply all {len(group_files)} file actions of {g.label}"
+                            out.append(
+                                types.CodeAction(
+                                    title=title,
+                                    kind=types.CodeActionKind.Source,
+                                    command=types.Command(
+                                        title=title,
+                                        command=APPLY_ALL,
+                                        arguments=[{"uri": od.uri, "version": od.version, "actions": group_files}],
+                                    ),
+                                )
+                            )
+        return out

@@ -1,9 +1,75 @@
-"""placeholder"""
+"""``textDocument/codeLens``: ``Apply`` and ``Preview diff`` above every file action,
+``Apply all N`` above each block or message, ``Applied ✓`` once the files hold an action's
+result (the edit engine's ``applied`` finding)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..model import Span
+from .commands import APPLY, APPLY_ALL, PREVIEW
+from .convert import span_range
+
+if TYPE_CHECKING:
+    from .server import ActionLanguageServer
+
+APPLIED = "Applied ✓"
 
 
-def register(ls: Any) -> None:
-    return None
+def register(ls: ActionLanguageServer) -> None:
+    @ls.handle(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+        od = ls.document(params.text_document.uri)
+        analysis = od.analysis()
+        actions = analysis.actions
+        if not any(a.kind.is_file_action for a in actions):
+            return []
+        plan = ls.features["diagnostics"].plan_now(od)
+        outcomes = {o.action_index: o for o in plan.outcomes}
+        lines, enc = od.doc.lines, ls.encoding
+        out: list[types.CodeLens] = []
+
+        def lens(at: int, title: str, command: str, args: dict[str, Any] | None) -> None:
+            out.append(
+                types.CodeLens(
+                    range=span_range(lines, Span(at, at), enc),
+                    command=types.Command(
+                        title=title, command=command, arguments=[args] if args else None
+                    ),
+                )
+            )
+
+        pending: dict[int, bool] = {}
+        for i, a in enumerate(actions):
+            if not a.kind.is_file_action:
+                continue
+            o = outcomes.get(i)
+            applied = o is not None and o.applied
+            pending[i] = not applied
+            args = {"uri": od.uri, "version": od.version, "action": i}
+            if applied:
+                lens(a.name_span.start, APPLIED, "", None)
+            else:
+                lens(a.name_span.start, "Apply", APPLY, args)
+                lens(a.name_span.start, "Preview diff", PREVIEW, args)
+        for g in analysis.groups:
+            todo = [i for i in g.actions if pending.get(i)]
+            if len([i for i in g.actions if i in pending]) < 2 or not todo:
+                continue
+            start = min(g.span.start, *(actions[i].span.start for i in g.actions))
+            lens(
+                start,
+                f"Apply all {len(todo)}",
+                APPLY_ALL,
+                {"uri": od.uri, "version": od.version, "actions": todo},
+            )
+        out.sort(key=lambda c: (c.range.start.line, c.range.start.character))
+        return out
+
+    def refresh() -> None:
+        if ls.client_has("workspace.code_lens.refresh_support"):
+            ls.workspace_code_lens_refresh(None)
+
+    ls.on("workspace_checked", refresh)

@@ -1,9 +1,259 @@
-"""placeholder"""
+"""The commands behind code lenses and code actions (``workspace/executeCommand``).
+
+``action-lsp.apply`` ``{uri, version, action}``, ``action-lsp.applyAll`` ``{uri, version,
+actions}`` and ``action-lsp.previewDiff`` ``{uri, version, action}`` (docs/architecture.md).
+
+Apply sends one ``workspace/applyEdit`` whose ``documentChanges`` hold every file the actions
+touch (``CreateFile`` + versioned ``TextDocumentEdit``; ``version`` null for files not open in
+the editor; a modify replaces only the matched ranges), so the editor applies the group as one
+undoable step or not at all. Clients that cannot apply workspace edits get the files written
+by the edit engine directly (all or none). Preview writes the unified diff to a temporary
+``.diff`` file and asks the editor to show it (``window/showDocument``); the diff text is also
+the command's result.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import tempfile
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import from_fs_path
+
+from ..edit import FileChange, Plan, WriteError, plan_changes, unified_diff, write_plan
+from ..model import ActionKind
+from ..text import LineIndex
+from .convert import lsp_range
+from .documents import OpenDocument
+
+if TYPE_CHECKING:
+    from .server import ActionLanguageServer
+
+APPLY = "action-lsp.apply"
+APPLY_ALL = "action-lsp.applyAll"
+PREVIEW = "action-lsp.previewDiff"
 
 
-def register(ls: Any) -> None:
-    return None
+def selection_for(od: OpenDocument, indices: Collection[int]) -> set[int]:
+    """The actions to plan so that ``indices`` see the files as the transcript left them: each
+    selected action plus the earlier file actions on the same paths."""
+    actions = od.analysis().actions
+    wanted = set(indices)
+    paths = {actions[i].path for i in wanted if 0 <= i < len(actions)}
+    last = max(wanted, default=-1)
+    for j in range(last + 1):
+        a = actions[j]
+        if a.kind.is_file_action and a.path in paths:
+            wanted.add(j)
+    return wanted
+
+
+def plan_for(ls: ActionLanguageServer, od: OpenDocument, indices: Collection[int]) -> Plan:
+    return plan_changes(od.analysis().actions, ls.workspace_for(od), only=selection_for(od, indices))
+
+
+def file_uri(path: Path) -> str:
+    uri = from_fs_path(str(path))
+    if uri is None:
+        raise ValueError(f"no URI for {path}")
+    return uri
+
+
+def workspace_edit(ls: ActionLanguageServer, plan: Plan) -> types.WorkspaceEdit:
+    enc = ls.encoding
+    changes: list[Any] = []
+    for ch in plan.changes:
+        if ch.kind == "mkdir":
+            continue  # LSP has no "create directory"; see apply()
+        uri = file_uri(ch.path)
+        if ch.kind == "delete":
+            changes.append(types.DeleteFile(uri=uri))
+            continue
+        open_doc = ls.documents.by_path(ch.path)
+        version = open_doc.version if open_doc is not None else None
+        if ch.kind == "create":
+            changes.append(
+                types.CreateFile(
+                    uri=uri, options=types.CreateFileOptions(overwrite=True, ignore_if_exists=False)
+                )
+            )
+            edits = [
+                types.TextEdit(
+                    range=types.Range(
+                        start=types.Position(line=0, character=0),
+                        end=types.Position(line=0, character=0),
+                    ),
+                    new_text=ch.new_text,
+                )
+            ]
+        else:
+            old = LineIndex(ch.old_text or "")
+            edits = [
+                types.TextEdit(range=lsp_range(old.range(_span(s, e), enc)), new_text=t)
+                for s, e, t in ch.edits
+            ]
+        changes.append(
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                edits=edits,
+            )
+        )
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+def _span(s: int, e: int) -> Any:
+    from ..model import Span
+
+    return Span(s, e)
+
+
+def describe_change(ch: FileChange) -> str:
+    """One line: what the change does to its file."""
+    if ch.kind == "create":
+        n = ch.new_text.count("\n") + (0 if ch.new_text.endswith("\n") or not ch.new_text else 1)
+        return f"create `{ch.rel}` ({n} line{'s' if n != 1 else ''})"
+    if ch.kind == "mkdir":
+        return f"create the directory `{ch.rel}`"
+    if ch.kind == "delete":
+        return f"delete `{ch.rel}`"
+    old = LineIndex(ch.old_text or "")
+    parts = []
+    for s, e, _t in ch.edits:
+        first = old.line_of(s) + 1
+        last = old.line_of(max(s, e - 1)) + 1 if e > s else first
+        parts.append(f"line {first}" if first == last else f"lines {first}–{last}")
+    return f"replace {', '.join(parts)} of `{ch.rel}`"
+
+
+def _args(args: Sequence[Any]) -> Mapping[str, Any]:
+    if len(args) == 1 and isinstance(args[0], Mapping):
+        return args[0]
+    raise JsonRpcInvalidParams(message="expected one argument object {uri, version, ...}")
+
+
+class Commands:
+    def __init__(self, ls: ActionLanguageServer) -> None:
+        self.ls = ls
+
+    def _document(self, a: Mapping[str, Any]) -> OpenDocument:
+        uri = a.get("uri")
+        if not isinstance(uri, str):
+            raise JsonRpcInvalidParams(message="`uri` is required")
+        od = self.ls.document(uri)
+        version = a.get("version")
+        if version is not None and od.version is not None and version != od.version:
+            raise JsonRpcInvalidParams(
+                message=f"the transcript changed (version {od.version}, not {version}); try again"
+            )
+        return od
+
+    def _indices(self, od: OpenDocument, raw: Any) -> list[int]:
+        n = len(od.analysis().actions)
+        items = raw if isinstance(raw, list) else [raw]
+        if not items or not all(isinstance(i, int) and 0 <= i < n for i in items):
+            raise JsonRpcInvalidParams(message=f"action indices must be in 0..{n - 1}")
+        return sorted(set(items))
+
+    async def apply(self, *args: Any) -> dict[str, Any]:
+        a = _args(args)
+        od = self._document(a)
+        return await self._apply(od, self._indices(od, a.get("action")))
+
+    async def apply_all(self, *args: Any) -> dict[str, Any]:
+        a = _args(args)
+        od = self._document(a)
+        return await self._apply(od, self._indices(od, a.get("actions")))
+
+    async def _apply(self, od: OpenDocument, indices: list[int]) -> dict[str, Any]:
+        ls = self.ls
+        actions = od.analysis().actions
+        file_indices = [i for i in indices if actions[i].kind.is_file_action]
+        if not file_indices:
+            return {"applied": False, "message": "no file actions: nothing to apply (nothing is ever executed)"}
+        plan = plan_for(ls, od, file_indices)
+        failed = [o for o in plan.outcomes if not o.ok and not o.skipped]
+        if failed:
+            reasons = "; ".join(f"{actions[o.action_index].title}: {o.reason}" for o in failed)
+            self._tell(types.MessageType.Error, f"Nothing applied: {reasons}")
+            return {"applied": False, "message": reasons}
+        if not plan.changes:
+            msg = "Already applied: the files hold these changes"
+            self._tell(types.MessageType.Info, msg)
+            return {"applied": True, "message": msg}
+        for ch in plan.changes:
+            if ch.kind == "mkdir":
+                ch.path.mkdir(parents=True, exist_ok=True)
+        can_edit = ls.client_has("workspace.apply_edit") and (
+            ls.client_has("workspace.workspace_edit.document_changes")
+            or ls.client_has("workspace.workspace_edit.resource_operations")
+        )
+        summary = "; ".join(describe_change(ch) for ch in plan.changes)
+        if can_edit:
+            edit = workspace_edit(ls, plan)
+            result = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label=f"action-lsp: {summary}")
+            )
+            if not result.applied:
+                reason = result.failure_reason or "the editor refused the edit"
+                self._tell(types.MessageType.Error, f"Nothing applied: {reason}")
+                return {"applied": False, "message": reason}
+        else:
+            try:
+                write_plan(Plan([c for c in plan.changes if c.kind != "mkdir"], plan.outcomes))
+            except WriteError as exc:
+                self._tell(types.MessageType.Error, f"Nothing applied: {exc}")
+                return {"applied": False, "message": str(exc)}
+        for ch in plan.changes:
+            ls.emit("files_changed", [ch.path])
+        ls.emit("files_changed", [])
+        return {"applied": True, "message": summary}
+
+    async def preview(self, *args: Any) -> dict[str, Any]:
+        ls = self.ls
+        a = _args(args)
+        od = self._document(a)
+        indices = self._indices(od, a.get("action"))
+        plan = plan_for(ls, od, indices)
+        failed = [o for o in plan.outcomes if not o.ok and not o.skipped]
+        diff = unified_diff(plan) if plan.changes else ""
+        if failed:
+            note = "; ".join(o.reason for o in failed)
+            diff = "".join(f"# cannot apply: {line}\n" for line in note.splitlines()) + diff
+        elif not diff:
+            kind = od.analysis().actions[indices[0]].kind
+            diff = (
+                "# nothing to change: already applied\n"
+                if kind.is_file_action
+                else f"# not a file action ({kind.value}); nothing is ever executed\n"
+            )
+        uri = None
+        if ls.client_has("window.show_document.support"):
+            title = Path(od.analysis().actions[indices[0]].path or "action").name
+            folder = Path(tempfile.gettempdir()) / "action-lsp-preview"
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / f"{title}.{indices[0]}.diff"
+            target.write_text(diff, encoding="utf-8")
+            uri = file_uri(target)
+            await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=uri, take_focus=True)
+            )
+        return {"diff": diff, "uri": uri}
+
+    def _tell(self, kind: types.MessageType, message: str) -> None:
+        self.ls.window_show_message(types.ShowMessageParams(type=kind, message=f"action-lsp: {message}"))
+
+
+def register(ls: ActionLanguageServer) -> Commands:
+    from .guard import guard
+
+    cmds = Commands(ls)
+    ls.command(APPLY)(guard(ls, APPLY, cmds.apply))
+    ls.command(APPLY_ALL)(guard(ls, APPLY_ALL, cmds.apply_all))
+    ls.command(PREVIEW)(guard(ls, PREVIEW, cmds.preview))
+    return cmds
+
+
+__all__ = ["APPLY", "APPLY_ALL", "PREVIEW", "ActionKind", "Commands", "describe_change", "plan_for"]

@@ -144,3 +144,24 @@ def _follow_edit(ws: WorkspaceState, span: Span, inserted: int) -> None:
         elif d.span.start > span.end:
             kept.append(shift_diagnostic(d, delta))
     ws.diagnostics = kept
+
+
+def action_at(od: OpenDocument, offset: int) -> int | None:
+    """Index of the action whose span holds ``offset`` (the innermost when they nest)."""
+    import bisect
+
+    actions = od.analysis().actions
+    starts = [a.span.start for a in actions]
+    k = bisect.bisect_right(starts, offset) - 1
+    best: int | None = None
+    while k >= 0:
+        a = actions[k]
+        if a.span.start <= offset <= a.span.end:
+            if best is None or len(a.span) < len(actions[best].span):
+                best = k
+        elif a.span.end < offset and best is not None:
+            break
+        if offset - a.span.start > 1_000_000:
+            break
+        k -= 1
+    return best

@@ -1,9 +1,43 @@
-"""placeholder"""
+"""``textDocument/foldingRange``: fold action bodies and whole blocks or messages."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..model import Span
+
+if TYPE_CHECKING:
+    from .server import ActionLanguageServer
 
 
-def register(ls: Any) -> None:
-    return None
+def register(ls: ActionLanguageServer) -> None:
+    @ls.handle(types.TEXT_DOCUMENT_FOLDING_RANGE)
+    def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange]:
+        od = ls.document(params.text_document.uri)
+        analysis = od.analysis()
+        lines = od.doc.lines
+        seen: set[tuple[int, int]] = set()
+        out: list[types.FoldingRange] = []
+
+        def add(span: Span, kind: str | None, text: str) -> None:
+            first = lines.line_of(span.start)
+            end = span.end
+            if end > span.start and lines.line_start(lines.line_of(end)) == end:
+                end -= 1  # a span ending at a line start ends on the line before
+            last = lines.line_of(end)
+            if last > first and (first, last) not in seen:
+                seen.add((first, last))
+                out.append(
+                    types.FoldingRange(
+                        start_line=first, end_line=last, kind=kind, collapsed_text=text
+                    )
+                )
+
+        for g in analysis.groups:
+            add(g.span, types.FoldingRangeKind.Region, g.label)
+        for a in analysis.actions:
+            add(a.span, None, a.title)
+        out.sort(key=lambda r: (r.start_line, -r.end_line))
+        return out

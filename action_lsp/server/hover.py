@@ -1,9 +1,82 @@
-"""placeholder"""
+"""``textDocument/hover`` on an action: what applying it would do (never runs anything).
+
+A file action shows its effect (``create 42 lines at src/app.py``, ``replace lines 10–14 of
+main.go``), how its search text was found, and the diff it would make; any other action says
+that action-lsp never executes it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..edit import unified_diff
+from ..model import Action, ActionKind
+from .commands import describe_change, plan_for
+from .convert import offset_of, span_range
+from .documents import OpenDocument, action_at
+
+if TYPE_CHECKING:
+    from .server import ActionLanguageServer
+
+MAX_DIFF_LINES = 80
 
 
-def register(ls: Any) -> None:
-    return None
+def describe(ls: ActionLanguageServer, od: OpenDocument, index: int) -> str:
+    action = od.analysis().actions[index]
+    head = f"**{action.type}**" + (f" `{action.path}`" if action.path else "") + f" · {action.dialect}"
+    if not action.kind.is_file_action:
+        return f"{head}\n\n{_not_run(action)}"
+    plan = plan_for(ls, od, [index])
+    outcome = plan.outcome(index)
+    if outcome is None:
+        return head
+    if not outcome.ok:
+        return f"{head}\n\n**Cannot apply:** {outcome.reason}"
+    if outcome.applied:
+        return f"{head}\n\nAlready applied: the file holds this change."
+    change = outcome.change
+    if change is None:
+        return f"{head}\n\nNothing would change."
+    lines = [head, "", f"Would {describe_change(change)}."]
+    if outcome.strategies and any(s != "exact" for s in outcome.strategies):
+        lines.append(f"Search text found by: {', '.join(outcome.strategies)}.")
+    others = [i for i in change.actions if i != index]
+    if others:
+        lines.append(f"(Includes {len(others)} earlier action(s) on the same file.)")
+    diff = unified_diff(plan)
+    diff_lines = diff.splitlines()
+    if len(diff_lines) > MAX_DIFF_LINES:
+        diff_lines = [*diff_lines[:MAX_DIFF_LINES], f"... {len(diff_lines) - MAX_DIFF_LINES} more lines"]
+    if diff_lines:
+        lines += ["", "```diff", *diff_lines, "```"]
+    return "\n".join(lines)
+
+
+def _not_run(action: Action) -> str:
+    if action.kind is ActionKind.COMMAND:
+        cmd = action.text("command") or ""
+        return f"A shell command: `{cmd.strip()[:200]}`. action-lsp never runs it."
+    if action.kind is ActionKind.CODE:
+        return "Code to execute; action-lsp only checks it and never runs it."
+    if action.kind is ActionKind.READ_FILE:
+        return "Reads a file; nothing changes."
+    return f"A `{action.kind.value}` action; it changes no files and action-lsp never executes it."
+
+
+def register(ls: ActionLanguageServer) -> None:
+    @ls.handle(types.TEXT_DOCUMENT_HOVER)
+    def hover(params: types.HoverParams) -> types.Hover | None:
+        od = ls.document(params.text_document.uri)
+        offset = offset_of(od.doc.lines, params.position, ls.encoding)
+        index = action_at(od, offset)
+        if index is None:
+            return None
+        action = od.analysis().actions[index]
+        return types.Hover(
+            contents=types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value=describe(ls, od, index)
+            ),
+            range=span_range(od.doc.lines, action.name_span, ls.encoding),
+        )
