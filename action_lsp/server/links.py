@@ -19,6 +19,7 @@ def register(ls: ActionLanguageServer) -> None:
     def document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink]:
         od = ls.document(params.text_document.uri)
         ws = ls.workspace_for(od)
+        tooltips = ls.client_has("text_document.document_link.tooltip_support")
         out: list[types.DocumentLink] = []
         for action in od.analysis().actions:
             f = action.fields.get("path")
@@ -31,7 +32,7 @@ def register(ls: ActionLanguageServer) -> None:
                 types.DocumentLink(
                     range=span_range(od.doc.lines, f.span, ls.encoding),
                     target=file_uri(target.path),
-                    tooltip=f"Open {target.rel}",
+                    tooltip=f"Open {target.rel}" if tooltips else None,
                 )
             )
         return out
