@@ -8,7 +8,8 @@ speaks LSP to ``action-lsp serve`` the way that editor does: the same command li
 for ``actionLsp``; Eglot answers it from ``eglot-workspace-configuration``), and the same position
 encodings (Helix offers utf-8 first; Eglot 1.9 offers none, so utf-16). When Emacs is installed,
 the .el is also loaded in ``emacs --batch`` to check that Eglot would send exactly what this test
-sends.
+sends, and a real Eglot session checks what reaches Flymake (Emacs is optional: without it those
+two tests are skipped and say so; ``apt-get install emacs-nox elpa-eglot`` on Debian 12).
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ class LspClient:
         self.lock = threading.Lock()
         self.stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr or []), daemon=True).start()
+        threading.Thread(
+            target=lambda: self.stderr.extend(self.proc.stderr or []), daemon=True
+        ).start()
 
     def _send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -85,9 +88,16 @@ class LspClient:
             if "method" in message and "id" in message:  # a request from the server
                 self.server_requests.append((message["method"], message.get("params")))
                 try:
-                    self._send({"id": message["id"], "result": self.on_request(message["method"], message.get("params"))})
+                    self._send(
+                        {
+                            "id": message["id"],
+                            "result": self.on_request(message["method"], message.get("params")),
+                        }
+                    )
                 except Exception as exc:  # answer, never hang the server
-                    self._send({"id": message["id"], "error": {"code": -32603, "message": str(exc)}})
+                    self._send(
+                        {"id": message["id"], "error": {"code": -32603, "message": str(exc)}}
+                    )
             elif "method" in message:
                 self.notifications.put(message)
             else:
@@ -109,7 +119,9 @@ class LspClient:
     def notify(self, method: str, params: Any) -> None:
         self._send({"method": method, "params": params})
 
-    def diagnostics(self, uri: str, ready: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
+    def diagnostics(
+        self, uri: str, ready: Callable[[list[dict[str, Any]]], bool]
+    ) -> list[dict[str, Any]]:
         """The diagnostics of ``uri`` once ``ready`` holds and no new ones came for QUIET_S."""
         deadline = time.monotonic() + TIMEOUT_S
         latest: list[dict[str, Any]] | None = None
@@ -119,12 +131,17 @@ class LspClient:
             if latest is not None and ready(latest) and now - settled_at >= QUIET_S:
                 return latest
             if now > deadline:
-                pytest.fail(f"diagnostics of {uri} never settled as expected; last: {latest}\n{self.log()}")
+                pytest.fail(
+                    f"diagnostics of {uri} never settled as expected; last: {latest}\n{self.log()}"
+                )
             try:
                 message = self.notifications.get(timeout=0.05)
             except queue.Empty:
                 continue
-            if message["method"] == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
+            if (
+                message["method"] == "textDocument/publishDiagnostics"
+                and message["params"]["uri"] == uri
+            ):
                 latest = message["params"]["diagnostics"]
                 settled_at = time.monotonic()
 
@@ -206,7 +223,7 @@ def _session(
 
 def _assert_capabilities(init: dict[str, Any], encodings: list[str]) -> str:
     caps = init["capabilities"]
-    assert COMMANDS <= set(caps["executeCommandProvider"]["commands"])
+    assert set(caps["executeCommandProvider"]["commands"]) >= COMMANDS
     assert caps.get("codeActionProvider")
     assert caps.get("codeLensProvider") is not None
     encoding = caps.get("positionEncoding", "utf-16")
@@ -234,11 +251,19 @@ def _helix() -> tuple[list[str], dict[str, Any], dict[str, Any]]:
 
 HELIX_CAPABILITIES: dict[str, Any] = {  # what Helix offers, in short
     "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]},
-    "workspace": {"configuration": True, "workspaceFolders": True, "applyEdit": True,
-                  "executeCommand": {"dynamicRegistration": False},
-                  "didChangeConfiguration": {"dynamicRegistration": False}},
-    "textDocument": {"publishDiagnostics": {"versionSupport": True},
-                     "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "source"]}}}},
+    "workspace": {
+        "configuration": True,
+        "workspaceFolders": True,
+        "applyEdit": True,
+        "executeCommand": {"dynamicRegistration": False},
+        "didChangeConfiguration": {"dynamicRegistration": False},
+    },
+    "textDocument": {
+        "publishDiagnostics": {"versionSupport": True},
+        "codeAction": {
+            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "source"]}}
+        },
+    },
 }
 
 
@@ -276,8 +301,13 @@ def test_helix_settings_reach_the_server(tmp_path: Path, override: bool) -> None
         return "invalid-value" in codes and (override or "missing-field" in codes)
 
     init, diagnostics, text, client = _session(
-        _resolve(argv), tmp_path, init_options=config, capabilities=HELIX_CAPABILITIES,
-        settings_notification=config, configuration=_helix_dig(config), expect=expect,
+        _resolve(argv),
+        tmp_path,
+        init_options=config,
+        capabilities=HELIX_CAPABILITIES,
+        settings_notification=config,
+        configuration=_helix_dig(config),
+        expect=expect,
     )
     try:
         encoding = _assert_capabilities(init, ["utf-8", "utf-32", "utf-16"])
@@ -312,7 +342,7 @@ def _read_elisp(source: str, at: int) -> tuple[Any, int]:
     """
     while True:
         m = _TOKEN.match(source, at)
-        assert m, f"cannot read Emacs Lisp at {source[at:at + 40]!r}"
+        assert m, f"cannot read Emacs Lisp at {source[at : at + 40]!r}"
         at = m.end()
         if m.lastgroup:
             break
@@ -326,7 +356,7 @@ def _read_elisp(source: str, at: int) -> tuple[Any, int]:
         if atom == ":json-false":
             return False, at
         if atom in ("t", "nil"):
-            return atom == "t", at if atom == "t" else at
+            return (True if atom == "t" else None), at
         if re.fullmatch(r"-?\d+", atom):
             return int(atom), at
         return _Symbol(atom), at
@@ -349,7 +379,10 @@ def _read_elisp(source: str, at: int) -> tuple[Any, int]:
             return items, at
         if not items:
             return None, at
-        if all(isinstance(k, _Symbol) and k.startswith(":") for k in items[::2]) and len(items) % 2 == 0:
+        if (
+            all(isinstance(k, _Symbol) and k.startswith(":") for k in items[::2])
+            and len(items) % 2 == 0
+        ):
             return {k[1:]: v for k, v in zip(items[::2], items[1::2], strict=True)}, at
         return items, at
     raise AssertionError(f"unexpected {m.group(0)!r}")
@@ -371,11 +404,21 @@ def _emacs() -> tuple[list[str], dict[str, Any]]:
 
 
 EGLOT_CAPABILITIES: dict[str, Any] = {  # Eglot 1.9 offers no positionEncodings: utf-16
-    "workspace": {"configuration": True, "workspaceFolders": True, "applyEdit": True,
-                  "executeCommand": {"dynamicRegistration": False},
-                  "didChangeConfiguration": {"dynamicRegistration": False}},
-    "textDocument": {"publishDiagnostics": {"relatedInformation": False},
-                     "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", "refactor", "source"]}}}},
+    "workspace": {
+        "configuration": True,
+        "workspaceFolders": True,
+        "applyEdit": True,
+        "executeCommand": {"dynamicRegistration": False},
+        "didChangeConfiguration": {"dynamicRegistration": False},
+    },
+    "textDocument": {
+        "publishDiagnostics": {"relatedInformation": False},
+        "codeAction": {
+            "codeActionLiteralSupport": {
+                "codeActionKind": {"valueSet": ["quickfix", "refactor", "source"]}
+            }
+        },
+    },
 }
 
 
@@ -384,9 +427,16 @@ def test_emacs_el_shape() -> None:
     assert argv == ["action-lsp", "serve"]
     assert settings == {"allowOverwrite": False, "workspaceRoots": []}
     source = EMACS_EL.read_text(encoding="utf-8")
-    assert "(add-to-list 'eglot-server-programs (cons action-lsp-modes #'action-lsp-contact))" in source
+    assert (
+        "(add-to-list 'eglot-server-programs (cons action-lsp-modes #'action-lsp-contact))"
+        in source
+    )
     assert ":initializationOptions #'action-lsp--initialization-options" in source
-    assert _defcustom("action-lsp-modes") == [_Symbol("markdown-mode"), _Symbol("gfm-mode"), _Symbol("text-mode")]
+    assert _defcustom("action-lsp-modes") == [
+        _Symbol("markdown-mode"),
+        _Symbol("gfm-mode"),
+        _Symbol("text-mode"),
+    ]
     _resolve(argv)
 
 
@@ -401,8 +451,12 @@ def test_emacs_settings_reach_the_server(tmp_path: Path, override: bool) -> None
         return "invalid-value" in codes and (override or "missing-field" in codes)
 
     init, diagnostics, text, client = _session(
-        _resolve(argv), tmp_path, init_options=settings, capabilities=EGLOT_CAPABILITIES,
-        settings_notification=workspace, configuration=lambda section: workspace.get(section or ""),
+        _resolve(argv),
+        tmp_path,
+        init_options=settings,
+        capabilities=EGLOT_CAPABILITIES,
+        settings_notification=workspace,
+        configuration=lambda section: workspace.get(section or ""),
         expect=expect,
     )
     try:
@@ -437,7 +491,10 @@ def test_emacs_batch_sends_what_the_test_sends() -> None:
 """
     proc = subprocess.run(
         [emacs, "--batch", "-l", str(EMACS_EL), "--eval", probe],
-        capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     sent = json.loads(proc.stdout)
@@ -448,3 +505,67 @@ def test_emacs_batch_sends_what_the_test_sends() -> None:
         "init": settings,
         "workspace": {"actionLsp": settings},
     }
+
+
+EGLOT_PROBE = r"""
+(progn
+  (when %(override)s
+    (setq action-lsp-settings
+          (append action-lsp-settings '(:severity (:missing-field "off")))))
+  (find-file %(doc)s)
+  (text-mode)
+  (apply #'eglot (eglot--guess-contact))
+  (let ((deadline (+ (float-time) %(timeout)d)) (seen nil))
+    (while (and (< (float-time) deadline)
+                (not (seq-find (lambda (d) (string-match-p "\\[invalid-value\\]"
+                                                           (flymake-diagnostic-text d)))
+                               (flymake-diagnostics))))
+      (accept-process-output nil 0.1))
+    (accept-process-output nil %(quiet)s)
+    (princ (json-serialize
+            (vconcat
+             (mapcar (lambda (d)
+                       (let ((beg (flymake-diagnostic-beg d)))
+                         (list :line (1- (line-number-at-pos beg))
+                               :column (save-excursion (goto-char beg) (- beg (line-beginning-position)))
+                               :type (symbol-name (flymake-diagnostic-type d))
+                               :text (flymake-diagnostic-text d))))
+                     (flymake-diagnostics)))))))
+"""
+
+
+@pytest.mark.parametrize("override", [False, True], ids=["shipped", "missing-field-off"])
+def test_emacs_eglot_batch(tmp_path: Path, override: bool) -> None:
+    """A real Eglot (Emacs in batch mode) with action-lsp.el: Flymake gets the diagnostics, at
+    the right characters, and a severity override in `action-lsp-settings` takes effect."""
+    emacs = shutil.which("emacs")
+    if emacs is None:
+        pytest.skip("emacs is not installed (optional: apt-get install emacs-nox elpa-eglot)")
+    ws, _, text = _workspace(tmp_path)
+    probe = EGLOT_PROBE % {
+        "override": "t" if override else "nil",
+        "doc": json.dumps(str(ws / "session.md")),
+        "timeout": int(TIMEOUT_S),
+        "quiet": QUIET_S,
+    }
+    scripts = Path(sys.executable).parent
+    env = dict(os.environ, PATH=f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}")
+    proc = subprocess.run(
+        [emacs, "--batch", "-l", str(EMACS_EL), "--eval", probe],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S + 30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    found = json.loads(proc.stdout)
+    by_code = {re.search(r"\[([a-z-]+)\]", d["text"]).group(1): d for d in found}  # type: ignore[union-attr]
+    lines = text.split("\n")
+    line = next(i for i, t in enumerate(lines) if '"status": "done"' in t)
+    column = lines[line].index('"status": "done"') + len('"status": "')  # in characters
+    assert by_code["invalid-value"]["line"] == line
+    assert by_code["invalid-value"]["column"] == column
+    assert by_code["invalid-value"]["type"] == "eglot-error"
+    assert ("missing-field" in by_code) is not override, found
