@@ -46,7 +46,9 @@ def _nvim() -> str:
 
 
 def _version(nvim: str) -> tuple[int, int]:
-    out = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [nvim, "--version"], capture_output=True, text=True, timeout=60, check=True
+    )
     first = out.stdout.splitlines()[0]  # NVIM v0.11.4 / NVIM v0.12.0-dev-...
     major, minor = first.split("v", 1)[1].split(".")[:2]
     return int(major), int(minor)
@@ -69,7 +71,9 @@ def workspace(tmp_path: Path) -> Path:
 def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
     nvim = _nvim()
     assert _version(nvim) >= (0, 11), "the integration needs Neovim 0.11 or later"
-    assert shutil.which("action-lsp", path=str(_scripts_dir())), "action-lsp is not installed in this environment"
+    assert shutil.which("action-lsp", path=str(_scripts_dir())), (
+        "action-lsp is not installed in this environment"
+    )
 
     out = tmp_path / "result.json"
     env = dict(
@@ -87,14 +91,22 @@ def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
     start = time.monotonic()
     try:
         proc = subprocess.run(
-            cmd, cwd=workspace, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False
+            cmd,
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"Neovim did not finish within {RUN_TIMEOUT_S} s:\n{exc.stderr!r}")
     elapsed = time.monotonic() - start
     log = tmp_path / "state" / "nvim" / "lsp.log"
     tail = log.read_text(errors="replace")[-6000:] if log.exists() else "(no lsp.log)"
-    assert out.exists(), f"the driver wrote no result (exit {proc.returncode})\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    assert out.exists(), (
+        f"the driver wrote no result (exit {proc.returncode})\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    )
     result = json.loads(out.read_text())
     print(f"Neovim {result.get('nvim_version')} run took {elapsed:.1f} s; steps: {result['steps']}")
     context = f"{json.dumps(result, indent=1, ensure_ascii=False)}\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
@@ -110,7 +122,11 @@ def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
         "action-lsp.applyAll",
         "action-lsp.previewDiff",
     }
-    assert result["buffer_commands"] == {"ActionApply": True, "ActionApplyAll": True, "ActionPreview": True}
+    assert result["buffer_commands"] == {
+        "ActionApply": True,
+        "ActionApplyAll": True,
+        "ActionPreview": True,
+    }
 
     # Neovim offers utf-8 first; the line before "done" holds é and 😀, so utf-8 columns differ
     # from utf-16 ones (by 1 + 2 code units)
@@ -123,14 +139,23 @@ def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
     assert col != len(prefix.encode("utf-16-le")) // 2, "the fixture must tell utf-8 from utf-16"
     by_code = {d["code"]: d for d in result["diagnostics"]}
     bad = by_code["invalid-value"]
-    assert (bad["lnum"], bad["col"], bad["end_lnum"], bad["end_col"]) == (status_line, col, status_line, col + 4)
+    assert (bad["lnum"], bad["col"], bad["end_lnum"], bad["end_col"]) == (
+        status_line,
+        col,
+        status_line,
+        col + 4,
+    )
     assert bad["lsp_range"]["start"] == {"line": status_line, "character": col}
     assert bad["severity"] == 1  # vim.diagnostic.severity.ERROR
 
     task_line = max(i for i, t in enumerate(lines) if '{"type": "create_task"}' in t)
     missing = by_code["missing-field"]
     mcol = _utf8_col(lines[task_line], "create_task", after='"type": "')
-    assert (missing["lnum"], missing["col"], missing["end_col"]) == (task_line, mcol, mcol + len("create_task"))
+    assert (missing["lnum"], missing["col"], missing["end_col"]) == (
+        task_line,
+        mcol,
+        mcol + len("create_task"),
+    )
 
     # :ActionPreview showed a diff and wrote nothing
     assert result.get("preview"), f"no diff window after :ActionPreview\n{context}"
