@@ -92,10 +92,14 @@ class _Context:
             return answer
         pos = start
         text = self.text
+        # A code fence also ends the recovery: running into it would start the scan inside the
+        # fence, and turn its examples into actions and the blocks after it into examples.
+        fence = _FENCE_LINE.search(text, start)
+        limit = fence.start() if fence else len(text)
         while True:
-            i = text.find("<", pos)
+            i = text.find("<", pos, limit)
             if i < 0:
-                answer = len(text)
+                answer = limit
                 break
             m = _TAG_NAME.match(text, i + 1)
             if m and self.dialects.tag_owner(m.group(0)) is not None:
@@ -107,11 +111,37 @@ class _Context:
 
 
 _TAG_NAME = re.compile(r"[A-Za-z][\w\-]*")
+_FENCE_LINE = re.compile(LINE_START + r" {0,3}(?:`{3,}|~{3,})")
+
+
+_BACKTICKS = re.compile(r"`+")
 
 
 def _inside_code_span(text: str, line_start: int, pos: int) -> bool:
-    """Is ``pos`` inside an inline code span (an odd number of backticks before it on its line)?"""
-    return text.count("`", line_start, pos) % 2 == 1
+    """Is ``pos`` inside an inline code span on its line?
+
+    As in CommonMark, a span opens with a run of backticks and closes with the next run of the
+    same length (```` ``<tag>`` ```` as well as `` `<tag>` ``); a run that is never matched on
+    the line is literal text.
+    """
+    if text.find("`", line_start, pos) < 0:
+        return False
+    end = line_end(text, pos)
+    i = line_start
+    while True:
+        opener = _BACKTICKS.search(text, i, pos)
+        if opener is None:
+            return False
+        width = len(opener.group())
+        closer = _BACKTICKS.search(text, opener.end(), end)
+        while closer is not None and len(closer.group()) != width:
+            closer = _BACKTICKS.search(text, closer.end(), end)
+        if closer is None:
+            i = opener.end()  # unmatched: literal backticks
+        elif closer.start() >= pos:
+            return True
+        else:
+            i = closer.end()
 
 
 def _line_start_of(text: str, pos: int) -> int:

@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from action_lsp.model import Diagnostic, Fix, Span, TextEdit
+from action_lsp.dialects import ALL, Construct, Dialect, DialectSet, ScanContext, TagOpen
+from action_lsp.model import (
+    Action,
+    ActionKind,
+    Diagnostic,
+    Field,
+    Fix,
+    SourceMap,
+    Span,
+    TextEdit,
+)
 from action_lsp.text import LineIndex, Range
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,3 +70,43 @@ def lsp_range() -> Callable[[str, Span], Range]:
 @pytest.fixture
 def codes() -> Callable[[Iterable[Diagnostic]], list[str]]:
     return lambda diagnostics: [d.code for d in diagnostics]
+
+
+class FakeWrite(Dialect):
+    """A test-only tag dialect: ``<fake-write>PATH</fake-write>`` is a create-file action whose
+    ``path`` is the body, verbatim. Its actions have no block, so the scanner groups them by
+    message (headings and rules separate messages) -- as it does for real tag dialects."""
+
+    name = "fake-write"
+    tag_names = frozenset({"fake-write"})
+
+    def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+        text = ctx.text
+        gt = text.index(">", tag.name_span.end) + 1
+        bound = ctx.next_tag_start(gt)  # the next claimed tag or code fence
+        found = text.find("</fake-write>", gt, bound)
+        if found < 0:  # unclosed: the action ends where the next construct starts
+            end = bound
+            close = gt + len(text[gt:bound].rstrip())
+            look = len(text)
+        else:
+            close, end = found, found + len("</fake-write>")
+            look = end
+        path = Field(
+            "path", text[gt:close], Span(gt, close), tag.name_span, SourceMap.verbatim(gt, close)
+        )
+        action = Action(
+            self.name,
+            "fake-write",
+            ActionKind.CREATE_FILE,
+            Span(tag.start, end),
+            tag.name_span,
+            {"path": path},
+        )
+        return Construct(Span(tag.start, end), [action], [], look)
+
+
+@pytest.fixture
+def fake_dialects() -> DialectSet:
+    """The real dialects plus :class:`FakeWrite` (a tag dialect with file actions)."""
+    return DialectSet([*ALL, FakeWrite()])
