@@ -58,8 +58,8 @@ def _loop_ending_at(names: list[str], i: int) -> tuple[int, int] | None:
         if start < 0:
             continue
         window = names[start : i + 1]
-        if period > 1 and len(set(window[:period])) < period:
-            continue  # ABAB... with A == B is the period-1 case
+        if period > 1 and len(set(window[:period])) == 1:
+            continue  # AA, AAA repeated is the period-1 case (THINK, THINK, SPEAK is a cycle)
         if all(window[k] == window[k - period] for k in range(period, len(window))):
             return period, start
     return None
