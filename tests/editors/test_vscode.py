@@ -37,7 +37,9 @@ def _server_command() -> list[str]:
     return [sys.executable, "-m", "action_lsp", "serve"]
 
 
-def _run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    cmd: list[str], timeout: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
             cmd,
@@ -58,12 +60,16 @@ def _run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> s
 def harness() -> None:
     for tool in ("bash",):
         if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is required to run the VS Code end-to-end test and was not found on PATH")
+            pytest.fail(
+                f"{tool} is required to run the VS Code end-to-end test and was not found on PATH"
+            )
     start = time.monotonic()
     proc = _run(["bash", str(E2E / "install.sh")], INSTALL_TIMEOUT_S)
     print(f"install.sh took {time.monotonic() - start:.1f} s\n{proc.stdout[-3000:]}")
     if proc.returncode != 0:
-        pytest.fail(f"vscode-client/e2e/install.sh failed (exit {proc.returncode}):\n{proc.stdout[-6000:]}")
+        pytest.fail(
+            f"vscode-client/e2e/install.sh failed (exit {proc.returncode}):\n{proc.stdout[-6000:]}"
+        )
 
 
 def test_vscode_extension_end_to_end(harness: None, tmp_path: Path) -> None:
@@ -72,9 +78,13 @@ def test_vscode_extension_end_to_end(harness: None, tmp_path: Path) -> None:
     env = dict(os.environ, ACTION_LSP_SERVER_COMMAND=json.dumps(command), E2E_RUN_DIR=str(run_dir))
     start = time.monotonic()
     # run.js runs on the Node 24 that install.sh fetched (any Node >= 18 would do)
-    proc = _run([str(E2E / ".cache" / "node24" / "bin" / "node"), str(E2E / "run.js")], RUN_TIMEOUT_S, env)
+    proc = _run(
+        [str(E2E / ".cache" / "node24" / "bin" / "node"), str(E2E / "run.js")], RUN_TIMEOUT_S, env
+    )
     print(f"run.js took {time.monotonic() - start:.1f} s\n{proc.stdout[-4000:]}")
-    assert proc.returncode == 0, f"VS Code end-to-end test failed (exit {proc.returncode}):\n{proc.stdout[-12000:]}"
+    assert proc.returncode == 0, (
+        f"VS Code end-to-end test failed (exit {proc.returncode}):\n{proc.stdout[-12000:]}"
+    )
 
     ws = run_dir / "ws"
     assert (ws / "hello.txt").read_text().strip() == "hi"
