@@ -11,7 +11,8 @@ NumPy array, so an edit shifts thousands of units in one operation) moves them.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Sequence
+import copy
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,14 +34,29 @@ class Group:
     actions: list[int] = field(default_factory=list)  # indices into Analysis.actions
 
 
-@dataclass(slots=True)
 class Analysis:
     """Everything the transcript alone tells: actions in document order and diagnostics."""
 
-    text: str
-    actions: list[Action]
-    diagnostics: list[Diagnostic]
-    groups: list[Group]
+    __slots__ = ("_text", "actions", "diagnostics", "groups")
+
+    def __init__(
+        self,
+        text: str | Callable[[], str],
+        actions: list[Action],
+        diagnostics: list[Diagnostic],
+        groups: list[Group],
+    ) -> None:
+        self._text = text
+        self.actions = actions
+        self.diagnostics = diagnostics
+        self.groups = groups
+
+    @property
+    def text(self) -> str:
+        """The text analysed (joined on first use for an open document)."""
+        if callable(self._text):
+            self._text = self._text()
+        return self._text
 
 
 def _check_unit(unit: Unit, ctx: RuleContext) -> Unit:
@@ -62,10 +78,15 @@ def analyze(
     ds = dialects if isinstance(dialects, DialectSet) else DialectSet.named(dialects)
     ctx = RuleContext(ds, tuple(roots))
     units = list(scan_units(text, ds, ctx))
-    return _assemble(text, [(u, 0) for u in units])
+    return _assemble(text, lambda start: text[start : line_end(text, start)], len(text), [(u, 0) for u in units])
 
 
-def _assemble(text: str, units: Iterable[tuple[Unit, int]]) -> Analysis:
+def _assemble(
+    text: str | Callable[[], str],
+    line_at: Callable[[int], str],
+    length: int,
+    units: Iterable[tuple[Unit, int]],
+) -> Analysis:
     """Actions and diagnostics of shifted units, with message groups for tag actions."""
     actions: list[Action] = []
     diagnostics: list[Diagnostic] = []
@@ -78,11 +99,14 @@ def _assemble(text: str, units: Iterable[tuple[Unit, int]]) -> Analysis:
             diagnostics.append(shift_diagnostic(d, delta))
         for sep in unit.separators:
             if pending:
-                _message_group(text, actions, groups, pending, separators, sep.start + delta)
+                _message_group(line_at, actions, groups, pending, separators, sep.start + delta)
                 pending = []
             separators.append(sep.start + delta)
         for a in unit.actions:
-            a = shift_action(a, delta)
+            if delta:
+                a = shift_action(a, delta)
+            elif a.group is None:
+                a = copy.copy(a)  # its message group is set below; the unit's copy stays as scanned
             actions.append(a)
             index = len(actions) - 1
             if a.group is None:
@@ -94,14 +118,14 @@ def _assemble(text: str, units: Iterable[tuple[Unit, int]]) -> Analysis:
                     groups.append(g)
                 g.actions.append(index)
     if pending:
-        _message_group(text, actions, groups, pending, separators, len(text))
+        _message_group(line_at, actions, groups, pending, separators, length)
     groups.sort(key=lambda g: g.span.start)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end))
     return Analysis(text, actions, diagnostics, groups)
 
 
 def _message_group(
-    text: str,
+    line_at: Callable[[int], str],
     actions: list[Action],
     groups: list[Group],
     pending: list[int],
@@ -111,7 +135,7 @@ def _message_group(
     first = actions[pending[0]].span.start
     k = bisect.bisect_right(separators, first) - 1
     start = separators[k] if k >= 0 else 0
-    heading = text[start : line_end(text, start)].strip(" #") if k >= 0 else ""
+    heading = line_at(start).strip(" #*:") if k >= 0 else ""
     label = f"message: {heading[:60]}" if heading else "message"
     span = Span(start, end)
     group = Group(span, label, list(pending))
@@ -120,6 +144,9 @@ def _message_group(
         a.group = span
         a.group_label = label
     groups.append(group)
+
+
+WINDOW = 1 << 14  # characters a re-scan reads at first, past the edit
 
 
 class IncrementalDocument:
@@ -165,13 +192,18 @@ class IncrementalDocument:
         self._rescan_all()
 
     def edit(self, start: int, end: int, new_text: str) -> None:
-        """Replace ``text[start:end]`` (offsets) with ``new_text`` and update the units."""
+        """Replace ``text[start:end]`` (offsets) with ``new_text`` and update the units.
+
+        The re-scan reads a window of text from the first affected unit on, not the whole
+        text: units whose look-ahead stays inside the window are exactly what a scan of the
+        whole text would give. When a unit looks to the window's end (an unclosed tag searching
+        for its end), the window grows, up to the whole text.
+        """
+        self.lines.replace(start, end, new_text)
+        self._analysis = None
         if not self._units:
-            self.lines.replace(start, end, new_text)
             self._rescan_all()
             return
-        self.lines.replace(start, end, new_text)
-        text = self.text
         delta = len(new_text) - (end - start)
         starts, looks = self._starts, self._looks
         # First unit the edit can change: the one holding `start`, or an earlier one that
@@ -179,43 +211,67 @@ class IncrementalDocument:
         holding = max(0, int(np.searchsorted(starts, start, side="right")) - 1)
         reaching = np.flatnonzero(looks[:holding] >= start)
         first = int(reaching[0]) if reaching.size else holding
-        # Re-scan until a new boundary lands on an old one past the edit.
-        old_after = int(np.searchsorted(starts, end, side="left"))  # units starting at/after `end`
-        fresh: list[Unit] = []
-        resume = len(self._units)
-        edit_stop = start + len(new_text)
         rescan_from = int(starts[first])
-        scanned_to = rescan_from
-        for unit in scan_units(text, self.dialects, self.ctx, rescan_from):
-            if unit.start >= edit_stop and fresh:
-                k = int(np.searchsorted(starts, unit.start - delta, side="left"))
-                if k >= old_after and k < len(starts) and int(starts[k]) == unit.start - delta:
-                    resume = k
-                    break
-            fresh.append(unit)
-            scanned_to = unit.end
-        self.rescanned = scanned_to - rescan_from
-        units = self._units[:first] + fresh + self._units[resume:]
+        old_after = int(np.searchsorted(starts, end, side="left"))  # old units at/after `end`
+        edit_stop = start + len(new_text)
+        window = WINDOW + 2 * (edit_stop - rescan_from)
+        while True:
+            found = self._rescan(rescan_from, window, edit_stop, delta, old_after)
+            if found is not None:
+                break
+            window *= 4
+        fresh, resume, scanned = found
+        self.rescanned = scanned
         n_fresh = len(fresh)
-        self._units = units
+        self._units = self._units[:first] + fresh + self._units[resume:]
         self._shift = np.concatenate(
-            (self._shift[:first], np.zeros(n_fresh, dtype=np.int64), self._shift[resume:] + delta)
+            (self._shift[:first], np.full(n_fresh, rescan_from, dtype=np.int64), self._shift[resume:] + delta)
         )
         self._starts = np.concatenate(
             (
                 starts[:first],
-                np.fromiter((u.start for u in fresh), dtype=np.int64, count=n_fresh),
+                np.fromiter((u.start + rescan_from for u in fresh), dtype=np.int64, count=n_fresh),
                 starts[resume:] + delta,
             )
         )
         self._looks = np.concatenate(
             (
                 looks[:first],
-                np.fromiter((u.lookahead for u in fresh), dtype=np.int64, count=n_fresh),
+                np.fromiter((u.lookahead + rescan_from for u in fresh), dtype=np.int64, count=n_fresh),
                 looks[resume:] + delta,
             )
         )
-        self._analysis = None
+
+    def _rescan(
+        self, origin: int, window: int, edit_stop: int, delta: int, old_after: int
+    ) -> tuple[list[Unit], int, int] | None:
+        """Scan ``[origin, origin + window)`` (cut at a line start) until a new unit boundary
+        lands on an old one past the edit. Units come back in window coordinates; None means
+        the window was too small."""
+        n = len(self.lines)
+        stop = n if origin + window >= n else self._line_start_after(origin + window)
+        text = self.lines.slice(origin, stop)
+        complete = stop >= n
+        starts = self._starts
+        fresh: list[Unit] = []
+        resume = len(self._units)
+        scanned = 0
+        for unit in scan_units(text, self.dialects, self.ctx):
+            if not complete and unit.lookahead >= len(text):
+                return None
+            at = unit.start + origin
+            if at >= edit_stop and fresh:
+                k = int(np.searchsorted(starts, at - delta, side="left"))
+                if old_after <= k < len(starts) and int(starts[k]) == at - delta:
+                    resume = k
+                    break
+            fresh.append(unit)
+            scanned = unit.end
+        return fresh, resume, scanned
+
+    def _line_start_after(self, offset: int) -> int:
+        line = self.lines.line_of(offset)
+        return self.lines.line_start(line + 1) if line + 1 < self.lines.line_count() else len(self.lines)
 
     def units(self) -> Iterator[tuple[Unit, int]]:
         """Each unit with the shift to apply to its contents."""
@@ -223,5 +279,11 @@ class IncrementalDocument:
 
     def analysis(self) -> Analysis:
         if self._analysis is None:
-            self._analysis = _assemble(self.text, self.units())
+            lines = self.lines
+            self._analysis = _assemble(
+                lambda: lines.text,
+                lambda start: lines.line_text(lines.line_of(start)),
+                len(lines),
+                self.units(),
+            )
         return self._analysis

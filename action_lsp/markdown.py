@@ -14,7 +14,10 @@ from .model import Span
 LINE_START = r"(?:\A|(?<=\n)|(?<=\r))"
 EOL = re.compile(r"\r\n|\r|\n")
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})([^\r\n]*)")
-_CLOSER = re.compile(LINE_START + r" {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z)")
+# A closing fence line, found through the line ending before it: a pattern that starts with a
+# literal character lets `re` skip ahead quickly (a look-behind for the line start does not).
+_CLOSER = re.compile(r"(?:\n|\r(?!\n))( {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z))")
+_CLOSER_AT = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +83,17 @@ def find_fence_close(
     on its line but spaces. Returns None when the block is never closed.
     """
     end = len(text) if limit is None else limit
+    m = _CLOSER_AT.match(text, body_start, end)  # the body's first line (at a line start)
+    if m is not None and m.group(1)[0] == char and len(m.group(1)) >= length:
+        return m.start(), m.end()
     pos = body_start
     while True:
         m = _CLOSER.search(text, pos, end)
         if m is None:
             return None
-        fence = m.group(1)
+        fence = m.group(2)
         if fence[0] == char and len(fence) >= length:
-            return m.start(), m.end()
-        pos = m.end()
-        if pos >= end:
+            return m.start(1), m.end()
+        pos = m.end() - 1  # the line ending just matched may precede the next fence line
+        if pos + 1 >= end:
             return None

@@ -14,29 +14,34 @@ reaches an old cut point after the edit can stop there (see :mod:`action_lsp.doc
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .dialects import Construct, DialectSet, TagOpen
-from .markdown import EOL, LINE_START, fence_open_at, find_fence_close, line_end, next_line_start
+from .markdown import EOL, fence_open_at, find_fence_close, line_end, next_line_start
 from .model import Action, Diagnostic, Fix, Span, TextEdit
 
-MAX_UNIT_LINES = 64
+MAX_UNIT_LINES = 256
 
-_EVENTS = re.compile(
-    "|".join(
-        (
-            LINE_START + r"(?P<fence> {0,3}(?:`{3,}|~{3,}))",
-            LINE_START + r"(?P<blank>[ \t]*(?:\r\n|\r|\n))",
-            LINE_START + r"(?P<sep>(?:#{1,6}[ \t]|(?:-[ \t]*){3,}(?:\r|\n|\Z)|(?:\*[ \t]*){3,}(?:\r|\n|\Z)|(?:_[ \t]*){3,}(?:\r|\n|\Z)))",
-            r"(?P<tag><(?P<slash>/?)(?P<name>[A-Za-z][\w\-]*))",
-            LINE_START + r"(?P<linejson>[ \t]*\{)",
-            r"(?P<json>\{(?=[ \t]*\"(?:type|action)\"[ \t]*:))",
-        )
-    )
+# Events, each found by its own regex: an alternation of them would stop `re` from skipping
+# ahead by first character (ten times slower on a 4 MB transcript).
+_ROLE = r"\*{0,2}(?:[Uu]ser|[Aa]ssistant|[Hh]uman|AI|[Ss]ystem|[Mm]odel)\*{0,2}[ \t]*:"
+# At a line start: a fence, a blank line, a message separator (heading, rule, chat role), or JSON.
+_LINE_EVENT = re.compile(
+    r"(?P<fence> {0,3}(?:`{3,}|~{3,}))"
+    r"|(?P<blank>[ \t]*(?:\r\n|\r|\n))"
+    r"|(?P<sep>#{1,6}[ \t]|(?:-[ \t]*){3,}(?=\r|\n|\Z)|(?:\*[ \t]*){3,}(?=\r|\n|\Z)|(?:_[ \t]*){3,}(?=\r|\n|\Z)|" + _ROLE + ")"
+    r"|(?P<linejson>[ \t]*\{)"
 )
-_BLANK_OR_FENCE = re.compile(LINE_START + r"(?:[ \t]*(?:\r\n|\r|\n)| {0,3}(?:`{3,}|~{3,}))")
+# A line ending whose next line may hold a line event (a cheap filter; _LINE_EVENT decides).
+_LINE_CANDIDATE = re.compile(
+    r"(?:\n|\r(?!\n))(?=[ \t]*[\r\n{]| {0,3}(?:```|~~~)|#|[-*_][ \t]*[-*_][ \t]*[-*_]|" + _ROLE + ")"
+)
+_TAG_START = re.compile(r"<(?P<slash>/?)(?P<name>[A-Za-z][\w\-]*)")
+_JSON_START = re.compile(r"\{(?=[ \t]*\"(?:type|action)\"[ \t]*:)")
+_BOUND = re.compile(r"(?:\n|\r(?!\n))(?=[ \t]*(?:\r|\n)| {0,3}(?:```|~~~))")  # blank line or fence
 
 
 @dataclass(slots=True)
@@ -66,6 +71,7 @@ class _Context:
         self._failed: dict[str, int] = {}
         self._fence_failed: dict[tuple[str, int], int] = {}
         self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
+        self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
 
     def find(self, needle: str, start: int) -> int:
         failed = self._failed.get(needle)
@@ -94,8 +100,10 @@ class _Context:
         text = self.text
         # A code fence also ends the recovery: running into it would start the scan inside the
         # fence, and turn its examples into actions and the blocks after it into examples.
-        fence = _FENCE_LINE.search(text, start)
-        limit = fence.start() if fence else len(text)
+        fq, limit = self._next_fence  # memo: no fence line in [fq, limit)
+        if not fq <= start <= limit:
+            limit = _next_fence_line(text, start)
+            self._next_fence = (start, limit)
         while True:
             i = text.find("<", pos, limit)
             if i < 0:
@@ -111,7 +119,16 @@ class _Context:
 
 
 _TAG_NAME = re.compile(r"[A-Za-z][\w\-]*")
-_FENCE_LINE = re.compile(LINE_START + r" {0,3}(?:`{3,}|~{3,})")
+_FENCE_AT = re.compile(r" {0,3}(?:`{3,}|~{3,})")
+_FENCE_LINE = re.compile(r"(?:\n|\r(?!\n))(?P<line> {0,3}(?:`{3,}|~{3,}))")
+
+
+def _next_fence_line(text: str, start: int) -> int:
+    """Offset of the first fence line at or after ``start``, or ``len(text)``."""
+    if (start == 0 or text[start - 1] in "\r\n") and _FENCE_AT.match(text, start):
+        return start
+    m = _FENCE_LINE.search(text, start)
+    return m.start("line") if m else len(text)
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -145,12 +162,75 @@ def _inside_code_span(text: str, line_start: int, pos: int) -> bool:
 
 
 def _line_start_of(text: str, pos: int) -> int:
-    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+    nl = text.rfind("\n", 0, pos)
+    return max(nl, text.rfind("\r", nl + 1, pos)) + 1  # never search back past the last \n
+
+
+class _Events:
+    """The next event at or after a position, from three regexes searched lazily in step."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._line = (-1, -1)  # (searched from, found at); found at len(text) + 1 = none
+        self._tag: tuple[int, re.Match[str] | None] | None = None
+        self._json = (-1, -1)
+
+    def _line_event(self, pos: int) -> int:
+        text = self.text
+        q, found = self._line
+        if q <= pos <= found:
+            return found
+        at_line_start = pos == 0 or (text[pos - 1] in "\r\n" and not text.startswith("\r\n", pos - 1))
+        if at_line_start and _LINE_EVENT.match(text, pos):
+            self._line = (pos, pos)
+            return pos
+        m = _LINE_CANDIDATE.search(text, pos)
+        while m is not None and not _LINE_EVENT.match(text, m.end()):
+            m = _LINE_CANDIDATE.search(text, m.end())
+        found = m.end() if m is not None else len(text) + 1
+        self._line = (pos, found)
+        return found
+
+    def _tag_event(self, pos: int) -> re.Match[str] | None:
+        if self._tag is not None:
+            q, m = self._tag
+            if q <= pos and (m is None or m.start() >= pos):
+                return m
+        m = _TAG_START.search(self.text, pos)
+        self._tag = (pos, m)
+        return m
+
+    def _json_event(self, pos: int) -> int:
+        q, found = self._json
+        if q <= pos <= found:
+            return found
+        m = _JSON_START.search(self.text, pos)
+        found = m.start() if m is not None else len(self.text) + 1
+        self._json = (pos, found)
+        return found
+
+    def next(self, pos: int) -> tuple[int, str, re.Match[str] | None]:
+        """(offset, kind, match) of the first event at or after ``pos``; kind "" when none."""
+        line = self._line_event(pos)
+        tag = self._tag_event(pos)
+        tag_at = tag.start() if tag is not None else len(self.text) + 1
+        json_at = self._json_event(pos)
+        at = min(line, tag_at, json_at)
+        if at > len(self.text):
+            return len(self.text), "", None
+        if at == line:
+            m = _LINE_EVENT.match(self.text, line)
+            assert m is not None and m.lastgroup is not None
+            return line, m.lastgroup, m
+        if at == tag_at:
+            return at, "tag", tag
+        return at, "json", None
 
 
 def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
     """Yield the units of ``text`` from ``start`` (a unit boundary) to the end, in order."""
     ctx = _Context(text, dialects)
+    events = _Events(text)
     n = len(text)
     unit = Unit(start, start, start)
     pos = start
@@ -166,39 +246,40 @@ def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
             unit = Unit(at, at, at)
 
     while pos < n:
-        m = _EVENTS.search(text, pos)
-        event_at = m.start() if m else n
-        # Prose between here and the event: cut every MAX_UNIT_LINES lines.
-        yield from _cut_long_prose(text, unit, pos, event_at, cut)
-        if m is None:
+        at, kind, m = events.next(pos)
+        # Prose between here and the event: content-defined cut points.
+        yield from _cut_prose(text, unit, pos, at, cut)
+        if not kind:
             break
-        kind = m.lastgroup
         if kind == "blank":
+            assert m is not None
             pos = m.end()
             yield from cut(pos)
         elif kind == "sep":
-            unit.separators.append(Span(m.start(), line_end(text, m.start())))
-            pos = next_line_start(text, m.start())
+            unit.separators.append(Span(at, line_end(text, at)))
+            pos = next_line_start(text, at)
         elif kind == "fence":
-            yield from cut(m.start())
-            construct, pos = _fence(ctx, m.start())
+            yield from cut(at)
+            construct, pos = _fence(ctx, at)
             _add(unit, construct)
             yield from cut(pos)
         elif kind == "tag":
+            assert m is not None
             pos = _tag(ctx, unit, m)
             if pos < n and text[pos - 1] not in "\r\n" and not text[pos:line_end(text, pos)].strip():
                 pos = next_line_start(text, pos)
             if pos >= n or text[pos - 1] in "\r\n":
                 yield from cut(pos)
-        else:  # linejson / json
-            at = m.start(kind)  # the brace
-            if at < json_until or _inside_code_span(text, _line_start_of(text, at), at):
-                pos = at + 1
+        else:  # JSON: a line starting with a brace, or an action object in a line
+            brace = text.find("{", at) if kind == "linejson" else at
+            if brace < json_until or _inside_code_span(text, _line_start_of(text, brace), brace):
+                pos = brace + 1
                 continue
-            construct, stop = _prose_json(ctx, at)
+            construct, stop, bound = _prose_json(ctx, brace)
+            unit.lookahead = max(unit.lookahead, bound)  # what was read to decide
             if construct is None:
                 json_until = stop
-                pos = at + 1
+                pos = brace + 1
                 continue
             _add(unit, construct)
             pos = construct.end
@@ -210,20 +291,37 @@ def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
     yield unit
 
 
-def _cut_long_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit]:  # type: ignore[no-untyped-def]
-    if stop - unit.start < 40 * MAX_UNIT_LINES and stop - pos < 40 * MAX_UNIT_LINES:
-        # Short: count exactly only when it could matter.
-        if text.count("\n", unit.start, stop) + text.count("\r", unit.start, stop) < MAX_UNIT_LINES:
-            return
-    lines = 0
-    scan_from = unit.start
-    for m in EOL.finditer(text, scan_from, stop):
-        if m.end() >= stop:
+CUT_MODULUS = 16  # a prose line ends a unit when its hash is 0 modulo this (16 lines on average)
+
+
+def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit]:  # type: ignore[no-untyped-def]
+    """Cut the prose in ``[pos, stop)`` into units at content-defined line starts.
+
+    A line start is a cut point when the line before it hashes to 0 modulo ``CUT_MODULUS``,
+    or when ``MAX_UNIT_LINES`` lines have passed without one. Cut points that depend only on the
+    previous line's text are found again by a re-scan right after an edit, so it can stop
+    there; counting lines from the unit's start would shift every later cut by one line when
+    a line is inserted, and keep a re-scan going to the next blank line.
+    """
+    if stop <= pos:
+        return
+    first = EOL.search(text, pos, stop)
+    if first is None or first.end() >= stop:
+        return
+    line_from = _line_start_of(text, pos)
+    lines = text.count("\n", unit.start, pos) if unit.start < pos else 0
+    for m in EOL.finditer(text, pos, stop):
+        at = m.end()
+        if at >= stop:
             break
         lines += 1
-        if lines >= MAX_UNIT_LINES and m.end() > pos:
-            yield from cut(m.end())
+        if at > pos and (
+            lines >= MAX_UNIT_LINES
+            or zlib.crc32(text[line_from:at].encode("utf-8", "surrogatepass")) % CUT_MODULUS == 0
+        ):
+            yield from cut(at)
             lines = 0
+        line_from = at
 
 
 def _add(unit: Unit, construct: Construct | None) -> None:
@@ -317,19 +415,22 @@ def _gt_after(text: str, pos: int) -> int:
     return gt + 1 if gt >= 0 else pos
 
 
-def _prose_json(ctx: _Context, at: int) -> tuple[Construct | None, int]:
-    """Offer a JSON value in prose to the dialects that look at prose JSON."""
+def _prose_json(ctx: _Context, at: int) -> tuple[Construct | None, int, int]:
+    """Offer a JSON value in prose to the dialects that look at prose JSON.
+
+    Returns the construct (None when no dialect takes it), where the parse stopped, and how far
+    the text was read (the value may not run past the next blank line or fence)."""
     from .jsonscan import parse_json
 
     text = ctx.text
-    bound_m = _BLANK_OR_FENCE.search(text, at + 1)
-    bound = bound_m.start() if bound_m else len(text)
+    bound_m = _BOUND.search(text, at)
+    bound = bound_m.end() if bound_m else len(text)
     result = parse_json(text, at, bound)
     if result.node is None or result.node.kind != "object":
-        return None, max(result.end, at + 1)
+        return None, max(result.end, at + 1), bound
     for dialect in ctx.dialects.prose_json:
         construct = dialect.parse_prose_json(ctx, at, result)
         if construct is not None:
             construct.lookahead = max(construct.lookahead, bound)
-            return construct, construct.end
-    return None, max(result.end, at + 1)
+            return construct, construct.end, bound
+    return None, max(result.end, at + 1), bound

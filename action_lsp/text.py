@@ -74,9 +74,20 @@ def index_at_units(text: str, count: int, encoding: Encoding) -> int:
 
 
 class _Positions:
-    """Shared conversions; subclasses provide ``text``, ``_line_of`` and ``_start``."""
+    """Shared conversions; subclasses provide ``_slice``, ``_length``, ``_line_of``, ``_start``."""
 
-    text: str
+    def _slice(self, start: int, end: int) -> str:
+        raise NotImplementedError
+
+    def _length(self) -> int:
+        raise NotImplementedError
+
+    def slice(self, start: int, end: int) -> str:
+        """``text[start:end]`` without materialising the whole text."""
+        return self._slice(start, end)
+
+    def __len__(self) -> int:
+        return self._length()
 
     def line_count(self) -> int:
         raise NotImplementedError
@@ -96,22 +107,22 @@ class _Positions:
             end = self._start(line + 1)
             if include_eol:
                 return end
-            if self.text.startswith("\r\n", end - 2) and end - 2 >= self._start(line):
+            if end - 2 >= self._start(line) and self._slice(end - 2, end) == "\r\n":
                 return end - 2
             return end - 1
-        return len(self.text)
+        return self._length()
 
     def line_text(self, line: int) -> str:
-        return self.text[self._start(line) : self.line_end(line)]
+        return self._slice(self._start(line), self.line_end(line))
 
     def line_of(self, offset: int) -> int:
         return self._line_of(offset)
 
     def position(self, offset: int, encoding: Encoding = "utf-16") -> Position:
-        offset = max(0, min(offset, len(self.text)))
+        offset = max(0, min(offset, self._length()))
         line = self._line_of(offset)
         start = self._start(line)
-        return Position(line, units(self.text[start:offset], encoding))
+        return Position(line, units(self._slice(start, offset), encoding))
 
     def range(self, span: Span, encoding: Encoding = "utf-16") -> Range:
         return Range(self.position(span.start, encoding), self.position(span.end, encoding))
@@ -120,12 +131,12 @@ class _Positions:
         """Offset of an LSP position; a line past the end clamps to the end of the text and a
         column past the end of its line clamps to the line's end (LSP's rule)."""
         if position.line >= self.line_count():
-            return len(self.text)
+            return self._length()
         if position.line < 0:
             return 0
         start = self._start(position.line)
         end = self.line_end(position.line)
-        return start + index_at_units(self.text[start:end], position.character, encoding)
+        return start + index_at_units(self._slice(start, end), position.character, encoding)
 
 
 class LineIndex(_Positions):
@@ -134,6 +145,12 @@ class LineIndex(_Positions):
     def __init__(self, text: str) -> None:
         self.text = text
         self._starts = line_starts(text)
+
+    def _slice(self, start: int, end: int) -> str:
+        return self.text[start:end]
+
+    def _length(self) -> int:
+        return len(self.text)
 
     def line_count(self) -> int:
         return len(self._starts)
@@ -147,12 +164,100 @@ class LineIndex(_Positions):
         return bisect.bisect_right(self._starts, offset) - 1
 
 
-class EditableLineIndex(_Positions):
-    """Positions for a text that changes by small edits (an open document)."""
+class ChunkedText:
+    """A text kept as a list of chunks, so that an edit copies one chunk, not the whole text.
+
+    A 4 MB transcript with one emoji is stored by Python at 4 bytes per character: rebuilding
+    that ``str`` on every keystroke costs more than everything else a keystroke does.
+    :meth:`full` joins the chunks only when a caller needs the whole text, and keeps the result
+    until the next edit.
+    """
+
+    CHUNK = 1 << 15
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        size = self.CHUNK
+        self._chunks = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+        self._starts = [i * size for i in range(len(self._chunks))]
+        self._length = len(text)
+        self._full: str | None = text
+
+    def __len__(self) -> int:
+        return self._length
+
+    def full(self) -> str:
+        if self._full is None:
+            self._full = "".join(self._chunks)
+        return self._full
+
+    def _chunk_at(self, offset: int) -> int:
+        import bisect
+
+        return max(0, bisect.bisect_right(self._starts, offset) - 1)
+
+    def slice(self, start: int, end: int) -> str:
+        start = max(0, start)
+        end = min(end, self._length)
+        if end <= start:
+            return ""
+        if self._full is not None:
+            return self._full[start:end]
+        i = self._chunk_at(start)
+        j = self._chunk_at(end - 1)
+        if i == j:
+            base = self._starts[i]
+            return self._chunks[i][start - base : end - base]
+        parts = [self._chunks[i][start - self._starts[i] :]]
+        parts.extend(self._chunks[i + 1 : j])
+        parts.append(self._chunks[j][: end - self._starts[j]])
+        return "".join(parts)
+
+    def replace(self, start: int, end: int, new_text: str) -> None:
+        i = self._chunk_at(start)
+        j = self._chunk_at(max(start, end - 1)) if end > start else i
+        merged = (
+            self._chunks[i][: start - self._starts[i]]
+            + new_text
+            + self._chunks[j][end - self._starts[j] :]
+        )
+        size = self.CHUNK
+        if len(merged) > 2 * size:
+            pieces = [merged[k : k + size] for k in range(0, len(merged), size)]
+        else:
+            pieces = [merged] if merged or len(self._chunks) == j - i + 1 else []
+        base = self._starts[i]
+        self._chunks[i : j + 1] = pieces
+        starts = self._starts[:i]
+        pos = base
+        for chunk in self._chunks[i:]:
+            starts.append(pos)
+            pos += len(chunk)
+        self._starts = starts
+        self._length = pos
+        if not self._chunks:
+            self._chunks, self._starts = [""], [0]
+        self._full = None
+
+
+class EditableLineIndex(_Positions):
+    """Positions for a text that changes by small edits (an open document).
+
+    The text lives in a :class:`ChunkedText`; ``text`` joins it on demand.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._store = ChunkedText(text)
         self._starts = np.asarray(line_starts(text), dtype=np.int64)
+
+    @property
+    def text(self) -> str:
+        return self._store.full()
+
+    def _slice(self, start: int, end: int) -> str:
+        return self._store.slice(start, end)
+
+    def _length(self) -> int:
+        return len(self._store)
 
     def line_count(self) -> int:
         return int(self._starts.shape[0])
@@ -171,15 +276,16 @@ class EditableLineIndex(_Positions):
         character before it and, for a lone ``\\r``, the one after it (``\\r\\n`` is one
         ending), so the recomputed window is ``[start, start + len(new_text)]`` inclusive.
         """
-        old = self.text
-        self.text = text = old[:start] + new_text + old[end:]
+        self._store.replace(start, end, new_text)
         delta = len(new_text) - (end - start)
         stop = start + len(new_text)
         starts = self._starts
         head = starts[: int(np.searchsorted(starts, start, side="left"))]
         tail = starts[int(np.searchsorted(starts, end + 1, side="left")) :] + delta
         middle = [0] if start == 0 else []
-        for m in _EOL.finditer(text, max(0, start - 1), min(len(text), stop + 1)):
-            if start <= m.end() <= stop:
-                middle.append(m.end())
+        base = max(0, start - 1)
+        window = self._store.slice(base, min(len(self._store), stop + 1))
+        for m in _EOL.finditer(window):
+            if start <= base + m.end() <= stop:
+                middle.append(base + m.end())
         self._starts = np.concatenate((head, np.asarray(middle, dtype=np.int64), tail))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from action_lsp import document
 from action_lsp.document import IncrementalDocument, analyze
 
 BLOCKS = [
@@ -32,7 +35,10 @@ def _signature(analysis):  # type: ignore[no-untyped-def]
     return actions, diags, groups
 
 
-def test_random_edits_match_full_analysis() -> None:
+@pytest.mark.parametrize("window", [1 << 14, 64])
+def test_random_edits_match_full_analysis(window: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small re-scan window forces the grow-and-retry path (unclosed tags look to the end)."""
+    monkeypatch.setattr(document, "WINDOW", window)
     rng = random.Random(1234)
     for _ in range(60):
         text = "".join(rng.choice(BLOCKS) for _ in range(rng.randint(3, 12)))

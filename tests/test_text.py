@@ -65,3 +65,27 @@ def test_editable_index_matches_a_fresh_one_after_random_edits() -> None:
             fresh = LineIndex(index.text)
             probe = rng.randint(0, len(index.text))
             assert index.position(probe, "utf-8") == fresh.position(probe, "utf-8")
+
+
+def test_chunked_storage_survives_edits_across_chunk_boundaries(monkeypatch: pytest.MonkeyPatch) -> None:
+    from action_lsp.text import ChunkedText
+
+    monkeypatch.setattr(ChunkedText, "CHUNK", 4)
+    rng = random.Random(11)
+    alphabet = ["a", "é", "😀", "\r", "\n", "\r\n", "bcdefgh"]
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        index = EditableLineIndex(text)
+        shadow = text
+        for _ in range(8):
+            start = rng.randint(0, len(shadow))
+            end = rng.randint(start, min(len(shadow), start + 12))
+            new = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+            index.replace(start, end, new)
+            shadow = shadow[:start] + new + shadow[end:]
+            a = rng.randint(0, len(shadow))
+            b = rng.randint(a, len(shadow))
+            assert index.slice(a, b) == shadow[a:b]
+            assert len(index) == len(shadow)
+            assert [int(s) for s in index._starts] == line_starts(shadow)
+        assert index.text == shadow
