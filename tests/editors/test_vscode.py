@@ -4,7 +4,9 @@ vscode-client/e2e/install.sh installs what it needs (chromium and build tools fr
 and code-server's VS Code server from npm; ~100 s the first time, seconds afterwards) and builds the
 extension; vscode-client/e2e/run.js then opens a transcript in VS Code with the extension, which
 starts `action-lsp serve` from the `actionLsp.server.command` user setting (the extension host's
-PATH does not contain it), waits for the diagnostics, applies create actions and checks the disk.
+PATH does not contain it), waits for the diagnostics, previews and applies create actions (palette
+command and code lens) and checks the disk, turns a diagnostic off through `actionLsp.severity`,
+restarts the server, and switches to `actionLsp.server.pythonPath`.
 
 Nothing is skipped: if a prerequisite cannot be installed, the test fails and says why.
 """
@@ -75,7 +77,12 @@ def harness() -> None:
 def test_vscode_extension_end_to_end(harness: None, tmp_path: Path) -> None:
     command = _server_command()
     run_dir = tmp_path / "run"
-    env = dict(os.environ, ACTION_LSP_SERVER_COMMAND=json.dumps(command), E2E_RUN_DIR=str(run_dir))
+    env = dict(
+        os.environ,
+        ACTION_LSP_SERVER_COMMAND=json.dumps(command),
+        ACTION_LSP_E2E_PYTHON=sys.executable,
+        E2E_RUN_DIR=str(run_dir),
+    )
     start = time.monotonic()
     # run.js runs on the Node 24 that install.sh fetched (any Node >= 18 would do)
     proc = _run(
@@ -96,5 +103,7 @@ def test_vscode_extension_end_to_end(harness: None, tmp_path: Path) -> None:
     # the extension started the server from the setting, not from PATH
     assert result["serverCommand"] == command
     assert result["serverCommandSource"] == "server.command"
+    # ... and, after the settings changed, from actionLsp.server.pythonPath
+    assert result["pythonPathCommand"] == [sys.executable, "-m", "action_lsp", "serve"]
     codes = {d["code"] for d in result["diagnostics"]}
     assert {"path-traversal", "missing-field"} <= codes

@@ -12,6 +12,8 @@
 // Environment:
 //   ACTION_LSP_SERVER_COMMAND  JSON array, the server command line written to the user setting
 //                              actionLsp.server.command (default: <repo>/.venv/bin/action-lsp serve)
+//   ACTION_LSP_E2E_PYTHON      a Python with action_lsp, for the actionLsp.server.pythonPath step
+//                              (default: the python next to the server command; '' skips the step)
 //   E2E_RUN_DIR                run directory to use (kept); default: a fresh /tmp/vscode-e2e-XXXX,
 //                              removed after a passing run unless E2E_KEEP=1
 //   E2E_TIMEOUT_S              how long to wait for the test (default 120)
@@ -123,6 +125,10 @@ async function main() {
   }
   const puppeteer = require(path.join(E2E_DIR, 'node_modules', 'puppeteer-core'));
   const cmd = serverCommand();
+  // the interpreter for the actionLsp.server.pythonPath step: ACTION_LSP_E2E_PYTHON, else the
+  // python next to an absolute .../bin/action-lsp ('' skips that step)
+  const sibling = path.isAbsolute(cmd[0]) ? path.join(path.dirname(cmd[0]), 'python') : '';
+  const python = process.env.ACTION_LSP_E2E_PYTHON ?? (sibling && fs.existsSync(sibling) ? sibling : '');
 
   const keep = Boolean(process.env.E2E_RUN_DIR) || process.env.E2E_KEEP === '1';
   const run = process.env.E2E_RUN_DIR
@@ -146,10 +152,10 @@ async function main() {
     'chat.disableAIFeatures': true,
     'git.enabled': false,
     'actionLsp.server.command': cmd,
-    'actionLsp.trace.server': 'messages',
+    'actionLsp.trace.server': 'verbose',
   };
   fs.writeFileSync(path.join(run, 'user-data', 'User', 'settings.json'), JSON.stringify(settings, null, 2));
-  log(`run dir ${run}; server command ${JSON.stringify(cmd)}`);
+  log(`run dir ${run}; server command ${JSON.stringify(cmd)}; python ${JSON.stringify(python)}`);
 
   // --- the VS Code server, in its own process group --------------------------------------------
   const env = { ...process.env, EXTENSIONS_GALLERY: '{}', PATH: sanitizedPath(cmd) };
@@ -243,7 +249,7 @@ async function main() {
     const payload = [
       ['extensionDevelopmentPath', remote(EXT_DIR)],
       ['extensionTestsPath', remote(SUITE)],
-      ['extensionEnvironment', JSON.stringify({ ACTION_LSP_E2E_EXPECTED_COMMAND: JSON.stringify(cmd) })],
+      ['extensionEnvironment', JSON.stringify({ ACTION_LSP_E2E_EXPECTED_COMMAND: JSON.stringify(cmd), ACTION_LSP_E2E_PYTHON: python })],
     ];
     const url =
       `http://${authority}/?folder=${encodeURIComponent(ws)}` +
@@ -285,7 +291,12 @@ async function main() {
     const result = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
     console.log(`E2E_RESULT ${JSON.stringify({ ok: result.ok, seconds: result.seconds, serverCommand: result.serverCommand })}`);
     for (const s of result.steps || []) console.log(`  ${s}`);
-    if (result.error) console.log(`  error: ${result.error}`);
+    if (result.error) {
+      console.log(`  error: ${result.error}`);
+      for (const k of ['diagnosticsAtFailure', 'openDocuments', 'visibleEditors']) {
+        console.log(`  ${k}: ${JSON.stringify(result[k])}`);
+      }
+    }
   }
   if (code === 0) {
     log('PASS');

@@ -243,7 +243,9 @@ async function stopClient(): Promise<void> {
   starting = undefined;
   if (c && c.state !== State.Stopped) {
     try {
-      await c.stop(5000);
+      // dispose, not stop: a restart makes a new client, so the old one's diagnostic
+      // collections and command registrations must go for good.
+      await c.dispose(5000);
     } catch (err) {
       output.appendLine(`[client] error while stopping the server: ${String(err)}`);
     }

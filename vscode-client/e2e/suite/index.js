@@ -187,11 +187,48 @@ async function main(result) {
   // 6. The traversal target never appears.
   assert.strictEqual(fs.existsSync(path.join(wsPath, '..', 'escape.txt')), false, '../escape.txt was written');
 
-  // 7. Restart keeps working.
+  // 7. Settings reach the server: silencing missing-field removes that diagnostic.
+  const config = () => vscode.workspace.getConfiguration('actionLsp');
+  const codesNow = () => new Set(vscode.languages.getDiagnostics(transcript).map(codeOf));
+  await config().update('severity', { 'missing-field': 'off' }, vscode.ConfigurationTarget.Global);
+  await waitFor('missing-field to go away after actionLsp.severity turned it off', () => {
+    const codes = codesNow();
+    return !codes.has('missing-field') && codes.has('path-traversal');
+  }, 30000);
+  log('actionLsp.severity {"missing-field": "off"} reached the server');
+  await config().update('severity', undefined, vscode.ConfigurationTarget.Global);
+  await waitFor('missing-field to come back', () => codesNow().has('missing-field'), 30000);
+  log('missing-field is back after resetting actionLsp.severity');
+
+  // 8. Restart keeps working.
   await vscode.commands.executeCommand('actionLsp.restartServer');
   await waitFor('the restarted language server', async () => (await api.ready(), true), 60000);
   assert.deepStrictEqual(api.serverCommand, setting);
+  await waitFor('diagnostics after the restart', () => codesNow().has('path-traversal'), 30000);
   log('restart ok');
+
+  // 9. actionLsp.server.pythonPath: `<python> -m action_lsp serve`; changing it restarts the server.
+  const python = process.env.ACTION_LSP_E2E_PYTHON;
+  if (python) {
+    await config().update('server.command', [], vscode.ConfigurationTarget.Global);
+    await config().update('server.pythonPath', python, vscode.ConfigurationTarget.Global);
+    const want = [python, '-m', 'action_lsp', 'serve'];
+    await waitFor(
+      'the server started from actionLsp.server.pythonPath',
+      async () => {
+        if (JSON.stringify(api.serverCommand) !== JSON.stringify(want)) return false;
+        await api.ready();
+        return JSON.stringify(api.serverCommand) === JSON.stringify(want);
+      },
+      60000,
+    );
+    assert.strictEqual(api.serverCommandSource, 'server.pythonPath');
+    // a fresh diagnostics round from the new server process
+    await vscode.workspace.openTextDocument(transcript);
+    await waitFor('diagnostics from the pythonPath server', () => codesNow().has('path-traversal'), 30000);
+    result.pythonPathCommand = api.serverCommand;
+    log(`pythonPath ok: ${JSON.stringify(api.serverCommand)}`);
+  }
 }
 
 exports.run = async function run() {
@@ -203,6 +240,11 @@ exports.run = async function run() {
     log('PASS');
   } catch (err) {
     result.error = err && err.stack ? err.stack : String(err);
+    result.diagnosticsAtFailure = vscode.languages
+      .getDiagnostics()
+      .map(([uri, ds]) => [uri.toString(), ds.map((d) => `${d.range.start.line}:${codeOf(d)}`)]);
+    result.openDocuments = vscode.workspace.textDocuments.map((d) => `${d.uri.toString()} v${d.version}${d.isDirty ? ' dirty' : ''}`);
+    result.visibleEditors = vscode.window.visibleTextEditors.map((e) => e.document.uri.toString());
     log(`FAIL: ${err && err.message}`);
     throw err;
   } finally {
