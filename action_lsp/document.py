@@ -178,6 +178,7 @@ class IncrementalDocument:
         self._shift = np.zeros(len(units), dtype=np.int64)
         self._starts = np.fromiter((u.start for u in units), dtype=np.int64, count=len(units))
         self._looks = np.fromiter((u.lookahead for u in units), dtype=np.int64, count=len(units))
+        self._flagged = np.fromiter((bool(u.diagnostics) for u in units), dtype=bool, count=len(units))
         self._analysis = None
 
     def reconfigure(self, dialects: DialectSet | None = None, roots: Sequence[str] | None = None) -> None:
@@ -241,6 +242,13 @@ class IncrementalDocument:
                 looks[resume:] + delta,
             )
         )
+        self._flagged = np.concatenate(
+            (
+                self._flagged[:first],
+                np.fromiter((bool(u.diagnostics) for u in fresh), dtype=bool, count=n_fresh),
+                self._flagged[resume:],
+            )
+        )
 
     def _rescan(
         self, origin: int, window: int, edit_stop: int, delta: int, old_after: int
@@ -275,7 +283,15 @@ class IncrementalDocument:
 
     def units(self) -> Iterator[tuple[Unit, int]]:
         """Each unit with the shift to apply to its contents."""
-        return zip(self._units, (int(s) for s in self._shift), strict=True)
+        return zip(self._units, self._shift.tolist(), strict=True)
+
+    def units_with_diagnostics(self) -> Iterator[tuple[Unit, int]]:
+        """The units that hold diagnostics, with their shifts: what a keystroke republishes,
+        without walking the thousands of units of plain prose."""
+        units = self._units
+        shifts = self._shift
+        for i in np.flatnonzero(self._flagged).tolist():
+            yield units[i], int(shifts[i])
 
     def analysis(self) -> Analysis:
         if self._analysis is None:

@@ -71,3 +71,14 @@ def test_opening_a_fence_rescans_to_the_end_and_closing_it_restores() -> None:
     assert doc.analysis().actions == []
     doc.edit(6, 11, "")
     assert len(doc.analysis().actions) == before
+
+
+def test_units_with_diagnostics_are_exactly_the_flagged_units() -> None:
+    rng = random.Random(5)
+    text = "".join(rng.choice(BLOCKS) for _ in range(40))
+    doc = IncrementalDocument(text)
+    for _ in range(40):
+        at = rng.randint(0, len(doc.lines))
+        doc.edit(at, min(len(doc.lines), at + rng.randint(0, 3)), rng.choice(SNIPPETS))
+        flagged = [(id(u), s) for u, s in doc.units_with_diagnostics()]
+        assert flagged == [(id(u), s) for u, s in doc.units() if u.diagnostics]

@@ -75,9 +75,14 @@ def workspace_edit(ls: ActionLanguageServer, plan: Plan) -> types.WorkspaceEdit:
         open_doc = ls.documents.by_path(ch.path)
         version = open_doc.version if open_doc is not None else None
         if ch.kind == "create":
+            # Overwrite only what the plan meant to replace (the setting allowed it). A file that
+            # appears between planning and applying makes the client fail the whole edit
+            # rather than empty it: neither overwrite nor ignoreIfExists.
+            replaces = ch.old_bytes is not None
             changes.append(
                 types.CreateFile(
-                    uri=uri, options=types.CreateFileOptions(overwrite=True, ignore_if_exists=False)
+                    uri=uri,
+                    options=types.CreateFileOptions(overwrite=replaces, ignore_if_exists=False),
                 )
             )
             edits = [

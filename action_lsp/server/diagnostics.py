@@ -86,9 +86,7 @@ class Diagnostics:
         lines = od.doc.lines
         enc = ls.encoding
         settings = ls.settings
-        for unit, shift in od.doc.units():
-            if not unit.diagnostics:
-                continue
+        for unit, shift in od.doc.units_with_diagnostics():
             line = lines.line_of(unit.start + shift)
             key = id(unit)
             hit = old.get(key)
