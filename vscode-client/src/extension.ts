@@ -211,11 +211,29 @@ async function applyWorkspaceEdit(c: LanguageClient, params: ApplyWorkspaceEditP
   return applied ? { applied } : { applied, failureReason: 'VS Code did not apply the edit' };
 }
 
+function serverCommandLine(): string[] {
+  return resolved ? [resolved.command, ...resolved.args] : [];
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    return err.message;
+  }
+  if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string') {
+    return (err as { message: string }).message;
+  }
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
+  }
+}
+
 async function startClient(): Promise<void> {
   const c = createClient();
   client = c;
   starting = c.start().catch((err: unknown) => {
-    const msg = err instanceof Error ? err.message : String(err);
+    const msg = errorText(err);
     output.appendLine(`[client] failed to start the server: ${msg}`);
     const r = resolved!;
     void vscode.window
@@ -271,13 +289,17 @@ function restart(): Promise<void> {
 
 async function runningClient(): Promise<LanguageClient> {
   await lifecycle;
-  if (!client) {
-    await enqueue(startClient);
-  } else if (starting) {
-    await starting;
+  try {
+    if (!client) {
+      await enqueue(startClient);
+    } else if (starting) {
+      await starting;
+    }
+  } catch (err) {
+    throw new Error(`the action-lsp server ${JSON.stringify(serverCommandLine())} failed to start: ${errorText(err)}`);
   }
   if (!client || client.state !== State.Running) {
-    throw new Error('the action-lsp server is not running');
+    throw new Error(`the action-lsp server ${JSON.stringify(serverCommandLine())} is not running`);
   }
   return client;
 }
@@ -426,7 +448,7 @@ function command(id: string, fn: () => Promise<unknown>): vscode.Disposable {
     try {
       return await fn();
     } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
+      const msg = errorText(err);
       output.appendLine(`[client] ${id} failed: ${msg}`);
       void vscode.window.showErrorMessage(`action-lsp: ${msg}`);
       throw err;
@@ -461,7 +483,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Action
 
   return {
     get serverCommand() {
-      return resolved ? [resolved.command, ...resolved.args] : [];
+      return serverCommandLine();
     },
     get serverCommandSource() {
       return resolved?.source;

@@ -30,6 +30,7 @@ async function waitFor(what, fn, timeoutMs) {
       last = await fn();
       if (last) return last;
     } catch (err) {
+      if (err && err.fatal) throw err;
       last = err;
     }
     if (Date.now() > deadline) {
@@ -99,7 +100,10 @@ async function main(result) {
     'the language server started from the setting',
     async () => {
       if (JSON.stringify(api.serverCommand) !== JSON.stringify(setting)) return false;
-      await api.ready();
+      await api.ready().catch((err) => {
+        // started with the right command and failed: no point in waiting
+        throw Object.assign(new Error(`the server ${JSON.stringify(setting)} did not start: ${(err && err.message) || err}`), { fatal: true });
+      });
       return JSON.stringify(api.serverCommand) === JSON.stringify(setting);
     },
     60000,
