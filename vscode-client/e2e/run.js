@@ -144,7 +144,7 @@ async function main() {
     'security.workspace.trust.enabled': false,
     'telemetry.telemetryLevel': 'off',
     'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
+    'extensions.autoUpdate': 'off', // not false: VS Code would migrate (rewrite) settings.json at startup
     'extensions.ignoreRecommendations': true,
     'update.mode': 'none',
     'workbench.enableExperiments': false,
