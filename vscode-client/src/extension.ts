@@ -91,7 +91,7 @@ export function resolveServerCommand(): ResolvedServerCommand {
   return { command: 'action-lsp', args: ['serve'], source: 'PATH' };
 }
 
-/** The server settings from the `actionLsp` section, without client-only keys and empty values. */
+/** The server settings from the `actionLsp` section, without the client-only keys. */
 export function serverSettings(scope?: vscode.ConfigurationScope): ServerSettings {
   const cfg = vscode.workspace.getConfiguration(SECTION, scope);
   const settings: ServerSettings = {
@@ -99,11 +99,9 @@ export function serverSettings(scope?: vscode.ConfigurationScope): ServerSetting
     severity: cfg.get<Record<string, string>>('severity') ?? {},
     allowOverwrite: cfg.get<boolean>('allowOverwrite') ?? false,
     workspaceRoots: (cfg.get<string[]>('workspaceRoots') ?? []).map(expandVars),
+    // '' means the server's default; always sent so that clearing it overrides an earlier value
+    docsUrl: (cfg.get<string>('docsUrl') ?? '').trim(),
   };
-  const docsUrl = (cfg.get<string>('docsUrl') ?? '').trim();
-  if (docsUrl !== '') {
-    settings.docsUrl = docsUrl;
-  }
   return settings;
 }
 
