@@ -22,7 +22,7 @@ class Code:
     fix: str = ""  # the quick fix offered, if any
 
 
-E, W, I, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
+E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
 
 CODES: dict[str, Code] = {
     c.code: c
@@ -78,7 +78,7 @@ CODES: dict[str, Code] = {
              "Replacing the first occurrence could edit the wrong place; the message lists the "
              "lines. Add surrounding lines to the search text to make it unique.",
              needs_workspace=True),
-        Code("search-fuzzy", I, "The search block matched only by a tolerant strategy; the message names it.",
+        Code("search-fuzzy", INFO, "The search block matched only by a tolerant strategy; the message names it.",
              "Review the preview diff before applying.", needs_workspace=True),
         Code("noop-edit", W, "The replacement equals the search text, or is already in the file.",
              "Applying it changes nothing.", needs_workspace=True),

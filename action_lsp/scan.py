@@ -294,7 +294,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
 CUT_MODULUS = 16  # a prose line ends a unit when its hash is 0 modulo this (16 lines on average)
 
 
-def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit]:  # type: ignore[no-untyped-def]
+def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit]:
     """Cut the prose in ``[pos, stop)`` into units at content-defined line starts.
 
     A line start is a cut point when the line before it hashes to 0 modulo ``CUT_MODULUS``,

@@ -109,7 +109,7 @@ def parse_severity_overrides(items: Iterable[str]) -> dict[str, Severity | None]
     return overrides
 
 
-def add_dialect_option(parser) -> None:  # type: ignore[no-untyped-def]
+def add_dialect_option(parser) -> None:
     from ..dialects import NAMES
 
     parser.add_argument(

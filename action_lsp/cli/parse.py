@@ -14,7 +14,7 @@ from ..text import LineIndex
 from .common import add_dialect_option, read_transcript, selected_dialects
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "parse",
         help="list the actions found, in document order",

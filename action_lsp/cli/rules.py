@@ -9,7 +9,7 @@ import sys
 from ..codes import CODES, render_markdown
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("rules", help="every diagnostic code with a one-line explanation")
     p.add_argument("code", nargs="?", help="explain one code in full")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")

@@ -11,7 +11,7 @@ from ..markdown import FenceOpen
 from ..model import Action, ActionKind, Diagnostic, Span
 from ..schema import ActionSpec, boolean, req, specs, text
 from .base import Construct, Dialect, ScanContext
-from .json_fields import fields_of, json_diagnostics
+from .json_fields import fields_of, json_diagnostics, key_span
 
 _TYPES = {
     "THINK": "Process emotional reactions and analyze the situation",
@@ -80,10 +80,9 @@ class ActionPlan(Dialect):
                 diagnostics.append(Diagnostic("bad-json", f"bad JSON in action plan: {extra.message}", extra.span))
         brace = Span(node.span.start, node.span.start + 1)
         for m in node.members or ():
-            check = SEQUENCE_FIELDS.get(m.key, False)
-            if check is False:
-                diagnostics.append(Diagnostic("unknown-field", f"an action sequence has no field `{m.key}`", m.key_span))
-            elif check is not None and (problem := check(m.value.value)):
+            if m.key not in SEQUENCE_FIELDS:
+                diagnostics.append(Diagnostic("unknown-field", f"an action sequence has no field `{m.key}`", key_span(m)))
+            elif (check := SEQUENCE_FIELDS[m.key]) is not None and (problem := check(m.value.value)):
                 diagnostics.append(Diagnostic("invalid-value", f"`{m.key}` {problem}", m.value.span))
         if result.ok:
             for key in ("can_extend", "reasoning"):

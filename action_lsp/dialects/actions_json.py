@@ -13,9 +13,9 @@ import re
 from ..jsonscan import JNode, JResult, find_json_fence_end, parse_json, trailing_data_error
 from ..markdown import LINE_START, FenceOpen, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
-from ..schema import ActionSpec, boolean, integer, one_of, opt, req, specs, text, text_list
+from ..schema import ActionSpec, Check, boolean, integer, one_of, opt, req, specs, text, text_list
 from .base import Construct, Dialect, ScanContext
-from .json_fields import fields_of, json_diagnostics
+from .json_fields import fields_of, json_diagnostics, key_span
 
 # A fence line with an info string opens a block; it never closes one.
 _OPENER_WITH_INFO = re.compile(LINE_START + r" {0,3}(?:`{3,}[ \t]*[^\s`]|~{3,}[ \t]*[^\s~])")
@@ -26,7 +26,7 @@ ID = integer(minimum=1, what="an integer id")
 LIMIT = integer(minimum=1, what="a positive integer")
 
 
-def _family(kind: str, plural: str, id_name: str, status=None) -> list[ActionSpec]:  # type: ignore[no-untyped-def]
+def _family(kind: str, plural: str, id_name: str, status: Check | None = None) -> list[ActionSpec]:
     content = [req("content", text(), f"the {kind}'s text"), opt("notes", text())]
     status_field = [opt("status", status)] if status else []
     return [
@@ -165,12 +165,11 @@ class ActionsJson(Dialect):
             return []
         if kind == "iteration":
             for m in node.members or ():
-                check = ITERATION_FIELDS.get(m.key, False)
-                if check is False:
+                if m.key not in ITERATION_FIELDS:
                     diagnostics.append(
-                        Diagnostic("unknown-field", f"an iteration has no field `{m.key}`", m.key_span)
+                        Diagnostic("unknown-field", f"an iteration has no field `{m.key}`", key_span(m))
                     )
-                elif check is not None:
+                elif (check := ITERATION_FIELDS[m.key]) is not None:
                     problem = check(m.value.value)
                     if problem:
                         diagnostics.append(Diagnostic("invalid-value", f"`{m.key}` {problem}", m.value.span))

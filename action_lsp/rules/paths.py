@@ -79,7 +79,7 @@ def path_problem(f: Field, roots: Sequence[str] = ()) -> Diagnostic | None:
     return None
 
 
-def _absolute(f: Field, path: str, span, roots: Sequence[str]) -> Diagnostic:  # type: ignore[no-untyped-def]
+def _absolute(f: Field, path: str, span, roots: Sequence[str]) -> Diagnostic:
     fixes = []
     for root in roots:
         root_posix = PurePosixPath(os.path.normpath(root))
