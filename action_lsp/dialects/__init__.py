@@ -17,7 +17,7 @@ __all__ = ["ALL", "Construct", "Dialect", "DialectSet", "ScanContext", "TagOpen"
 
 
 # The registry: one line per dialect module, in the order they are offered constructs.
-_MODULES = ("actions_json", "action_plan")
+_MODULES = ("actions_json", "xml_tags", "aether", "action_plan")
 
 
 def _load() -> tuple[Dialect, ...]:
