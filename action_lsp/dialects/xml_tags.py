@@ -109,6 +109,7 @@ class Children:
     items: list[Child]
     diagnostics: list[Diagnostic]
     stray: Span | None  # a closing action tag that ended an unclosed action
+    last_end: int = -1  # just past the last child element
 
 
 def parse_children(ctx: ScanContext, start: int, bound: int, closed: bool) -> Children:
@@ -158,9 +159,9 @@ def parse_children(ctx: ScanContext, start: int, bound: int, closed: bool) -> Ch
                     SourceMap.verbatim(tag.end, tag.end),
                 )
             )
-            pos = tag.end
+            pos = out.last_end = tag.end
             continue
-        pos = _child(ctx, finder, out, name, tag.name_span, tag.end, bound, closed)
+        pos = out.last_end = _child(ctx, finder, out, name, tag.name_span, tag.end, bound, closed)
     return out
 
 
@@ -347,7 +348,8 @@ class XmlTags(Dialect):
                 diagnostics.append(mismatched_close(text, children.stray, tag.name))
                 end = children.stray.end
             else:
-                end = trimmed_end(text, start.end, bound)
+                # The action ends after its last element; prose after it is not part of it.
+                end = trimmed_end(text, start.end, children.last_end if children.items else bound)
                 multiline = any(c in text[start.end : end] for c in "\r\n")
                 diagnostics.append(
                     Diagnostic(
