@@ -143,9 +143,9 @@ class Aether(Dialect):
             close = find_close(ctx, tag.name, start.end)
             if close is None and tag.name != type_name:
                 close = find_close(ctx, type_name, start.end)
-            lookahead = close[1] if close is not None else len(text)
+            lookahead = close.lookahead if close is not None else len(text)
             if close is not None:
-                body, end = (start.end, close[0]), close[1]
+                body, end = (start.end, close.start), close.end
             elif type_name in BODYLESS:
                 diagnostics.append(_unclosed(text, tag, start.end, False))
             else:

@@ -16,12 +16,14 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..model import Diagnostic, Field, Fix, SourceMap, Span, TextEdit
 from .base import ScanContext
 
 __all__ = [
     "Attribute",
+    "Close",
     "Finder",
     "StartTag",
     "attribute_fields",
@@ -306,6 +308,7 @@ class _Matcher:
         self.closes: dict[int, list[int]] = {}  # depth after -> event indices of closing tags
         self._span_at = -1  # inline code spans: backtick parity of the line up to here
         self._span_odd = False
+        self.furthest = -1  # the furthest offset a nested start tag read (an open quote)
 
     def _in_code_span(self, pos: int) -> bool:
         """Is ``pos`` inside an inline code span (odd backticks before it on its line), as the
@@ -341,6 +344,7 @@ class _Matcher:
             self.closes.setdefault(self.depth, []).append(len(self.starts))
         else:
             tag = parse_start_tag(self.ctx, m.start(), m.end())
+            self.furthest = max(self.furthest, tag.lookahead)
             if not tag.closed or tag.self_closing:
                 self.cursor = tag.end if tag.closed else m.end()
                 return -1
@@ -374,16 +378,27 @@ class _Matcher:
         return None
 
 
-def find_close(ctx: ScanContext, name: str, content_start: int) -> tuple[int, int] | None:
-    """The ``</name>`` that closes the element whose content starts at ``content_start``:
-    ``(start of the closing tag, just past its >)``, or None when it is never closed (then the
-    search read to the end of the text). Nested ``<name>...</name>`` pairs inside the content
-    (a file that documents the format) are skipped whole."""
+class Close(NamedTuple):
+    """A closing tag found by :func:`find_close`."""
+
+    start: int  # its ``<``
+    end: int  # just past its ``>``
+    lookahead: int  # how far the search read (a nested start tag may read past ``end``)
+
+
+def find_close(ctx: ScanContext, name: str, content_start: int) -> Close | None:
+    """The ``</name>`` that closes the element whose content starts at ``content_start``, or
+    None when it is never closed (then the search read to the end of the text). Nested
+    ``<name>...</name>`` pairs inside the content (a file that documents the format) are
+    skipped whole."""
     key = "tags:close:" + name
     matcher = ctx.cache.get(key)
     if not isinstance(matcher, _Matcher) or content_start < matcher.lo:
         matcher = ctx.cache[key] = _Matcher(ctx, name, content_start)
-    return matcher.close_after(content_start)
+    found = matcher.close_after(content_start)
+    if found is None:
+        return None
+    return Close(found[0], found[1], max(found[1], matcher.furthest))
 
 
 # --------------------------------------------------------------------------------------------

@@ -337,7 +337,7 @@ class XmlTags(Dialect):
         if close is None and tag.name != type_name:
             close = find_close(ctx, type_name, start.end)
         if close is not None:
-            bound, end, lookahead = close[0], close[1], close[1]
+            bound, end, lookahead = close.start, close.end, close.lookahead
         else:
             bound, lookahead = ctx.next_tag_start(start.end), len(text)
             end = bound

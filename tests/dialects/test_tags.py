@@ -138,13 +138,15 @@ def test_find_close_skips_nested_pairs_and_code_spans() -> None:
     ctx = Ctx(text)
     first = text.index(">") + 1
     close = find_close(ctx, "a", first)
-    assert close == (text.index("</a> tail"), text.index(" tail"))
+    assert close is not None
+    assert (close.start, close.end) == (text.index("</a> tail"), text.index(" tail"))
+    assert close.lookahead == close.end
     assert find_close(ctx, "a", text.index("open")) is None
 
 
 def test_find_close_ignores_self_closing_and_prefixes() -> None:
     text = "<a><a/><ab></ab></a>"
-    assert find_close(Ctx(text), "a", 3) == (text.index("</a>"), len(text))
+    assert find_close(Ctx(text), "a", 3) == (text.index("</a>"), len(text), len(text))
 
 
 def test_find_close_many_unclosed_openers_reads_once() -> None:
@@ -152,10 +154,17 @@ def test_find_close_many_unclosed_openers_reads_once() -> None:
     ctx = Ctx(text)
     # each opener asks; only the innermost is closed
     results = [find_close(ctx, "a", i * 4 + 3) for i in range(5000)]
-    assert results[-1] == (len(text) - 4, len(text))
+    assert results[-1] == (len(text) - 4, len(text), len(text))
     assert all(r is None for r in results[:-1])
     matcher = next(iter(ctx.cache.values()))
     assert len(matcher.starts) == 5000  # every later opener and the closer, once
+
+
+def test_find_close_reports_how_far_a_nested_start_tag_read() -> None:
+    text = '<a>x <a q="never closed> y</a> z'
+    close = find_close(Ctx(text), "a", 3)
+    assert close is not None and close.end == text.index(" z")
+    assert close.lookahead == len(text)  # the open quote was searched to the end
 
 
 @pytest.mark.parametrize("seed", range(5))
