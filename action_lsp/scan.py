@@ -119,6 +119,7 @@ class _Context:
 
 
 _TAG_NAME = re.compile(r"[A-Za-z][\w\-]*")
+_REST_BLANK = re.compile(r"[^\S\r\n]*(?:\r|\n|\Z)")  # only blanks up to the line end
 _FENCE_AT = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 _FENCE_LINE = re.compile(r"(?:\n|\r(?!\n))(?P<line> {0,3}(?:`{3,}|~{3,}))")
 
@@ -266,7 +267,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
         elif kind == "tag":
             assert m is not None
             pos = _tag(ctx, unit, m)
-            if pos < n and text[pos - 1] not in "\r\n" and not text[pos:line_end(text, pos)].strip():
+            if pos < n and text[pos - 1] not in "\r\n" and _REST_BLANK.match(text, pos):
                 pos = next_line_start(text, pos)
             if pos >= n or text[pos - 1] in "\r\n":
                 yield from cut(pos)
