@@ -13,6 +13,7 @@ reaches an old cut point after the edit can stop there (see :mod:`action_lsp.doc
 
 from __future__ import annotations
 
+import bisect
 import re
 import zlib
 from collections.abc import Iterator
@@ -72,6 +73,21 @@ class _Context:
         self._fence_failed: dict[tuple[str, int], int] = {}
         self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
         self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
+        self._code_spans: tuple[int, int, list[tuple[int, int]]] = (0, -1, [])
+
+    def in_code_span(self, pos: int) -> bool:
+        """Is ``pos`` inside an inline code span? The spans of a line are worked out once, so a
+        line holding thousands of tags costs one pass, not one pass per tag."""
+        line_start, line_stop, spans = self._code_spans
+        if not line_start <= pos < line_stop:
+            line_start = _line_start_of(self.text, pos)
+            line_stop = line_end(self.text, pos)
+            spans = _code_spans(self.text, line_start, line_stop)
+            self._code_spans = (line_start, line_stop, spans)
+        if not spans:
+            return False
+        k = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
+        return k >= 0 and spans[k][0] <= pos < spans[k][1]
 
     def find(self, needle: str, start: int) -> int:
         failed = self._failed.get(needle)
@@ -135,31 +151,34 @@ def _next_fence_line(text: str, start: int) -> int:
 _BACKTICKS = re.compile(r"`+")
 
 
-def _inside_code_span(text: str, line_start: int, pos: int) -> bool:
-    """Is ``pos`` inside an inline code span on its line?
+def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The inline code spans of the line ``text[start:end]``, as (open, close) offsets.
 
     As in CommonMark, a span opens with a run of backticks and closes with the next run of the
     same length (```` ``<tag>`` ```` as well as `` `<tag>` ``); a run that is never matched on
     the line is literal text.
     """
-    if text.find("`", line_start, pos) < 0:
-        return False
-    end = line_end(text, pos)
-    i = line_start
-    while True:
-        opener = _BACKTICKS.search(text, i, pos)
-        if opener is None:
-            return False
-        width = len(opener.group())
-        closer = _BACKTICKS.search(text, opener.end(), end)
-        while closer is not None and len(closer.group()) != width:
-            closer = _BACKTICKS.search(text, closer.end(), end)
-        if closer is None:
-            i = opener.end()  # unmatched: literal backticks
-        elif closer.start() >= pos:
-            return True
+    if text.find("`", start, end) < 0:
+        return []
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, start, end)]
+    spans: list[tuple[int, int]] = []
+    open_by_width: dict[int, int] = {}  # width -> index into runs of the next run of that width
+    i = 0
+    while i < len(runs):
+        a, b = runs[i]
+        width = b - a
+        # The next run of the same width after this one closes it.
+        j = open_by_width.get(width, i + 1)
+        j = max(j, i + 1)
+        while j < len(runs) and runs[j][1] - runs[j][0] != width:
+            j += 1
+        open_by_width[width] = j
+        if j < len(runs):
+            spans.append((b, runs[j][0]))
+            i = j + 1
         else:
-            i = closer.end()
+            i += 1  # unmatched: literal backticks
+    return spans
 
 
 def _line_start_of(text: str, pos: int) -> int:
@@ -273,7 +292,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
                 yield from cut(pos)
         else:  # JSON: a line starting with a brace, or an action object in a line
             brace = text.find("{", at) if kind == "linejson" else at
-            if brace < json_until or _inside_code_span(text, _line_start_of(text, brace), brace):
+            if brace < json_until or ctx.in_code_span(brace):
                 pos = brace + 1
                 continue
             construct, stop, bound = _prose_json(ctx, brace)
@@ -372,7 +391,7 @@ def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
     name = m.group("name")
     at = m.start()
     owner = ctx.dialects.tag_owner(name)
-    if owner is None or _inside_code_span(text, _line_start_of(text, at), at):
+    if owner is None or ctx.in_code_span(at):
         return m.end()
     dialect, canonical = owner
     name_span = Span(m.start("name"), m.end("name"))

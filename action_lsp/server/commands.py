@@ -85,11 +85,15 @@ def workspace_edit(ls: ActionLanguageServer, plan: Plan) -> types.WorkspaceEdit:
                     options=types.CreateFileOptions(overwrite=replaces, ignore_if_exists=False),
                 )
             )
+            # The range ends one line past the empty new file. Clients clamp it (VS Code), and
+            # Neovim, seeing an edit that reaches past the last line, drops the empty line its
+            # buffer would otherwise keep after text ending in a newline: the file on disk then
+            # ends with exactly one newline, as the action wrote it, not two.
             edits = [
                 types.TextEdit(
                     range=types.Range(
                         start=types.Position(line=0, character=0),
-                        end=types.Position(line=0, character=0),
+                        end=types.Position(line=1, character=0),
                     ),
                     new_text=ch.new_text,
                 )
