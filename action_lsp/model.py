@@ -157,6 +157,7 @@ class Action:
     group: Span | None = None
     group_label: str = ""
     edits: list[Edit] = field(default_factory=list)
+    partial: bool = False  # cut short by a syntax error: absent fields may just be unparsed
 
     def get(self, name: str) -> Any:
         f = self.fields.get(name)
@@ -265,6 +266,7 @@ def shift_action(a: Action, delta: int) -> Action:
         a.group.shift(delta) if a.group else None,
         a.group_label,
         [Edit(shift_field(e.search, delta), shift_field(e.replace, delta)) for e in a.edits],
+        a.partial,
     )
 
 

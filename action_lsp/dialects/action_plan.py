@@ -11,7 +11,7 @@ from ..markdown import FenceOpen
 from ..model import Action, ActionKind, Diagnostic, Span
 from ..schema import ActionSpec, boolean, req, specs, text
 from .base import Construct, Dialect, ScanContext
-from .json_fields import fields_of, json_diagnostics, key_span
+from .json_fields import fields_of, json_diagnostics, key_span, mark_partial
 
 _TYPES = {
     "THINK": "Process emotional reactions and analyze the situation",
@@ -120,6 +120,7 @@ class ActionPlan(Dialect):
                     group_label="action plan",
                 )
             )
+        mark_partial(actions, result)
         return Construct(span, actions, diagnostics, lookahead=span.end)
 
 

@@ -15,7 +15,7 @@ from ..markdown import LINE_START, FenceOpen, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
 from ..schema import ActionSpec, Check, boolean, integer, one_of, opt, req, specs, text, text_list
 from .base import Construct, Dialect, ScanContext
-from .json_fields import fields_of, json_diagnostics, key_span
+from .json_fields import fields_of, json_diagnostics, key_span, mark_partial
 
 # A fence line with an info string opens a block; it never closes one.
 _OPENER_WITH_INFO = re.compile(LINE_START + r" {0,3}(?:`{3,}[ \t]*[^\s`]|~{3,}[ \t]*[^\s~])")
@@ -142,6 +142,7 @@ class ActionsJson(Dialect):
                     label = f"```iteration {number.value.value}"
             items = self._items(result.node, kind, diagnostics)
             actions = [a for a in (self._action(item, span, label, diagnostics) for item in items) if a]
+            mark_partial(actions, result)
         # Where the JSON-aware fence search stopped depends on string state that broken JSON
         # makes unreliable (it may have read on to the end): then any later edit may move it.
         lookahead = len(text) if close is None or not result.ok else end

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..jsonscan import JError, JMember, JNode, JResult, repair_json
-from ..model import Diagnostic, Field, Fix, Severity, Span, TextEdit
+from ..model import Action, Diagnostic, Field, Fix, Severity, Span, TextEdit
 
 
 def key_span(member: JMember) -> Span:
@@ -28,6 +28,16 @@ def to_field(member: JMember) -> Field:
 def fields_of(node: JNode, skip: tuple[str, ...] = ()) -> dict[str, Field]:
     """The members of an object as fields (the last of duplicate keys wins, as in json.loads)."""
     return {m.key: to_field(m) for m in node.members or () if m.key not in skip}
+
+
+def mark_partial(actions: list[Action], result: JResult) -> None:
+    """Mark the actions a fatal JSON error cut short: their missing fields may just be unparsed."""
+    fatal = result.fatal
+    if fatal is None:
+        return
+    for action in actions:
+        if action.span.end >= fatal.offset:
+            action.partial = True
 
 
 def json_diagnostics(text: str, result: JResult, body: Span, what: str) -> list[Diagnostic]:

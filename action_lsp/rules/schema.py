@@ -23,6 +23,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             if name == "command" and action.kind is ActionKind.COMMAND:
                 continue  # ``empty-command`` says it better
             f = action.fields.get(name)
+            if f is None and action.partial:
+                continue  # the JSON broke before this field: bad-json already says so
             if f is None:
                 yield Diagnostic(
                     "missing-field",
