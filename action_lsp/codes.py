@@ -70,6 +70,9 @@ CODES: dict[str, Code] = {
         Code("file-not-found", E, "A modify/read/delete/rename target that does not exist.",
              "Check the path; the file may have been renamed or not created yet.",
              needs_workspace=True),
+        Code("file-unreadable", E, "A modify/read target that exists but cannot be edited as text.",
+             "It is a directory, a special file, unreadable, or not UTF-8 text (binary or another "
+             "encoding); action-lsp never rewrites such files.", needs_workspace=True),
         Code("search-not-found", E, "A search block that matches nowhere in the target.",
              "Even the tolerant strategies (whitespace, blank lines, syntax, fuzzy) found no "
              "place for it; the file probably changed since the transcript was written.",

@@ -207,9 +207,7 @@ class _Planner:
                 if not self.ws.exists(target.path):
                     state = _State(target, None, None)
                 else:
-                    raise ActionFailed(
-                        _diag("file-not-found", f"{rel}: {read.message}", span), read.message
-                    )
+                    raise ActionFailed(_diag(read.code, f"{rel}: {read.message}", span), read.message)
             else:
                 state = _State(target, read, read.text)
         else:

@@ -58,7 +58,7 @@ class FileText:
 
 @dataclass(frozen=True, slots=True)
 class ReadProblem:
-    code: Literal["file-not-found"]
+    code: Literal["file-not-found", "file-unreadable"]
     message: str
 
 
@@ -152,7 +152,7 @@ class Workspace:
         except FileNotFoundError:
             st = None
         except OSError as exc:
-            return ReadProblem("file-not-found", f"cannot read {path}: {exc.strerror}")
+            return ReadProblem("file-unreadable", f"cannot read {path}: {exc.strerror}")
         if override is not None:
             raw = None
             bom = False
@@ -167,17 +167,17 @@ class Workspace:
         if st is None:
             return ReadProblem("file-not-found", "the file does not exist")
         if stat.S_ISDIR(st.st_mode):
-            return ReadProblem("file-not-found", "the path is a directory, not a file")
+            return ReadProblem("file-unreadable", "the path is a directory, not a file")
         if not stat.S_ISREG(st.st_mode):
-            return ReadProblem("file-not-found", "the path is not a regular file")
+            return ReadProblem("file-unreadable", "the path is not a regular file")
         try:
             data = path.read_bytes()
         except OSError as exc:
-            return ReadProblem("file-not-found", f"cannot read the file: {exc.strerror}")
+            return ReadProblem("file-unreadable", f"cannot read the file: {exc.strerror}")
         decoded = decode(data)
         if decoded is None:
             return ReadProblem(
-                "file-not-found",
+                "file-unreadable",
                 "the file is not UTF-8 text (binary or another encoding); "
                 "action-lsp will not modify it",
             )

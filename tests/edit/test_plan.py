@@ -243,6 +243,7 @@ def test_not_utf8_refused(root: Path, tx) -> None:
     t = tx()
     plan = plan_changes([t.modify("l1.txt", ("caf", "x"))], Workspace(root))
     assert not plan.ok and "not UTF-8" in plan.outcomes[0].diagnostics[0].message
+    assert plan.outcomes[0].diagnostics[0].code == "file-unreadable"
 
 
 def test_read_override(root: Path, tx) -> None:
