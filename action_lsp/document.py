@@ -179,6 +179,7 @@ class IncrementalDocument:
         self._starts = np.fromiter((u.start for u in units), dtype=np.int64, count=len(units))
         self._looks = np.fromiter((u.lookahead for u in units), dtype=np.int64, count=len(units))
         self._flagged = np.fromiter((bool(u.diagnostics) for u in units), dtype=bool, count=len(units))
+        self._watching = np.fromiter((bool(u.watch) for u in units), dtype=bool, count=len(units))
         self._analysis = None
 
     def reconfigure(self, dialects: DialectSet | None = None, roots: Sequence[str] | None = None) -> None:
@@ -200,6 +201,7 @@ class IncrementalDocument:
         whole text would give. When a unit looks to the window's end (an unclosed tag searching
         for its end), the window grows, up to the whole text.
         """
+        watched = self._watchers_before(start, end) if self._units else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
         if not self._units:
@@ -212,6 +214,8 @@ class IncrementalDocument:
         holding = max(0, int(np.searchsorted(starts, start, side="right")) - 1)
         reaching = np.flatnonzero(looks[:holding] >= start)
         first = int(reaching[0]) if reaching.size else holding
+        if watched is not None:
+            first = self._first_watcher(first, watched, start, len(new_text))
         rescan_from = int(starts[first])
         old_after = int(np.searchsorted(starts, end, side="left"))  # old units at/after `end`
         edit_stop = start + len(new_text)
@@ -249,6 +253,48 @@ class IncrementalDocument:
                 self._flagged[resume:],
             )
         )
+        self._watching = np.concatenate(
+            (
+                self._watching[:first],
+                np.fromiter((bool(u.watch) for u in fresh), dtype=bool, count=n_fresh),
+                self._watching[resume:],
+            )
+        )
+
+    def _around(self, start: int, end: int) -> str:
+        """The lines an edit of ``[start, end)`` touches, with one line either side: a watched
+        string's meaning can hang on the rest of its line (a start tag's closing ``>``)."""
+        lines = self.lines
+        first = max(0, lines.line_of(start) - 1)
+        last = min(lines.line_count() - 1, lines.line_of(end) + 1)
+        return lines.slice(lines.line_start(first), lines.line_end(last))
+
+    def _watchers_before(self, start: int, end: int) -> tuple[list[int], set[str]] | None:
+        """Before an edit of ``[start, end)``: the units up to it that watch strings (see
+        ``Construct.watch``), and which of their strings stand around what the edit replaces."""
+        holding = int(np.searchsorted(self._starts, start, side="right"))
+        watchers = np.flatnonzero(self._watching[:holding]).tolist()
+        if not watchers:
+            return None
+        needles = {w for k in watchers for w in self._units[k].watch}
+        around = self._around(start, end)
+        return watchers, {w for w in needles if w in around}
+
+    def _first_watcher(
+        self, first: int, watched: tuple[list[int], set[str]], start: int, inserted: int
+    ) -> int:
+        """After the edit: the first watcher (before ``first``) whose strings stood, or now
+        stand, on the lines the edit touched."""
+        watchers, hit = watched
+        needles = {w for k in watchers for w in self._units[k].watch}
+        around = self._around(start, start + inserted)
+        hit = hit | {w for w in needles if w in around}
+        for k in watchers:
+            if k >= first:
+                break
+            if hit.intersection(self._units[k].watch):
+                return k
+        return first
 
     def _rescan(
         self, origin: int, window: int, edit_stop: int, delta: int, old_after: int
@@ -267,6 +313,10 @@ class IncrementalDocument:
         for unit in scan_units(text, self.dialects, self.ctx):
             if not complete and unit.lookahead >= len(text):
                 return None
+            if not complete and any(
+                self.lines.find(w, stop - len(w) + 1) >= 0 for w in unit.watch
+            ):
+                return None  # what the window lacks, the rest of the text has: read more
             at = unit.start + origin
             if at >= edit_stop and fresh:
                 k = int(np.searchsorted(starts, at - delta, side="left"))

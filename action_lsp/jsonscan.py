@@ -765,9 +765,9 @@ def _fence_pattern(fence_char: str, fence_len: int) -> re.Pattern[str]:
 _OUTSIDE_SPECIAL = re.compile(r'"|//')
 
 
-def find_json_fence_end(
+def find_json_fence(
     text: str, body_start: int, fence_char: str = "`", fence_len: int = 3
-) -> tuple[int, int] | None:
+) -> tuple[tuple[int, int] | None, int]:
     """Find the closing fence of a JSON block whose body starts at ``body_start``.
 
     Walks line by line tracking whether a JSON string is open (raw newlines keep it open), so
@@ -788,7 +788,7 @@ def find_json_fence_end(
         m = fence.match(text, pos, line_end)
         if m is not None and m.end() == line_end:
             if not in_string:
-                return pos, after
+                return (pos, after), after
             if first_fence is None:
                 first_fence = (pos, after)
             pos = after
@@ -811,7 +811,17 @@ def find_json_fence_end(
                 in_string = True
                 i = om.end()
         pos = after
-    return first_fence if in_string else None
+    return (first_fence if in_string else None), n
+
+
+def find_json_fence_end(
+    text: str, body_start: int, fence_char: str = "`", fence_len: int = 3
+) -> tuple[int, int] | None:
+    """Find the closing fence of a JSON block whose body starts at ``body_start``.
+
+    See :func:`find_json_fence`, which also says how far it read (the end of the text when no
+    fence line outside a string was found)."""
+    return find_json_fence(text, body_start, fence_char, fence_len)[0]
 
 
 # --------------------------------------------------------------------------------------------

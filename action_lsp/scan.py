@@ -59,6 +59,7 @@ class Unit:
     actions: list[Action] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     separators: list[Span] = field(default_factory=list)  # message separators (headings, rules)
+    watch: list[str] = field(default_factory=list)  # see Construct.watch
     blocks: list[Construct] = field(default_factory=list)  # constructs that hold actions
 
 
@@ -350,6 +351,7 @@ def _add(unit: Unit, construct: Construct | None) -> None:
     unit.actions.extend(construct.actions)
     unit.diagnostics.extend(construct.diagnostics)
     unit.lookahead = max(unit.lookahead, construct.lookahead, construct.end)
+    unit.watch.extend(w for w in construct.watch if w not in unit.watch)
     if construct.actions:
         unit.blocks.append(construct)
 

@@ -212,6 +212,21 @@ class ChunkedText:
         parts.append(self._chunks[j][: end - self._starts[j]])
         return "".join(parts)
 
+    def find(self, needle: str, start: int = 0) -> int:
+        """``full().find(needle, start)`` chunk by chunk, without joining the text."""
+        if self._full is not None:
+            return self._full.find(needle, start)
+        start = max(0, start)
+        overlap = len(needle) - 1
+        for i in range(self._chunk_at(start), len(self._chunks)):
+            base = self._starts[i]
+            # The chunk plus enough of the next ones to catch a needle across the boundary.
+            piece = self._chunks[i] + self.slice(base + len(self._chunks[i]), base + len(self._chunks[i]) + overlap) if overlap else self._chunks[i]
+            found = piece.find(needle, max(0, start - base))
+            if found >= 0:
+                return base + found
+        return -1
+
     def replace(self, start: int, end: int, new_text: str) -> None:
         i = self._chunk_at(start)
         j = self._chunk_at(max(start, end - 1)) if end > start else i
@@ -258,6 +273,9 @@ class EditableLineIndex(_Positions):
 
     def _length(self) -> int:
         return len(self._store)
+
+    def find(self, needle: str, start: int = 0) -> int:
+        return self._store.find(needle, start)
 
     def line_count(self) -> int:
         return int(self._starts.shape[0])

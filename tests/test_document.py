@@ -82,3 +82,20 @@ def test_units_with_diagnostics_are_exactly_the_flagged_units() -> None:
         doc.edit(at, min(len(doc.lines), at + rng.randint(0, 3)), rng.choice(SNIPPETS))
         flagged = [(id(u), s) for u, s in doc.units_with_diagnostics()]
         assert flagged == [(id(u), s) for u, s in doc.units() if u.diagnostics]
+
+
+ADVERSARIAL = [*SNIPPETS, "</modify_file>", "<modify_file>", "<aether-write path='x'>", "</think>", "`", "``", "</create_file", "_file>"]
+
+
+@pytest.mark.parametrize("seed", range(0, 600, 8))
+def test_typing_tags_and_fences_half_way_matches_full_analysis(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Half-typed closing tags, nested openers and fences: the states a user types through."""
+    rng = random.Random(seed)
+    monkeypatch.setattr(document, "WINDOW", rng.choice([64, 256, 1 << 14]))
+    doc = IncrementalDocument("".join(rng.choice(BLOCKS) for _ in range(rng.randint(3, 15))))
+    for _ in range(30):
+        n = len(doc.text)
+        start = rng.randint(0, n)
+        end = min(n, start + rng.choice([0, 0, 1, 2, 5, 30]))
+        doc.edit(start, end, rng.choice(ADVERSARIAL) if rng.random() < 0.85 else "")
+        assert _signature(doc.analysis()) == _signature(analyze(doc.text)), (start, end)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..jsonscan import JNode, JResult, find_json_fence_end, parse_json, trailing_data_error
+from ..jsonscan import JNode, JResult, find_json_fence, parse_json, trailing_data_error
 from ..markdown import LINE_START, FenceOpen, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
 from ..schema import ActionSpec, Check, boolean, integer, one_of, opt, req, specs, text, text_list
@@ -97,13 +97,13 @@ class ActionsJson(Dialect):
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct:
         text = ctx.text
-        memo = ctx.cache.setdefault("actions-json:no-fence-after", [len(text) + 1])
-        if fence.body_start >= memo[0]:
-            close = None
+        # A block with no closing-fence line at all after it is unclosed: ask the scanner,
+        # which remembers that fact for later blocks (a run of unclosed blocks costs one
+        # search). Only then walk the JSON strings to skip fence lines inside them.
+        if ctx.find_fence_close(fence.body_start, fence.char, fence.length) is None:
+            close, read_to = None, len(text)
         else:
-            close = find_json_fence_end(text, fence.body_start, fence.char, fence.length)
-            if close is None:
-                memo[0] = min(memo[0], fence.body_start)
+            close, read_to = find_json_fence(text, fence.body_start, fence.char, fence.length)
         body_end = close[0] if close else len(text)
         result = parse_json(text, fence.body_start, body_end)
         if close is not None and result.ok and _OPENER_WITH_INFO.search(text, result.end, close[0]):
@@ -143,9 +143,10 @@ class ActionsJson(Dialect):
             items = self._items(result.node, kind, diagnostics)
             actions = [a for a in (self._action(item, span, label, diagnostics) for item in items) if a]
             mark_partial(actions, result)
-        # Where the JSON-aware fence search stopped depends on string state that broken JSON
-        # makes unreliable (it may have read on to the end): then any later edit may move it.
-        lookahead = len(text) if close is None or not result.ok else end
+        # The fence search reads to the end when it finds no fence outside a JSON string (its
+        # answer then rests on the whole rest of the text); broken JSON makes string state
+        # unreliable, so any later edit may move the block's end then too.
+        lookahead = len(text) if not result.ok else max(read_to, end)
         return Construct(span, actions, diagnostics, lookahead=lookahead)
 
     def _items(self, node: JNode, kind: str, diagnostics: list[Diagnostic]) -> list[JNode]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonscan import parse_json, trailing_data_error
+from ..markdown import line_end
 from ..model import Action, ActionKind, Diagnostic, Field, Span
 from ..schema import ActionSpec, one_of, opt, req, specs, text
 from .base import Construct, Dialect, ScanContext, TagOpen
@@ -39,6 +40,7 @@ from .tags import (
     stripped_value,
     trimmed_end,
     unclosed_start_tag,
+    watched_tags,
 )
 
 
@@ -138,18 +140,23 @@ class Aether(Dialect):
         fields = attribute_fields(start)
         diagnostics: list[Diagnostic] = []
         end = lookahead = start.end
+        watch: tuple[str, ...] = ()
         body: tuple[int, int] | None = None
         if not start.self_closing:
             close = find_close(ctx, tag.name, start.end)
             if close is None and tag.name != type_name:
                 close = find_close(ctx, type_name, start.end)
-            lookahead = close.lookahead if close is not None else len(text)
+            if close is not None:
+                lookahead = close.lookahead
+            else:  # read to the end for a closing tag that is not there
+                watch = watched_tags(tag.name, type_name)
             if close is not None:
                 body, end = (start.end, close.start), close.end
             elif type_name in BODYLESS:
                 diagnostics.append(_unclosed(text, tag, start.end, False))
             else:
                 bound = ctx.next_tag_start(start.end)
+                lookahead = line_end(text, bound)  # telling what stops it reads that line
                 stray = _stray_closer(text, start.end, bound)
                 if stray is not None:
                     body, end = (start.end, stray.start), stray.end
@@ -169,7 +176,7 @@ class Aether(Dialect):
             tag.name_span,
             fields,
         )
-        return Construct(Span(tag.start, end), [action], diagnostics, max(lookahead, end))
+        return Construct(Span(tag.start, end), [action], diagnostics, max(lookahead, end), watch)
 
     def _body(
         self,

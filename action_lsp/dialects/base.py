@@ -25,14 +25,16 @@ class Construct:
     """The result of parsing one construct.
 
     ``end`` is where scanning resumes. ``lookahead`` is the furthest offset the dialect read to
-    decide (a search for a closing tag that failed reads to the end of the text); an edit at or
-    before it invalidates the construct.
+    decide; an edit at or before it invalidates the construct. A search that failed (an unclosed
+    tag's closing tag, looked for to the end of the text) is declared in ``watch`` instead: the
+    construct is then invalidated only by an edit that inserts or removes one of those strings.
     """
 
     span: Span
     actions: list[Action] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lookahead: int = -1
+    watch: tuple[str, ...] = ()  # strings whose occurrences after the construct it relies on
 
     @property
     def end(self) -> int:

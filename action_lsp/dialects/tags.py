@@ -386,6 +386,12 @@ class Close(NamedTuple):
     lookahead: int  # how far the search read (a nested start tag may read past ``end``)
 
 
+def watched_tags(*names: str) -> tuple[str, ...]:
+    """What an unclosed element's result rests on: no ``</name`` after it, and the ``<name``
+    openers after it (nested pairs) staying as they are. See ``Construct.watch``."""
+    return tuple(sorted({w for n in names for w in (f"</{n}", f"<{n}")}))
+
+
 def find_close(ctx: ScanContext, name: str, content_start: int) -> Close | None:
     """The ``</name>`` that closes the element whose content starts at ``content_start``, or
     None when it is never closed (then the search read to the end of the text). Nested

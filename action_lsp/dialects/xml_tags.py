@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..markdown import line_end
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
 from ..schema import ActionSpec, opt, req, specs, text
 from .base import Construct, Dialect, ScanContext, TagOpen
@@ -36,6 +37,7 @@ from .tags import (
     stripped_value,
     trimmed_end,
     unclosed_start_tag,
+    watched_tags,
 )
 
 SPECS = specs(
@@ -336,11 +338,14 @@ class XmlTags(Dialect):
         close = find_close(ctx, tag.name, start.end)
         if close is None and tag.name != type_name:
             close = find_close(ctx, type_name, start.end)
+        watch: tuple[str, ...] = ()
         if close is not None:
             bound, end, lookahead = close.start, close.end, close.lookahead
         else:
-            bound, lookahead = ctx.next_tag_start(start.end), len(text)
+            bound = ctx.next_tag_start(start.end)
+            lookahead = line_end(text, bound)  # telling that a tag or fence stops it reads its line
             end = bound
+            watch = watched_tags(tag.name, type_name)
         children = parse_children(ctx, start.end, bound, close is not None)
         diagnostics.extend(children.diagnostics)
         if close is None:
@@ -362,7 +367,7 @@ class XmlTags(Dialect):
         if close is None and children.stray is None and not children.items:
             # `<create_file>` mentioned in prose, or the start of an action cut off before its
             # first element: the unclosed tag says it all; no empty action and its noise.
-            return Construct(Span(tag.start, end), [], diagnostics, lookahead)
+            return Construct(Span(tag.start, end), [], diagnostics, lookahead, watch)
         fields: dict[str, Field] = {}
         edits: list[Edit] = []
         pending: Child | None = None
@@ -389,7 +394,7 @@ class XmlTags(Dialect):
             fields,
             edits=edits,
         )
-        return Construct(Span(tag.start, end), [action], diagnostics, lookahead)
+        return Construct(Span(tag.start, end), [action], diagnostics, lookahead, watch)
 
 
 def _unpaired(search: Child, type_name: str) -> Diagnostic:
