@@ -143,10 +143,10 @@ class ActionsJson(Dialect):
             items = self._items(result.node, kind, diagnostics)
             actions = [a for a in (self._action(item, span, label, diagnostics) for item in items) if a]
             mark_partial(actions, result)
-        # The fence search reads to the end when it finds no fence outside a JSON string (its
-        # answer then rests on the whole rest of the text); broken JSON makes string state
-        # unreliable, so any later edit may move the block's end then too.
-        lookahead = len(text) if not result.ok else max(read_to, end)
+        # The fence search tracks JSON strings from the body's start and reads to the end of
+        # the text only when no fence line outside a string closes the block; what it read is
+        # all the block's result rests on.
+        lookahead = max(read_to, end)
         return Construct(span, actions, diagnostics, lookahead=lookahead)
 
     def _items(self, node: JNode, kind: str, diagnostics: list[Diagnostic]) -> list[JNode]:
