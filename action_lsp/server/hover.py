@@ -7,15 +7,16 @@ that action-lsp never executes it.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..edit import unified_diff
+from ..edit import Plan, plan_changes, unified_diff
 from ..model import Action, ActionKind
-from .commands import describe_change, plan_for
+from .commands import describe_change, selection_for
 from .convert import offset_of, span_range
-from .documents import OpenDocument, action_at
+from .documents import action_at
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -23,12 +24,11 @@ if TYPE_CHECKING:
 MAX_DIFF_LINES = 80
 
 
-def describe(ls: ActionLanguageServer, od: OpenDocument, index: int) -> str:
-    action = od.analysis().actions[index]
+def describe(action: Action, index: int, plan: Plan | None) -> str:
+    """What the action would do; ``plan`` is the edit engine's plan for it (file actions)."""
     head = f"**{action.type}**" + (f" `{action.path}`" if action.path else "") + f" · {action.dialect}"
-    if not action.kind.is_file_action:
+    if not action.kind.is_file_action or plan is None:
         return f"{head}\n\n{_not_run(action)}"
-    plan = plan_for(ls, od, [index])
     outcome = plan.outcome(index)
     if outcome is None:
         return head
@@ -67,16 +67,25 @@ def _not_run(action: Action) -> str:
 
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_HOVER)
-    def hover(params: types.HoverParams) -> types.Hover | None:
+    async def hover(params: types.HoverParams) -> types.Hover | None:
         od = ls.document(params.text_document.uri)
         offset = offset_of(od.doc.lines, params.position, ls.encoding)
         index = action_at(od, offset)
         if index is None:
             return None
-        action = od.analysis().actions[index]
+        actions = od.analysis().actions
+        action = actions[index]
+        name_range = span_range(od.doc.lines, action.name_span, ls.encoding)
+        plan = None
+        if action.kind.is_file_action:
+            # Locating a drifted search block in a big file can take a while (tree-sitter):
+            # plan in a worker thread so diagnostics and typing are never held up by a hover.
+            ws = ls.workspace_for(od, snapshot=True)
+            only = selection_for(od, [index])
+            plan = await asyncio.to_thread(plan_changes, actions, ws, only=only)
         return types.Hover(
             contents=types.MarkupContent(
-                kind=types.MarkupKind.Markdown, value=describe(ls, od, index)
+                kind=types.MarkupKind.Markdown, value=describe(action, index, plan)
             ),
-            range=span_range(od.doc.lines, action.name_span, ls.encoding),
+            range=name_range,
         )
