@@ -68,6 +68,10 @@ class ScanContext(Protocol):
     def find_fence_close(self, body_start: int, char: str, length: int) -> tuple[int, int] | None:
         ...
 
+    def in_code_span(self, pos: int) -> bool:
+        """Is ``pos`` inside an inline code span (CommonMark backtick pairing)?"""
+        ...
+
     def next_tag_start(self, start: int) -> int:
         """Offset of the next opening tag claimed by any enabled dialect (len(text) if none);
         where an unclosed tag's recovery stops."""

@@ -306,22 +306,7 @@ class _Matcher:
         self.ends: list[int] = []
         self.depths: list[int] = []  # depth after each event
         self.closes: dict[int, list[int]] = {}  # depth after -> event indices of closing tags
-        self._span_at = -1  # inline code spans: backtick parity of the line up to here
-        self._span_odd = False
         self.furthest = -1  # the furthest offset a nested start tag read (an open quote)
-
-    def _in_code_span(self, pos: int) -> bool:
-        """Is ``pos`` inside an inline code span (odd backticks before it on its line), as the
-        scanner judges it? Read incrementally: events come in order."""
-        text = self.ctx.text
-        at = self._span_at
-        nl = max(text.rfind("\n", max(at, 0), pos), text.rfind("\r", max(at, 0), pos))
-        if nl >= 0 or at < 0:
-            self._span_odd = text.count("`", nl + 1, pos) % 2 == 1
-        else:
-            self._span_odd ^= text.count("`", at, pos) % 2 == 1
-        self._span_at = pos
-        return self._span_odd
 
     def _step(self) -> int:
         """Read the next event; its index, -1 if the match was no event, -2 at the end."""
@@ -331,7 +316,7 @@ class _Matcher:
             self.done = True
             self.cursor = len(text)
             return -2
-        if self._in_code_span(m.start()):
+        if self.ctx.in_code_span(m.start()):
             self.cursor = m.end()
             return -1
         if m.group(1):

@@ -36,6 +36,12 @@ class Ctx:
     def next_tag_start(self, start: int) -> int:
         return len(self.text)
 
+    def in_code_span(self, pos: int) -> bool:
+        from action_lsp.dialects import DialectSet
+        from action_lsp.scan import _Context
+
+        return _Context(self.text, DialectSet()).in_code_span(pos)  # the scanner's own rule
+
 
 def start_tag(text: str, name: str) -> Any:
     at = text.index("<" + name)
