@@ -81,13 +81,23 @@ def analyze(
     return _assemble(text, lambda start: text[start : line_end(text, start)], len(text), [(u, 0) for u in units])
 
 
+_Shifted = dict[int, tuple[Unit, int, list[Action], list[Diagnostic]]]
+
+
 def _assemble(
     text: str | Callable[[], str],
     line_at: Callable[[int], str],
     length: int,
     units: Iterable[tuple[Unit, int]],
+    cache: _Shifted | None = None,
 ) -> Analysis:
-    """Actions and diagnostics of shifted units, with message groups for tag actions."""
+    """Actions and diagnostics of shifted units, with message groups for tag actions.
+
+    ``cache`` keeps each unit's shifted copies by unit and shift: typing at the end of a long
+    transcript shifts nothing before it, so those units cost nothing the next time. It is
+    replaced in place by the entries of this call's units.
+    """
+    fresh: _Shifted = {}
     actions: list[Action] = []
     diagnostics: list[Diagnostic] = []
     groups: list[Group] = []
@@ -95,17 +105,22 @@ def _assemble(
     separators: list[int] = []
     pending: list[int] = []  # indices of tag actions waiting for their message's end
     for unit, delta in units:
-        for d in unit.diagnostics:
-            diagnostics.append(shift_diagnostic(d, delta))
+        hit = cache.get(id(unit)) if cache is not None else None
+        if hit is not None and hit[0] is unit and hit[1] == delta:
+            unit_actions, unit_diagnostics = hit[2], hit[3]
+        else:
+            unit_actions = [shift_action(a, delta) for a in unit.actions]
+            unit_diagnostics = [shift_diagnostic(d, delta) for d in unit.diagnostics]
+        if cache is not None:
+            fresh[id(unit)] = (unit, delta, unit_actions, unit_diagnostics)
+        diagnostics.extend(unit_diagnostics)
         for sep in unit.separators:
             if pending:
                 _message_group(line_at, actions, groups, pending, separators, sep.start + delta)
                 pending = []
             separators.append(sep.start + delta)
-        for a in unit.actions:
-            if delta:
-                a = shift_action(a, delta)
-            elif a.group is None:
+        for a in unit_actions:
+            if a.group is None:
                 a = copy.copy(a)  # its message group is set below; the unit's copy stays as scanned
             actions.append(a)
             index = len(actions) - 1
@@ -119,6 +134,9 @@ def _assemble(
                 g.actions.append(index)
     if pending:
         _message_group(line_at, actions, groups, pending, separators, length)
+    if cache is not None:
+        cache.clear()
+        cache.update(fresh)
     groups.sort(key=lambda g: g.span.start)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end))
     return Analysis(text, actions, diagnostics, groups)
@@ -163,6 +181,7 @@ class IncrementalDocument:
         self.lines = EditableLineIndex(text)
         self._analysis: Analysis | None = None
         self.rescanned = 0  # characters re-scanned by the last edit (for tests and benchmarks)
+        self._shifted: _Shifted = {}  # see _assemble
         self._rescan_all()
 
     @property
@@ -351,5 +370,6 @@ class IncrementalDocument:
                 lambda start: lines.line_text(lines.line_of(start)),
                 len(lines),
                 self.units(),
+                self._shifted,
             )
         return self._analysis
