@@ -110,37 +110,14 @@ class Completion:
         if m := _FIELD_KEY.search(prefix):
             typed = m.group(1)
             spec = self.spec(self._json_type(text, offset) or "")
-            if spec is None:
-                return []
-            return [
-                types.CompletionItem(
-                    label=f.name,
-                    kind=types.CompletionItemKind.Field,
-                    detail="required" if f.required else "optional",
-                    documentation=f.doc or None,
-                    text_edit=types.TextEdit(range=edit_range(typed), new_text=f.name),
-                    sort_text=("0" if f.required else "1") + f.name,
-                )
-                for f in spec.fields
-            ]
+            return _field_items(spec, edit_range(typed), types.CompletionItemKind.Field)
         if m := _ATTR_VALUE.search(prefix):
             tag, name, typed = m.groups()
             return self._values(od, offset, name, typed, edit_range(typed), tag)
         if m := _ATTR_NAME.search(prefix):
             tag, typed = m.groups()
             spec = self.spec(tag)
-            if spec is None:
-                return []
-            return [
-                types.CompletionItem(
-                    label=f.name,
-                    kind=types.CompletionItemKind.Property,
-                    detail="required" if f.required else "optional",
-                    documentation=f.doc or None,
-                    text_edit=types.TextEdit(range=edit_range(typed), new_text=f.name),
-                )
-                for f in spec.fields
-            ]
+            return _field_items(spec, edit_range(typed), types.CompletionItemKind.Property)
         if m := _TAG_NAME.search(prefix):
             typed = m.group(1)
             items = self._tags(typed, edit_range(typed))
@@ -271,3 +248,22 @@ def register(ls: ActionLanguageServer) -> Completion:
         return types.CompletionList(is_incomplete=False, items=c.complete(od, offset))
 
     return c
+
+
+def _field_items(
+    spec: ActionSpec | None, where: types.Range, kind: types.CompletionItemKind
+) -> list[types.CompletionItem]:
+    """The fields (JSON keys) or attributes of an action type, required ones first."""
+    if spec is None:
+        return []
+    return [
+        types.CompletionItem(
+            label=f.name,
+            kind=kind,
+            detail="required" if f.required else "optional",
+            documentation=f.doc or None,
+            text_edit=types.TextEdit(range=where, new_text=f.name),
+            sort_text=("0" if f.required else "1") + f.name,
+        )
+        for f in spec.fields
+    ]
