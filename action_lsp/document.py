@@ -288,24 +288,26 @@ class IncrementalDocument:
         last = min(lines.line_count() - 1, lines.line_of(end) + 1)
         return lines.slice(lines.line_start(first), lines.line_end(last))
 
-    def _watchers_before(self, start: int, end: int) -> tuple[list[int], set[str]] | None:
+    def _watchers_before(
+        self, start: int, end: int
+    ) -> tuple[list[int], set[str], set[str]] | None:
         """Before an edit of ``[start, end)``: the units up to it that watch strings (see
-        ``Construct.watch``), and which of their strings stand around what the edit replaces."""
+        ``Construct.watch``), all those strings, and which of them stand around what the edit
+        replaces."""
         holding = int(np.searchsorted(self._starts, start, side="right"))
         watchers = np.flatnonzero(self._watching[:holding]).tolist()
         if not watchers:
             return None
         needles = {w for k in watchers for w in self._units[k].watch}
         around = self._around(start, end)
-        return watchers, {w for w in needles if w in around}
+        return watchers, needles, {w for w in needles if w in around}
 
     def _first_watcher(
-        self, first: int, watched: tuple[list[int], set[str]], start: int, inserted: int
+        self, first: int, watched: tuple[list[int], set[str], set[str]], start: int, inserted: int
     ) -> int:
         """After the edit: the first watcher (before ``first``) whose strings stood, or now
         stand, on the lines the edit touched."""
-        watchers, hit = watched
-        needles = {w for k in watchers for w in self._units[k].watch}
+        watchers, needles, hit = watched
         around = self._around(start, start + inserted)
         hit = hit | {w for w in needles if w in around}
         for k in watchers:
