@@ -26,7 +26,7 @@ import bisect
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Literal
 
@@ -37,6 +37,14 @@ FUZZY_SAMPLE_ROWS = 16  # search lines used for the cheap prefilter
 FUZZY_CANDIDATES = 12  # window starts kept after the prefilter
 DEFINITION_THRESHOLD = 70.0  # token similarity a same-named definition needs
 MAX_LISTED = 20  # lines listed in an ambiguity message
+
+#: Strategies that find the search text itself, differing only in layout (line endings,
+#: indentation, blank lines, token spacing, comments). Any other strategy (``definition``,
+#: ``fuzzy``, or one added later) finds text whose *content* differs: a question for the user.
+LAYOUT_STRATEGIES = frozenset({"exact", "append", "whitespace", "blank-lines", "syntax"})
+
+# Roo Code's read_file output: ``  12 | code`` (right-aligned number, `` | ``).
+_LINE_NUMBER_RE = re.compile(r"[ \t]*(\d+)[ \t]*\|(?!\|)[ ]?")
 
 _NL_RE = re.compile(r"\r\n|\n")
 
@@ -119,10 +127,22 @@ class Located:
     replacement_transform: ReplacementTransform = field(default_factory=ReplacementTransform)
     line: int = 1  # 1-based line of ``start``
     score: float | None = None  # fuzzy / definition similarity (0-100)
+    note: str = ""  # how it was chosen, when that is worth saying (line numbers, ...)
 
     @property
     def exact(self) -> bool:
         return self.strategy in ("exact", "append")
+
+    @property
+    def certain(self) -> bool:
+        """Whether only layout differs between the search text and the place found."""
+        return self.strategy in LAYOUT_STRATEGIES
+
+    def end_line(self, file_text: str) -> int:
+        """1-based line of the last character of the region (``line`` when it is empty)."""
+        if self.end <= self.start:
+            return self.line
+        return self.line + file_text.count("\n", self.start, self.end - 1)
 
     def describe(self) -> str:
         if self.score is not None:
@@ -139,6 +159,9 @@ class Refused:
     message: str
     lines: list[int] = field(default_factory=list)  # 1-based lines of the candidates
     strategy: str | None = None  # the strategy that found several places
+    #: The places found: every match when ambiguous; for ``search-not-found``, the closest
+    #: places whose content differs (best first), when a content strategy found any.
+    candidates: list[Located] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -155,17 +178,42 @@ def _leading_ws(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _ambiguous(lines: Sequence[int], strategy: str) -> Refused:
-    listed = ", ".join(str(n) for n in lines[:MAX_LISTED])
-    more = f" and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else ""
+def _ambiguous(candidates: Sequence[Located], strategy: str) -> Refused:
+    lines = [c.line for c in candidates]
     how = "" if strategy == "exact" else f" (by the {strategy} strategy)"
     return Refused(
         "search-ambiguous",
-        f"search text matches {len(lines)} places{how}, at lines {listed}{more}; "
-        "add surrounding lines to make it unique",
-        list(lines),
+        f"search text matches {len(lines)} places{how}, at lines {_listed(lines)}; "
+        "add surrounding lines to make it unique, or choose one",
+        lines,
         strategy,
+        list(candidates),
     )
+
+
+def strip_line_numbers(search: str) -> tuple[str, int] | None:
+    """``(text, first line number)`` when *every* line of ``search`` starts with a ``N | ``
+    prefix (Roo Code's read_file output, which models copy into search blocks) and the numbers
+    count up by one; None otherwise (a Markdown table, code that holds ``|``)."""
+    body = search.replace("\r\n", "\n")
+    ends_nl = body.endswith("\n")
+    lines = (body[:-1] if ends_nl else body).split("\n")
+    if not lines or not body.strip():
+        return None
+    out: list[str] = []
+    first = expected = -1
+    for line in lines:
+        m = _LINE_NUMBER_RE.match(line)
+        if m is None:
+            return None
+        n = int(m.group(1))
+        if expected >= 0 and n != expected:
+            return None
+        if first < 0:
+            first = n
+        expected = n + 1
+        out.append(line[m.end() :])
+    return "\n".join(out) + ("\n" if ends_nl else ""), first
 
 
 class _Text:
@@ -294,8 +342,30 @@ def _mode_shift(pairs: Sequence[tuple[str, str]]) -> tuple[bool, int, int, bool,
 # --------------------------------------------------------------------------- strategies
 
 
-def locate(file_text: str, search: str, *, path: str | None = None) -> Located | Refused:
-    """Locate ``search`` in ``file_text`` (see the module docstring for the strategies)."""
+def locate(
+    file_text: str, search: str, *, path: str | None = None, line_hint: int | None = None
+) -> Located | Refused:
+    """Locate ``search`` in ``file_text`` (see the module docstring for the strategies).
+
+    ``line_hint`` (the 1-based line the search text is believed to start at, from line-number
+    prefixes) picks one of several places that all match with only layout differences.
+    """
+    found = _locate(file_text, search, path)
+    if line_hint is not None and isinstance(found, Refused) and found.code == "search-ambiguous":
+        at = [c for c in found.candidates if c.line == line_hint and c.certain]
+        if len(at) == 1:
+            return replace(
+                at[0], note=f"chosen among lines {_listed(found.lines)} by its line numbers"
+            )
+    return found
+
+
+def _listed(lines: Sequence[int]) -> str:
+    listed = ", ".join(str(n) for n in lines[:MAX_LISTED])
+    return listed + (f" and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else "")
+
+
+def _locate(file_text: str, search: str, path: str | None) -> Located | Refused:
     if not search.strip():
         return _append(file_text)
     found = _exact(file_text, search)
@@ -356,21 +426,22 @@ def _exact(file_text: str, search: str) -> Located | Refused | None:
         pos = haystack.find(needle)
         if pos < 0:
             return None
+    text = _Text(file_text) if newline_only else None
     if haystack.find(needle, pos + 1) >= 0:
         hits = _find_all(haystack, needle)
-        return _ambiguous([haystack.count("\n", 0, h) + 1 for h in hits], "exact")
-    if not newline_only:
-        newline = _newline_near(file_text, pos, pos + len(search))
-        return Located(
-            pos, pos + len(search), "exact", ReplacementTransform(newline=newline),
-            file_text.count("\n", 0, pos) + 1,
+        return _ambiguous(
+            [_exact_at(file_text, haystack, len(needle), h, text) for h in hits], "exact"
         )
-    text = _Text(file_text)
-    start, end = text.to_raw(pos), text.to_raw(pos + len(needle))
-    return Located(
-        start, end, "exact", ReplacementTransform(newline=text.newline_at(pos)),
-        haystack.count("\n", 0, pos) + 1,
-    )
+    return _exact_at(file_text, haystack, len(needle), pos, text)
+
+
+def _exact_at(file_text: str, haystack: str, size: int, pos: int, text: _Text | None) -> Located:
+    line = haystack.count("\n", 0, pos) + 1
+    if text is None:
+        newline = _newline_near(file_text, pos, pos + size)
+        return Located(pos, pos + size, "exact", ReplacementTransform(newline=newline), line)
+    start, end = text.to_raw(pos), text.to_raw(pos + size)
+    return Located(start, end, "exact", ReplacementTransform(newline=text.newline_at(pos)), line)
 
 
 def _newline_near(text: str, start: int, end: int) -> str:
@@ -436,7 +507,9 @@ def _whitespace(text: _Text, s: _Search) -> Located | Refused | None:
     if not hits:
         return None
     if len(hits) > 1:
-        return _ambiguous([i + 1 for i, _ in hits], "whitespace")
+        return _ambiguous(
+            [_line_located(text, s, i, i + n - 1, "whitespace", p) for i, p in hits], "whitespace"
+        )
     i, pairs = hits[0]
     return _line_located(text, s, i, i + n - 1, "whitespace", pairs)
 
@@ -457,12 +530,11 @@ def _blank_lines(text: _Text, s: _Search) -> Located | Refused | None:
         hits.append((k, pairs))
     if not hits:
         return None
-    if len(hits) > 1:
-        return _ambiguous([nb_idx[k] + 1 for k, _ in hits], "blank-lines")
-    k, pairs = hits[0]
-    return _line_located(
-        text, s, nb_idx[k], nb_idx[k + m - 1], "blank-lines", pairs, strip_blank=True
-    )
+    found = [
+        _line_located(text, s, nb_idx[k], nb_idx[k + m - 1], "blank-lines", p, strip_blank=True)
+        for k, p in hits
+    ]
+    return found[0] if len(found) == 1 else _ambiguous(found, "blank-lines")
 
 
 # --------------------------------------------------------------------------- syntax
@@ -544,16 +616,26 @@ def _fuzzy(text: _Text, s: _Search) -> Located | Refused | None:
         (key, sc) for key, sc in scored.items()
         if key[0] >= best_end or key[0] + key[1] <= best_a
     ]
+    def window(a: int, size: int, score: float) -> Located:
+        pairs = [(text.lines[nb_idx[a + q]], s.lines[s.nb_pos[q]]) for q in range(min(m, size))]
+        return _line_located(
+            text, s, nb_idx[a], nb_idx[a + size - 1], "fuzzy", pairs, strip_blank=True,
+            score=float(score), mode=True,
+        )
+
+    found = window(best_a, best_size, best)
     if runner:
-        (r_a, _), r_score = max(runner, key=lambda kv: kv[1])
+        (r_a, r_size), r_score = max(runner, key=lambda kv: kv[1])
         if r_score > best - FUZZY_MARGIN:
-            return _ambiguous(
-                sorted({nb_idx[best_a] + 1, nb_idx[r_a] + 1}), f"fuzzy (score {best:.0f})"
+            # Two places about as close: neither is "the closest match". Both are offered.
+            other = window(r_a, r_size, r_score)
+            return Refused(
+                "search-not-found",
+                f"search text not found; the closest places, lines {found.line} (score "
+                f"{best:.0f}) and {other.line} (score {r_score:.0f}), differ from it and are "
+                "too close to each other to choose",
+                [found.line, other.line],
+                "fuzzy",
+                [found, other],
             )
-    first, last = nb_idx[best_a], nb_idx[best_end - 1]
-    pairs = [
-        (text.lines[nb_idx[best_a + q]], s.lines[s.nb_pos[q]]) for q in range(min(m, best_size))
-    ]
-    return _line_located(
-        text, s, first, last, "fuzzy", pairs, strip_blank=True, score=float(best), mode=True
-    )
+    return found

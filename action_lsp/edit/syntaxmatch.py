@@ -97,10 +97,11 @@ def _by_tokens(
         first = bisect.bisect_left(starts, at + 1)
         last = first + len(s_keys) - 1
         spans.append((f_toks[f_idx[first]].start, f_toks[f_idx[last]].end, f_idx[first]))
-    if len(spans) > 1:
-        return _ambiguous([text.line_of(a) for a, _, _ in spans], "syntax")
-    start, end, first_tok = spans[0]
-    return _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None)
+    found = [
+        _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None)
+        for start, end, first_tok in spans
+    ]
+    return found[0] if len(found) == 1 else _ambiguous(found, "syntax")
 
 
 def _top_level(defs: list, span_start: int, span_end: int) -> list:
@@ -145,14 +146,15 @@ def _by_definition(
         score = fuzz.ratio(target, " ".join(t.text for t in f_toks[a:b]))
         if score >= DEFINITION_THRESHOLD:
             close.append((fd, a, score))
-    if len(close) > 1:
-        return _ambiguous(
-            [text.line_of(fd.start) for fd, _, _ in close], f"definition of {d.name}"
-        )
-    if len(close) != 1 or len(named) != 1:
+    found = [
+        _region(text, s, f_toks, first_tok, fd.start, fd.end, s_toks, "definition", score)
+        for fd, first_tok, score in close
+    ]
+    if len(found) > 1:
+        return _ambiguous(found, f"definition of {d.name}")
+    if len(found) != 1 or len(named) != 1:
         return None
-    fd, first_tok, score = close[0]
-    return _region(text, s, f_toks, first_tok, fd.start, fd.end, s_toks, "definition", score)
+    return found[0]
 
 
 def _region(

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from action_lsp.edit.locate import Located, Refused, locate
+from action_lsp.edit.locate import Located, Refused, locate, strip_line_numbers
 
 PY = """import os
 
@@ -172,7 +172,10 @@ def test_fuzzy_refuses_close_runner_up() -> None:
     )
     got = locate(text, "def thr():\n    alpha = load(3)\n    return alpha\n")
     assert isinstance(got, Refused)
-    assert got.code == "search-ambiguous" and got.lines == [1, 5]
+    # Not "matches twice": it matches nowhere, and two places come about as close.
+    assert got.code == "search-not-found" and sorted(got.lines) == [1, 5]
+    assert [c.line for c in got.candidates] == got.lines
+    assert all(c.strategy == "fuzzy" and not c.certain for c in got.candidates)
 
 
 def test_fuzzy_refuses_below_threshold() -> None:
@@ -233,3 +236,48 @@ def test_25000_line_file_drifted() -> None:
 def test_search_inside_one_line(path: str | None) -> None:
     new, _ = apply("x = foo(1)  # c\n", "foo(1)", "bar(2)", path)
     assert new == "x = bar(2)  # c\n"
+
+
+@pytest.mark.parametrize("strategy,certain", [
+    ("exact", True), ("append", True), ("whitespace", True), ("blank-lines", True),
+    ("syntax", True), ("definition", False), ("fuzzy", False), ("some-future-one", False),
+])
+def test_only_layout_strategies_are_certain(strategy: str, certain: bool) -> None:
+    assert Located(0, 0, strategy).certain is certain
+
+
+def test_ambiguous_gives_every_candidate_place() -> None:
+    text = "x = 1\ny = 2\nx = 1\nz = 3\n    x = 1\n"
+    got = locate(text, "x = 1\n")
+    assert isinstance(got, Refused) and got.code == "search-ambiguous"
+    assert got.lines == [1, 3, 5]
+    assert [(c.start, c.end) for c in got.candidates] == [(0, 6), (12, 18), (28, 34)]
+    new = text[: got.candidates[1].start] + "x = 9\n" + text[got.candidates[1].end :]
+    assert new == "x = 1\ny = 2\nx = 9\nz = 3\n    x = 1\n"
+
+
+def test_ambiguous_by_whitespace_candidates_carry_their_reindent() -> None:
+    text = "if a:\n    f()\nif b:\n        f()\n"
+    got = locate(text, "\tf()\n")
+    assert isinstance(got, Refused)
+    assert [c.replacement("\tg()\n") for c in got.candidates] == ["    g()\n", "        g()\n"]
+
+
+def test_strip_line_numbers() -> None:
+    assert strip_line_numbers("  9 | def f():\n 10 |     return 1\n") == (
+        "def f():\n    return 1\n", 9)
+    assert strip_line_numbers("3 | a\n4 |\n5 | b") == ("a\n\nb", 3)
+    # Not every line, numbers that do not count up, a Markdown table: left alone.
+    assert strip_line_numbers("1 | a\nb\n") is None
+    assert strip_line_numbers("1 | a\n3 | b\n") is None
+    assert strip_line_numbers("| a | b |\n| 1 | 2 |\n") is None
+    assert strip_line_numbers("x = a || b\n") is None
+
+
+def test_line_hint_chooses_among_layout_matches() -> None:
+    text = "x = 1\ny = 2\nx = 1\n"
+    got = locate(text, "x = 1\n", line_hint=3)
+    assert isinstance(got, Located) and got.line == 3 and got.strategy == "exact"
+    assert "line numbers" in got.note
+    still = locate(text, "x = 1\n", line_hint=2)
+    assert isinstance(still, Refused) and still.code == "search-ambiguous"
