@@ -73,14 +73,19 @@ CODES: dict[str, Code] = {
         Code("file-unreadable", E, "A modify/read target that exists but cannot be edited as text.",
              "It is a directory, a special file, unreadable, or not UTF-8 text (binary or another "
              "encoding); action-lsp never rewrites such files.", needs_workspace=True),
-        Code("search-not-found", E, "A search block that matches nowhere in the target.",
-             "Even the tolerant strategies (whitespace, blank lines, syntax, fuzzy) found no "
-             "place for it; the file probably changed since the transcript was written.",
-             needs_workspace=True),
+        Code("search-not-found", E, "A search block that matches nowhere in the target, up to layout.",
+             "No place holds the search text, even ignoring indentation, blank lines, token "
+             "spacing and comments; the file probably changed since the transcript was written. "
+             "When a place comes close but its content differs (a same-named definition, a fuzzy "
+             "match), the message and `data.candidate` give its line and score: it is never "
+             "applied silently, only when chosen (quick fix \"Apply to the closest match\", "
+             "`apply --accept-fuzzy`).",
+             needs_workspace=True, fix="Apply to the closest match, after reviewing its diff."),
         Code("search-ambiguous", E, "A search block that matches more than once.",
-             "Replacing the first occurrence could edit the wrong place; the message lists the "
-             "lines. Add surrounding lines to the search text to make it unique.",
-             needs_workspace=True),
+             "Replacing the first occurrence could edit the wrong place; the message and "
+             "`data.candidates` list every place. Add surrounding lines to the search text to "
+             "make it unique, or choose one (quick fix per place, `apply --accept-candidate`).",
+             needs_workspace=True, fix="Apply at the chosen place."),
         Code("search-fuzzy", INFO, "The search block matched only by a tolerant strategy; the message names it.",
              "Review the preview diff before applying.", needs_workspace=True),
         Code("noop-edit", W, "The replacement equals the search text, or is already in the file.",
@@ -98,8 +103,10 @@ CODES: dict[str, Code] = {
         Code("repetition", W, "An action plan that repeats itself.",
              "The same action three times running, or a repeating cycle of actions, is the "
              "loop the planner's repetition analyser stops."),
-        Code("new-syntax-error", W, "A modify action would introduce a syntax error into a file that parsed before.",
-             "The replaced file no longer parses with its grammar; check the replacement.",
+        Code("new-syntax-error", E, "A modify action would introduce a syntax error into a file that parsed before.",
+             "The file would no longer parse with its grammar after the transcript's edits (an "
+             "edit a later action repairs is not reported). The action is not applied unless "
+             "forced (`apply --force`); check the replacement and the place it matched.",
              needs_workspace=True),
     )
 }

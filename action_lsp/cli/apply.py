@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..codes import default_severity
-from ..model import Action
+from ..model import Action, Diagnostic
 from ..text import LineIndex
 from .common import CliError, read_transcript
 
@@ -35,7 +35,21 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--select", metavar="N[,N...]", action="append",
         help="only these actions (1-based numbers, as `action-lsp parse` prints them)",
     )
-    p.add_argument("--force", action="store_true", help="let create actions overwrite files")
+    p.add_argument(
+        "--force", action="store_true",
+        help="apply despite the transcript's own errors and new syntax errors, and let create "
+        "actions overwrite existing files",
+    )
+    p.add_argument(
+        "--accept-fuzzy", action="store_true",
+        help="also apply search blocks found only at a place whose content differs (a "
+        "same-named definition, a fuzzy match); with --select, only those actions",
+    )
+    p.add_argument(
+        "--accept-candidate", metavar="N[.E]=LINE", action="append", default=[],
+        help="apply search block E (default 1) of action N at the candidate place starting at "
+        "LINE (one of the places a search-ambiguous or search-not-found message lists)",
+    )
     p.set_defaults(run=run)
 
 
@@ -64,25 +78,53 @@ def parse_select(values: Sequence[str] | None, count: int) -> set[int] | None:
     return chosen
 
 
-def parse_actions(text: str) -> list[Action]:
-    """The actions of a transcript (a seam for tests)."""
+def parse_candidates(values: Sequence[str], count: int) -> dict[tuple[int, int], int]:
+    """``--accept-candidate N[.E]=LINE`` values as {(action index, edit index): line}."""
+    chosen: dict[tuple[int, int], int] = {}
+    for value in values:
+        who, eq, line = value.partition("=")
+        number, _, edit = who.partition(".")
+        try:
+            n, e, at = int(number), int(edit or "1"), int(line)
+        except ValueError:
+            raise CliError(
+                f"--accept-candidate {value!r}: expected ACTION=LINE or ACTION.EDIT=LINE, "
+                "e.g. 3=42 or 3.2=42"
+            ) from None
+        if not eq or not 1 <= n <= count or e < 1 or at < 1:
+            raise CliError(
+                f"--accept-candidate {value!r}: actions are numbered 1 to {count}, search "
+                "blocks and lines from 1"
+            )
+        chosen[(n - 1, e - 1)] = at
+    return chosen
+
+
+def parse_transcript(text: str) -> tuple[list[Action], list[Diagnostic]]:
+    """The actions of a transcript and its own diagnostics (a seam for tests)."""
     from ..document import analyze
 
-    return list(analyze(text).actions)
+    analysis = analyze(text)
+    return list(analysis.actions), list(analysis.diagnostics)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..edit import Workspace, WriteError, plan_changes, unified_diff, write_plan
+    from ..edit.plan import blocking_diagnostics
 
     path = Path(args.transcript)
     text = read_transcript(path)
     root = Path(args.root)
     if not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
-    actions = parse_actions(text)
+    actions, found = parse_transcript(text)
     only = parse_select(args.select, len(actions))
+    choices = parse_candidates(args.accept_candidate, len(actions))
     ws = Workspace(root, allow_overwrite=args.force)
-    plan = plan_changes(actions, ws, only=only)
+    plan = plan_changes(
+        actions, ws, only=only, accept_fuzzy=args.accept_fuzzy, choices=choices,
+        force=args.force, blockers=blocking_diagnostics(found),
+    )
     lines = LineIndex(text)
     err = sys.stderr
 
@@ -101,7 +143,14 @@ def run(args: argparse.Namespace) -> int:
                 f"action {number}: {d.message} [{d.code}]",
                 file=err,
             )
-        if not outcome.ok and not outcome.diagnostics:
+        if outcome.blocked_by is not None:
+            pos = lines.position(outcome.blocked_by.span.start, "utf-32")
+            print(
+                f"{path}:{pos.line + 1}:{pos.character + 1}: error: action {number}: "
+                f"{outcome.reason} [{outcome.blocked_by.code}]",
+                file=err,
+            )
+        elif not outcome.ok and not outcome.diagnostics:
             print(f"{path}: action {number} ({action.type}): {outcome.reason}", file=err)
 
     failed = plan.failed

@@ -59,7 +59,11 @@ def check_text(
         from ..edit.workspace import Workspace
 
         seen = {(d.code, d.span) for d in found}
-        for d in workspace_diagnostics(analysis.actions, Workspace(root, allow_overwrite=allow_overwrite)):
+        from ..edit.plan import blocking_diagnostics
+
+        ws = Workspace(root, allow_overwrite=allow_overwrite)
+        blockers = blocking_diagnostics(found)
+        for d in workspace_diagnostics(analysis.actions, ws, blockers=blockers):
             if (d.code, d.span) not in seen:  # the transcript-only path checks may have said it
                 found.append(d)
         found.sort(key=lambda d: (d.span.start, d.span.end))

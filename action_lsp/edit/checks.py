@@ -14,5 +14,10 @@ from .plan import plan_changes
 from .workspace import Workspace
 
 
-def workspace_diagnostics(actions: Sequence[Action], ws: Workspace) -> list[Diagnostic]:
-    return plan_changes(actions, ws).diagnostics
+def workspace_diagnostics(
+    actions: Sequence[Action], ws: Workspace, *, blockers: Sequence[Diagnostic] = ()
+) -> list[Diagnostic]:
+    """The plan's findings. With the transcript's ``blockers`` (see
+    :func:`~action_lsp.edit.plan.blocking_diagnostics`) the actions they block are left out of
+    the plan, as ``apply`` leaves them out; the blockers themselves are not repeated."""
+    return plan_changes(actions, ws, blockers=blockers).diagnostics

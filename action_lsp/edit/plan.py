@@ -8,14 +8,21 @@ point into the transcript (the path, search or replace field of the action).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import errno
+import os
+import stat
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..model import Action, ActionKind, Diagnostic, Severity, Span
-from .locate import Located, Refused, locate
+from .locate import Located, Refused, locate, strip_line_numbers
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
+
+#: Transcript diagnostics that block their action even below error severity: the agent's own
+#: parser would not have run an action under a misspelled tag.
+ALWAYS_BLOCKING = frozenset({"wrong-block-name"})
 
 ChangeKind = Literal["create", "modify", "mkdir", "delete"]
 TextEditTuple = tuple[int, int, str]
@@ -53,6 +60,8 @@ class ActionOutcome:
     applied: bool = False  # its result is already in the workspace
     reason: str = ""  # why it failed or was skipped, one line
     strategies: list[str] = field(default_factory=list)
+    #: The transcript's own diagnostic that kept this action from being applied (not forced).
+    blocked_by: Diagnostic | None = None
 
 
 @dataclass(slots=True)
@@ -182,10 +191,30 @@ def _newline_of(state: _State) -> str:
 
 
 class _Planner:
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        *,
+        accept_fuzzy: bool | Collection[int] = False,
+        choices: Mapping[tuple[int, int], int] | None = None,
+        force: bool = False,
+    ) -> None:
         self.ws = ws
+        self.accept_fuzzy = accept_fuzzy
+        self.choices = dict(choices or {})
+        self.force = force
         self.states: dict[Path, _State] = {}
         self.order: list[Path] = []
+        # Directories the plan needs (ancestors of files and directories it creates), with the
+        # action that needs each first: a file may not be planned there.
+        self.dirs_needed: dict[Path, int] = {}
+        # (action index, outcome, diagnostic, state) of edits after which a file stopped parsing.
+        self.breaks: list[tuple[int, ActionOutcome, Diagnostic, _State]] = []
+
+    def accepts_fuzzy(self, index: int) -> bool:
+        if isinstance(self.accept_fuzzy, bool):
+            return self.accept_fuzzy
+        return index in self.accept_fuzzy
 
     # -- state --------------------------------------------------------------------------
     def state(self, action: Action) -> _State:
@@ -199,12 +228,21 @@ class _Planner:
         found = self.states.get(target.path)
         if found is not None:
             return found
-        if target.path.is_dir():
+        try:
+            st = os.stat(target.path)
+        except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: check_place
+            st = None
+        except OSError as exc:
+            raise _os_failure(rel, exc, span) from None
+        if st is not None and stat.S_ISDIR(st.st_mode):
             state = _State(target, None, None, is_dir=True)
-        elif self.ws.exists(target.path) or self.ws.read_override is not None:
+        elif st is not None and not stat.S_ISREG(st.st_mode):
+            msg = f"{rel} is not a regular file (a FIFO, socket or device); action-lsp never writes it"
+            raise ActionFailed(_diag("file-unreadable", msg, span), msg)
+        elif st is not None or self.ws.read_override is not None:
             read = self.ws.read(target.path)
             if isinstance(read, ReadProblem):
-                if not self.ws.exists(target.path):
+                if st is None:
                     state = _State(target, None, None)
                 else:
                     raise ActionFailed(_diag(read.code, f"{rel}: {read.message}", span), read.message)
@@ -215,6 +253,46 @@ class _Planner:
         self.states[target.path] = state
         self.order.append(target.path)
         return state
+
+    def check_place(self, index: int, state: _State, span: Span, *, as_dir: bool) -> None:
+        """Refuse a file or directory to be made where the plan or the disk needs something
+        else: a parent that is (or becomes) a file, or a file where a directory is needed."""
+        path, rel = state.target.path, state.target.rel
+        if not as_dir and path in self.dirs_needed:
+            msg = (f"{rel} cannot be a file: action {self.dirs_needed[path] + 1} puts "
+                   "something inside it, so it must be a directory")
+            raise ActionFailed(_conflict(msg, span), msg)
+        root = state.target.root
+        parents = []
+        for parent in path.parents:
+            if parent == root or not parent.is_relative_to(root):
+                break
+            parents.append(parent)
+        for parent in reversed(parents):
+            shown = parent.relative_to(root).as_posix()
+            planned = self.states.get(parent)
+            if planned is not None and not planned.is_dir:
+                if planned.text is not None or planned.original is not None:
+                    how = "is a file" if planned.original is not None else (
+                        f"is created as a file by action {planned.actions[0] + 1}"
+                        if planned.actions else "is a file")
+                    msg = f"{rel} needs {shown} to be a directory, but {shown} {how}"
+                    raise ActionFailed(_conflict(msg, span), msg)
+                continue
+            if planned is None:
+                try:
+                    st = os.stat(parent)
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+                except OSError as exc:
+                    raise _os_failure(rel, exc, span) from None
+                if not stat.S_ISDIR(st.st_mode):
+                    msg = f"{rel} needs {shown} to be a directory, but {shown} is a file"
+                    raise ActionFailed(_conflict(msg, span), msg)
+        for parent in parents:
+            self.dirs_needed.setdefault(parent, index)
+        if as_dir:
+            self.dirs_needed.setdefault(path, index)
 
     # -- actions ------------------------------------------------------------------------
     def create(self, index: int, action: Action, outcome: ActionOutcome) -> None:
@@ -234,11 +312,16 @@ class _Planner:
                     _diag("applied", f"{rel} already has this content", span)
                 )
                 return
-            from_transcript = state.original is None or state.changed
-            if not (self.ws.allow_overwrite or from_transcript):
-                msg = (f"{rel} already exists; creating it would overwrite it "
+            # Only a file this transcript created may be re-created freely; one it merely
+            # modified holds the user's content, which the create would lose.
+            created_here = state.original is None
+            if not (self.ws.allow_overwrite or self.force or created_here):
+                how = " (modified earlier in this transcript)" if state.changed else ""
+                msg = (f"{rel} already exists{how}; creating it would overwrite it "
                        "(allow overwrites, or apply with --force)")
                 raise ActionFailed(_diag("file-exists", msg, span), msg)
+        else:
+            self.check_place(index, state, span, as_dir=False)
         new = content
         if _newline_of(state) == "\r\n":
             new = _norm(content).replace("\n", "\r\n")
@@ -260,6 +343,7 @@ class _Planner:
         if state.text is not None:
             msg = f"{state.target.rel} exists and is a file"
             raise ActionFailed(_diag("file-exists", msg, span), msg)
+        self.check_place(index, state, span, as_dir=True)
         state.is_dir = True
         state.created_dir = True
         state.changed = True
@@ -289,9 +373,10 @@ class _Planner:
         strategies: list[str] = []
         already = 0
         pairs = _pairs(action)
-        for search, replace, s_span, r_span in pairs:
+        for k, (search, replace, s_span, r_span) in enumerate(pairs):
             if text is None:
                 if not search.strip():  # empty search on a missing file: create it
+                    self.check_place(index, state, path_span, as_dir=False)
                     text = ""
                     edits.append((0, 0, replace))
                     text = replace
@@ -299,13 +384,24 @@ class _Planner:
                     continue
                 msg = f"{rel} does not exist"
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
+            hint = None
+            numbered = strip_line_numbers(search) if search not in text else None
+            if numbered is not None:
+                search, hint = numbered
+                bare = strip_line_numbers(replace)
+                if bare is not None:
+                    replace = bare[0]
             if search and _norm(search) == _norm(replace):
                 outcome.diagnostics.append(_diag(
                     "noop-edit", "the replacement equals the search text; nothing changes", r_span
                 ))
                 already += 1
                 continue
-            found = locate(text, search, path=rel)
+            found = locate(text, search, path=rel, line_hint=hint)
+            chosen = self.choices.get((index, k))
+            if chosen is not None:
+                found = _choose(found, chosen, rel, text, s_span)
+            where = {"action": index, "edit": k}
             if isinstance(found, Refused):
                 if found.code == "search-not-found" and _present(text, replace, rel):
                     outcome.diagnostics.append(_diag(
@@ -313,10 +409,17 @@ class _Planner:
                     ))
                     already += 1
                     continue
-                msg = f"{rel}: {found.message}"
-                raise ActionFailed(
-                    _diag(found.code, msg, s_span, lines=found.lines), found.message
-                )
+                raise ActionFailed(_refusal(found, rel, text, s_span, where), found.message)
+            accepted = chosen is not None or found.certain or self.accepts_fuzzy(index)
+            if not accepted:
+                if _present(text, replace, rel):
+                    outcome.diagnostics.append(_diag(
+                        "applied", f"the replacement is already in {rel}", s_span
+                    ))
+                    already += 1
+                    continue
+                d = _question(found, rel, text, s_span, where)
+                raise ActionFailed(d, d.message)
             if _contains(replace, search) and _present(text, replace, rel, within=found):
                 outcome.diagnostics.append(_diag(
                     "applied", f"the replacement is already in {rel}", s_span
@@ -330,12 +433,20 @@ class _Planner:
                 ))
                 already += 1
                 continue
-            if not found.exact:
+            if not found.exact or hint is not None or found.note:
+                how = f"only by the {found.describe()} strategy" if not found.exact else (
+                    f"by the {found.strategy} strategy")
+                if hint is not None:
+                    how += " after removing its line-number prefixes"
+                if found.note:
+                    how += f" ({found.note})"
+                if not found.certain:
+                    how += ", its content differing; applied because you chose it"
                 outcome.diagnostics.append(_diag(
                     "search-fuzzy",
-                    f"{rel}: search text found at line {found.line} only by the "
-                    f"{found.describe()} strategy; review the diff before applying",
-                    s_span, strategy=found.strategy, line=found.line, score=found.score,
+                    f"{rel}: search text found at line {found.line} {how}; review the diff "
+                    "before applying",
+                    s_span, strategy=found.strategy, line=found.line, score=found.score, **where,
                 ))
             edits.append((found.start, found.end, new_piece))
             strategies.append(found.describe())
@@ -355,9 +466,27 @@ class _Planner:
         state.changed = True
         state.actions.append(index)
         if before is not None:
-            warning = _new_syntax_error(rel, before, current, pairs[-1][3])
-            if warning is not None:
-                outcome.diagnostics.append(warning)
+            broken = _new_syntax_error(rel, before, current, pairs[-1][3])
+            if broken is not None:
+                self.breaks.append((index, outcome, broken, state))
+
+    def settle_syntax(self) -> None:
+        """A file that parsed before the transcript and does not after it: the actions whose
+        edit broke it fail (unless forced). A break a later action repairs is not reported."""
+        final_ok: dict[int, bool] = {}
+        for _index, outcome, d, state in self.breaks:
+            key = id(state)
+            if key not in final_ok:
+                final_ok[key] = state.text is None or _parses(state.target.rel, state.text)
+            if final_ok[key]:
+                continue
+            outcome.diagnostics.append(d)
+            if self.force:
+                d.severity = Severity.WARNING
+                d.message += " (applied anyway: forced)"
+            else:
+                outcome.ok = False
+                outcome.reason = d.message
 
     # -- result -------------------------------------------------------------------------
     def changes(self) -> dict[Path, FileChange]:
@@ -390,6 +519,80 @@ class _Planner:
                     continue
             out[path] = change
         return out
+
+
+def _conflict(message: str, span: Span) -> Diagnostic:
+    """A file and a directory wanted at the same path: the write could not do both."""
+    return Diagnostic("file-exists", message, span, severity=Severity.ERROR)
+
+
+def _os_failure(rel: str, exc: OSError, span: Span) -> ActionFailed:
+    """A path the file system rejects (a name over its limit, ...): a diagnostic, never a
+    traceback."""
+    if exc.errno == errno.ENAMETOOLONG:
+        msg = f"{rel}: a name in this path is too long for the file system"
+        return ActionFailed(_diag("invalid-path", msg, span), msg)
+    msg = f"{rel}: cannot be used: {exc.strerror or exc}"
+    return ActionFailed(_diag("file-unreadable", msg, span), msg)
+
+
+def _candidate(c: Located, text: str, *, score: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"line": c.line, "endLine": c.end_line(text), "strategy": c.strategy}
+    if score or c.score is not None:
+        out["score"] = round(c.score if c.score is not None else 100.0, 1)
+    return out
+
+
+def _question(found: Located, rel: str, text: str, span: Span, where: dict[str, int]) -> Diagnostic:
+    """``search-not-found`` for a place whose content differs from the search text."""
+    end = found.end_line(text)
+    lines = f"line {found.line}" if end == found.line else f"lines {found.line}-{end}"
+    score = f"score {found.score:.0f}, " if found.score is not None else ""
+    msg = (f"{rel}: search text not found as written; the closest match, {lines} ({score}"
+           f"{found.strategy} strategy), differs in content and is not applied unless you "
+           "choose it (quick fix \"Apply to the closest match\", or apply --accept-fuzzy)")
+    return _diag("search-not-found", msg, span, candidate=_candidate(found, text), **where)
+
+
+def _refusal(found: Refused, rel: str, text: str, span: Span, where: dict[str, int]) -> Diagnostic:
+    msg = f"{rel}: {found.message}"
+    if found.code == "search-ambiguous":
+        return _diag(
+            found.code, msg, span, lines=found.lines,
+            candidates=[_candidate(c, text, score=False) for c in found.candidates], **where,
+        )
+    if found.candidates:
+        listed = [_candidate(c, text) for c in found.candidates]
+        return _diag(found.code, msg, span, candidate=listed[0], candidates=listed, **where)
+    return _diag(found.code, msg, span, **where)
+
+
+def _choose(found: Located | Refused, line: int, rel: str, text: str, span: Span) -> Located:
+    """The place at ``line`` the user chose among the candidates."""
+    places = [found] if isinstance(found, Located) else found.candidates
+    for c in places:
+        if c.line == line:
+            return c
+    where = ", ".join(str(c.line) for c in places)
+    msg = (f"{rel}: no candidate place at line {line}"
+           + (f" (the candidates are at lines {where})" if where else
+              "; the search text matches nowhere now"))
+    raise ActionFailed(_diag("search-not-found", msg, span), msg)
+
+
+def _parses(rel: str, text: str) -> bool:
+    try:
+        from ..syntax import language_for
+        from ..syntax.errors import syntax_errors
+    except ImportError:
+        return True
+    lang = language_for(path=rel)
+    if lang is None:
+        return True
+    try:
+        return not syntax_errors(text, lang, limit=1)
+    except Exception:
+        return True
 
 
 def _contains(replace: str, search: str) -> bool:
@@ -432,9 +635,38 @@ def _new_syntax_error(rel: str, before: str, after: str, span: Span) -> Diagnost
         "new-syntax-error",
         f"{rel} parsed before this edit but not after it: line {line}: {p.message}",
         span,
-        severity=Severity.WARNING,
         data={"line": line},
     )
+
+
+def blocking_diagnostics(
+    diagnostics: Sequence[Diagnostic],
+    severity_of: Callable[[Diagnostic], Severity | None] | None = None,
+) -> list[Diagnostic]:
+    """The transcript diagnostics that keep their action from being applied unless forced:
+    those at error severity (``severity_of`` gives the severity in force, None when turned
+    off; default: the diagnostic's own or the registry's), and :data:`ALWAYS_BLOCKING`."""
+    from ..codes import default_severity
+
+    out = []
+    for d in diagnostics:
+        if severity_of is not None:
+            sev = severity_of(d)
+        else:
+            sev = d.severity if d.severity is not None else default_severity(d.code)
+        if sev is None:
+            continue
+        if sev is Severity.ERROR or d.code in ALWAYS_BLOCKING:
+            out.append(d)
+    return out
+
+
+def _blocker(action: Action, blockers: Sequence[Diagnostic]) -> Diagnostic | None:
+    a = action.span
+    for d in blockers:
+        if a.start <= d.span.start < a.end or (d.span.start <= a.start < d.span.end):
+            return d
+    return None
 
 
 def plan_changes(
@@ -442,9 +674,21 @@ def plan_changes(
     ws: Workspace,
     *,
     only: Collection[int] | None = None,
+    accept_fuzzy: bool | Collection[int] = False,
+    choices: Mapping[tuple[int, int], int] | None = None,
+    force: bool = False,
+    blockers: Sequence[Diagnostic] = (),
 ) -> Plan:
-    """Plan the file actions of ``actions`` (indices into it; ``only`` restricts which run)."""
-    planner = _Planner(ws)
+    """Plan the file actions of ``actions`` (indices into it; ``only`` restricts which run).
+
+    A place whose content differs from the search text (``definition``, ``fuzzy``) is applied
+    only for the actions in ``accept_fuzzy`` (True: all); ``choices`` maps ``(action index,
+    edit index)`` to the 1-based line of the candidate place the user chose (one of several
+    matches, or a close match). ``blockers`` (see :func:`blocking_diagnostics`) keep the
+    actions they fall in from being applied, and an edit that breaks a file's syntax fails,
+    unless ``force`` (which also lets creates overwrite files).
+    """
+    planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force)
     outcomes: list[ActionOutcome] = []
     touched: dict[int, Path] = {}
     for index, action in enumerate(actions):
@@ -458,6 +702,13 @@ def plan_changes(
         if not kind.is_file_action:
             outcome.skipped = True
             outcome.reason = f"not a file action ({kind.value}); never executed"
+            continue
+        blocker = None if force else _blocker(action, blockers)
+        if blocker is not None:
+            outcome.ok = False
+            outcome.blocked_by = blocker
+            outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
+                              f"{blocker.message} (fix it, or apply with --force)")
             continue
         handler = {
             ActionKind.CREATE_FILE: planner.create,
@@ -477,11 +728,19 @@ def plan_changes(
             if exc.diagnostic is not None:
                 outcome.diagnostics.append(exc.diagnostic)
             continue
+        except OSError as exc:  # the file system refused a probe: a finding, not a crash
+            failed = _os_failure(action.path or "", exc, _field_span(action, "path"))
+            outcome.ok = False
+            outcome.reason = failed.reason
+            if failed.diagnostic is not None:
+                outcome.diagnostics.append(failed.diagnostic)
+            continue
         rel = action.path
         if rel is not None:
             target = ws.resolve(rel)
             if isinstance(target, Target):
                 touched[index] = target.path
+    planner.settle_syntax()
     changes = planner.changes()
     for index, path in touched.items():
         outcomes[index].change = changes.get(path)

@@ -33,7 +33,7 @@ def setup(tmp_path: Path, tx, monkeypatch):
     transcript = tmp_path / "t.md"
     transcript.write_text("x" * 2000 + "\n")
     actions: list[Action] = []
-    monkeypatch.setattr(apply_cli, "parse_actions", lambda text: actions)
+    monkeypatch.setattr(apply_cli, "parse_transcript", lambda text: (actions, []))
     return root, transcript, actions, tx()
 
 

@@ -99,7 +99,11 @@ def test_ambiguous_lists_lines(root: Path, tx) -> None:
     plan = plan_changes([t.modify("a.py", ("x = 1\n", "x = 0\n"))], Workspace(root))
     (d,) = plan.outcomes[0].diagnostics
     assert d.code == "search-ambiguous" and "1, 3" in d.message
-    assert d.data == {"lines": [1, 3]}
+    assert d.data == {
+        "lines": [1, 3], "action": 0, "edit": 0,
+        "candidates": [{"line": 1, "endLine": 1, "strategy": "exact"},
+                       {"line": 3, "endLine": 3, "strategy": "exact"}],
+    }
 
 
 def test_fuzzy_is_reported_with_strategy(root: Path, tx) -> None:
@@ -168,13 +172,29 @@ def test_noop_edit(root: Path, tx) -> None:
     assert codes(plan.outcomes[0]) == ["noop-edit"]
 
 
-def test_new_syntax_error_warns(root: Path, tx) -> None:
+def test_new_syntax_error_blocks_unless_forced(root: Path, tx) -> None:
     (root / "a.py").write_text("def f():\n    return 1\n")
     t = tx()
-    plan = plan_changes([t.modify("a.py", ("    return 1\n", "    return (1\n"))],
-                        Workspace(root))
-    assert plan.ok
-    assert codes(plan.outcomes[0]) == ["new-syntax-error"]
+    a = t.modify("a.py", ("    return 1\n", "    return (1\n"))
+    plan = plan_changes([a], Workspace(root))
+    assert not plan.ok
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "new-syntax-error" and d.severity is None  # the registry's: error
+    forced = plan_changes([a], Workspace(root), force=True)
+    assert forced.ok and codes(forced.outcomes[0]) == ["new-syntax-error"]
+    assert forced.changes[0].new_text == "def f():\n    return (1\n"
+
+
+def test_break_repaired_by_a_later_action_is_not_reported(root: Path, tx) -> None:
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    t = tx()
+    plan = plan_changes(
+        [t.modify("a.py", ("    return 1\n", "    return (1\n")),
+         t.modify("a.py", ("    return (1\n", "    return (1)\n"))],
+        Workspace(root),
+    )
+    assert plan.ok and plan.changes[0].new_text == "def f():\n    return (1)\n"
+    assert codes(plan.outcomes[0]) == [] and codes(plan.outcomes[1]) == []
 
 
 def test_non_file_actions_are_skipped(root: Path, tx) -> None:
