@@ -3,7 +3,10 @@
 
 Each quick fix is an edit of the transcript (``isPreferred`` where the core says so), attached
 to the diagnostic it fixes. Apply is offered as a ``source`` action that runs the
-``action-lsp.apply`` / ``action-lsp.applyAll`` command.
+``action-lsp.apply`` / ``action-lsp.applyAll`` command. A ``search-not-found`` with a close
+candidate offers "Apply to the closest match (line N, score S)", a ``search-ambiguous`` one
+"Apply at line N" per candidate: both run ``action-lsp.applyCandidate``, which shows the diff
+and asks before applying.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..model import Diagnostic, Fix, Span, TextEdit
-from .commands import APPLY, APPLY_ALL
+from .commands import APPLY, APPLY_ALL, APPLY_CANDIDATE
 from .convert import diagnostic, span_of, span_range
 from .documents import OpenDocument
 
@@ -58,6 +61,40 @@ def placeholder_fix(od: OpenDocument, d: Diagnostic) -> Fix | None:
     return Fix(f'Insert "{name}"', [TextEdit(Span(at, at), f', "{name}": ""')])
 
 
+MAX_CHOICES = 20  # candidate quick fixes offered for one search-ambiguous
+
+
+def choice_commands(od: OpenDocument, d: Diagnostic) -> list[tuple[str, dict[str, object]]]:
+    """(title, applyCandidate arguments) for the candidates a search finding gives."""
+    data = d.data or {}
+    edit = data.get("edit")
+    if d.code not in ("search-not-found", "search-ambiguous") or not isinstance(edit, int):
+        return []
+    actions = od.analysis().actions
+    # The action under the finding now (the transcript may have moved since the check).
+    index = next((i for i, a in enumerate(actions)
+                  if a.span.start <= d.span.start < max(a.span.end, a.span.start + 1)), None)
+    if index is None:
+        return []
+
+    def args(line: int) -> dict[str, object]:
+        return {"uri": od.uri, "version": od.version, "action": index, "edit": edit, "line": line}
+
+    out: list[tuple[str, dict[str, object]]] = []
+    if d.code == "search-not-found":
+        c = data.get("candidate")
+        if isinstance(c, dict) and isinstance(c.get("line"), int):
+            score = c.get("score")
+            how = f", score {score:.0f}" if isinstance(score, (int, float)) else ""
+            out.append((f"Apply to the closest match (line {c['line']}{how})", args(c["line"])))
+        return out
+    cands = [c for c in data.get("candidates") or [] if isinstance(c, dict)]
+    for n, c in enumerate(cands[:MAX_CHOICES], 1):
+        if isinstance(c.get("line"), int):
+            out.append((f"Apply at line {c['line']} (match {n} of {len(cands)})", args(c["line"])))
+    return out
+
+
 def register(ls: ActionLanguageServer) -> None:
     kinds = [types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
 
@@ -67,8 +104,11 @@ def register(ls: ActionLanguageServer) -> None:
         lines, enc = od.doc.lines, ls.encoding
         span = span_of(lines, params.range, enc)
         only = params.context.only
-        want_fix = not only or any(str(k).startswith("quickfix") for k in only)
-        want_source = not only or any(str(k).startswith("source") for k in only)
+        # ``only`` holds CodeActionKind members (str() of which is "CodeActionKind.QuickFix")
+        # or plain strings for kinds lsprotocol does not know: compare their values.
+        kinds_asked = [str(getattr(k, "value", k)) for k in only or []]
+        want_fix = not only or any(k.startswith("quickfix") for k in kinds_asked)
+        want_source = not only or any(k.startswith("source") for k in kinds_asked)
         analysis = od.analysis()
         out: list[types.CodeAction] = []
         if want_fix:
@@ -83,7 +123,8 @@ def register(ls: ActionLanguageServer) -> None:
                 extra = placeholder_fix(od, d) if not fixes else None
                 if extra is not None:
                     fixes.append(extra)
-                if not fixes:
+                choices = choice_commands(od, d)
+                if not fixes and not choices:
                     continue
                 converted = diagnostic(d, lines, enc, ls.settings, od.uri)
                 if converted is None:
@@ -92,6 +133,15 @@ def register(ls: ActionLanguageServer) -> None:
                 attached = given.get(
                     (d.code, r.start.line, r.start.character, r.end.line, r.end.character), converted
                 )
+                for title, args in choices:
+                    out.append(
+                        types.CodeAction(
+                            title=title,
+                            kind=types.CodeActionKind.QuickFix,
+                            diagnostics=[attached],
+                            command=types.Command(title=title, command=APPLY_CANDIDATE, arguments=[args]),
+                        )
+                    )
                 for fix in fixes:
                     edits = [
                         types.TextEdit(range=span_range(lines, e.span, enc), new_text=e.new_text)

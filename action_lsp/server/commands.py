@@ -1,7 +1,14 @@
 """The commands behind code lenses and code actions (``workspace/executeCommand``).
 
 ``action-lsp.apply`` ``{uri, version, action}``, ``action-lsp.applyAll`` ``{uri, version,
-actions}`` and ``action-lsp.previewDiff`` ``{uri, version, action}`` (docs/architecture.md).
+actions}``, ``action-lsp.previewDiff`` ``{uri, version, action}`` and
+``action-lsp.applyCandidate`` ``{uri, version, action, edit, line, confirmed?}`` (docs/server.md).
+
+Apply never writes a place whose content differs from the search text, nor an action the
+transcript's own errors block (the edit engine refuses them). ``applyCandidate`` is the user's
+explicit choice of one candidate place (the closest match of a ``search-not-found``, one of the
+places of a ``search-ambiguous``): it shows the diff, asks (``window/showMessageRequest``) and
+applies only on "Apply" (or at once with ``confirmed: true``).
 
 Apply sends one ``workspace/applyEdit`` whose ``documentChanges`` hold every file the actions
 touch (``CreateFile`` + versioned ``TextDocumentEdit``; ``version`` null for files not open in
@@ -24,7 +31,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from ..edit import FileChange, Plan, WriteError, plan_changes, unified_diff, write_plan
-from ..model import ActionKind
+from ..edit.plan import blocking_diagnostics
+from ..model import ActionKind, Diagnostic
 from ..text import LineIndex
 from .convert import lsp_range
 from .documents import OpenDocument
@@ -35,6 +43,7 @@ if TYPE_CHECKING:
 APPLY = "action-lsp.apply"
 APPLY_ALL = "action-lsp.applyAll"
 PREVIEW = "action-lsp.previewDiff"
+APPLY_CANDIDATE = "action-lsp.applyCandidate"
 
 
 def selection_for(od: OpenDocument, indices: Collection[int]) -> set[int]:
@@ -51,8 +60,24 @@ def selection_for(od: OpenDocument, indices: Collection[int]) -> set[int]:
     return wanted
 
 
-def plan_for(ls: ActionLanguageServer, od: OpenDocument, indices: Collection[int]) -> Plan:
-    return plan_changes(od.analysis().actions, ls.workspace_for(od), only=selection_for(od, indices))
+def blockers_for(ls: ActionLanguageServer, od: OpenDocument) -> list[Diagnostic]:
+    """The transcript's own diagnostics that keep their actions from being applied (error
+    severity as the settings say, and misspelled tags)."""
+    return blocking_diagnostics(
+        od.analysis().diagnostics, lambda d: ls.settings.severity_of(d.code, d.severity)
+    )
+
+
+def plan_for(
+    ls: ActionLanguageServer,
+    od: OpenDocument,
+    indices: Collection[int],
+    choices: Mapping[tuple[int, int], int] | None = None,
+) -> Plan:
+    return plan_changes(
+        od.analysis().actions, ls.workspace_for(od), only=selection_for(od, indices),
+        choices=choices, blockers=blockers_for(ls, od),
+    )
 
 
 def file_uri(path: Path) -> str:
@@ -176,18 +201,52 @@ class Commands:
         od = self._document(a)
         return await self._apply(od, self._indices(od, a.get("actions")))
 
-    async def _apply(self, od: OpenDocument, indices: list[int]) -> dict[str, Any]:
+    async def apply_candidate(self, *args: Any) -> dict[str, Any]:
+        """Apply one action with one search block at the candidate place the user chose."""
+        a = _args(args)
+        od = self._document(a)
+        (index,) = self._indices(od, a.get("action"))
+        edit, line = a.get("edit", 0), a.get("line")
+        if not (isinstance(edit, int) and edit >= 0 and isinstance(line, int) and line >= 1):
+            raise JsonRpcInvalidParams(message="`edit` (0-based) and `line` (1-based) are required")
+        return await self._apply(
+            od, [index], choices={(index, edit): line}, confirm=a.get("confirmed") is not True
+        )
+
+    async def _apply(
+        self,
+        od: OpenDocument,
+        indices: list[int],
+        *,
+        choices: Mapping[tuple[int, int], int] | None = None,
+        confirm: bool = False,
+    ) -> dict[str, Any]:
         ls = self.ls
         actions = od.analysis().actions
         file_indices = [i for i in indices if actions[i].kind.is_file_action]
         if not file_indices:
             return {"applied": False, "message": "no file actions: nothing to apply (nothing is ever executed)"}
-        plan = plan_for(ls, od, file_indices)
+        plan = plan_for(ls, od, file_indices, choices)
         failed = [o for o in plan.outcomes if not o.ok and not o.skipped]
         if failed:
             reasons = "; ".join(f"{actions[o.action_index].title}: {o.reason}" for o in failed)
             self._tell(types.MessageType.Error, f"Nothing applied: {reasons}")
             return {"applied": False, "message": reasons}
+        if confirm and plan.changes:
+            diff = unified_diff(plan)
+            await self._show_diff(od, file_indices[0], diff)
+            summary = "; ".join(describe_change(ch) for ch in plan.changes)
+            answer = await ls.window_show_message_request_async(
+                types.ShowMessageRequestParams(
+                    type=types.MessageType.Warning,
+                    message=f"action-lsp: the search text differs from this place. Apply the "
+                    f"diff shown ({summary})?",
+                    actions=[types.MessageActionItem(title="Apply"),
+                             types.MessageActionItem(title="Cancel")],
+                )
+            )
+            if answer is None or answer.title != "Apply":
+                return {"applied": False, "message": "cancelled", "diff": diff}
         if not plan.changes:
             msg = "Already applied: the files hold these changes"
             self._tell(types.MessageType.Info, msg)
@@ -238,18 +297,22 @@ class Commands:
                 if kind.is_file_action
                 else f"# not a file action ({kind.value}); nothing is ever executed\n"
             )
-        uri = None
-        if ls.client_has("window.show_document.support"):
-            title = Path(od.analysis().actions[indices[0]].path or "action").name
-            folder = Path(tempfile.gettempdir()) / "action-lsp-preview"
-            folder.mkdir(parents=True, exist_ok=True)
-            target = folder / f"{title}.{indices[0]}.diff"
-            target.write_text(diff, encoding="utf-8")
-            uri = file_uri(target)
-            await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=uri, take_focus=True)
-            )
+        uri = await self._show_diff(od, indices[0], diff)
         return {"diff": diff, "uri": uri}
+
+    async def _show_diff(self, od: OpenDocument, index: int, diff: str) -> str | None:
+        """Show ``diff`` in the editor when it can show documents; its URI, or None."""
+        ls = self.ls
+        if not ls.client_has("window.show_document.support"):
+            return None
+        title = Path(od.analysis().actions[index].path or "action").name
+        folder = Path(tempfile.gettempdir()) / "action-lsp-preview"
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{title}.{index}.diff"
+        target.write_text(diff, encoding="utf-8")
+        uri = file_uri(target)
+        await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
+        return uri
 
     def _tell(self, kind: types.MessageType, message: str) -> None:
         self.ls.window_show_message(types.ShowMessageParams(type=kind, message=f"action-lsp: {message}"))
@@ -262,7 +325,8 @@ def register(ls: ActionLanguageServer) -> Commands:
     ls.command(APPLY)(guard(ls, APPLY, cmds.apply))
     ls.command(APPLY_ALL)(guard(ls, APPLY_ALL, cmds.apply_all))
     ls.command(PREVIEW)(guard(ls, PREVIEW, cmds.preview))
+    ls.command(APPLY_CANDIDATE)(guard(ls, APPLY_CANDIDATE, cmds.apply_candidate))
     return cmds
 
 
-__all__ = ["APPLY", "APPLY_ALL", "PREVIEW", "ActionKind", "Commands", "describe_change", "plan_for"]
+__all__ = ["APPLY", "APPLY_ALL", "APPLY_CANDIDATE", "PREVIEW", "ActionKind", "Commands", "blockers_for", "describe_change", "plan_for"]

@@ -230,8 +230,11 @@ class Diagnostics:
             plan: Plan | None = Plan([], [])
             found: list[Any] = []
         else:
+            from .commands import blockers_for
+
             ws = self.ls.workspace_for(od, snapshot=True)
-            plan = await asyncio.to_thread(plan_changes, actions, ws)
+            blockers = blockers_for(self.ls, od)  # their actions are left out, as Apply does
+            plan = await asyncio.to_thread(plan_changes, actions, ws, blockers=blockers)
             found = plan.diagnostics
         if od.revision != revision:
             return False  # the text changed meanwhile; a newer check is scheduled
@@ -252,7 +255,9 @@ class Diagnostics:
         if state.plan is not None and state.checked_revision == od.revision and not state.stale:
             return state.plan
         actions = od.analysis().actions
-        plan = plan_changes(actions, self.ls.workspace_for(od))
+        from .commands import blockers_for
+
+        plan = plan_changes(actions, self.ls.workspace_for(od), blockers=blockers_for(self.ls, od))
         return plan
 
 

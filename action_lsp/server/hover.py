@@ -14,7 +14,7 @@ from lsprotocol import types
 
 from ..edit import Plan, plan_changes, unified_diff
 from ..model import Action, ActionKind
-from .commands import describe_change, selection_for
+from .commands import blockers_for, describe_change, selection_for
 from .convert import offset_of, span_range
 from .documents import action_at
 
@@ -82,7 +82,9 @@ def register(ls: ActionLanguageServer) -> None:
             # plan in a worker thread so diagnostics and typing are never held up by a hover.
             ws = ls.workspace_for(od, snapshot=True)
             only = selection_for(od, [index])
-            plan = await asyncio.to_thread(plan_changes, actions, ws, only=only)
+            plan = await asyncio.to_thread(
+                plan_changes, actions, ws, only=only, blockers=blockers_for(ls, od)
+            )
         return types.Hover(
             contents=types.MarkupContent(
                 kind=types.MarkupKind.Markdown, value=describe(action, index, plan)

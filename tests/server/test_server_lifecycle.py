@@ -26,6 +26,7 @@ async def test_capabilities_and_encoding(session: Session) -> None:
         "action-lsp.apply",
         "action-lsp.applyAll",
         "action-lsp.previewDiff",
+        "action-lsp.applyCandidate",
     }
     assert caps.code_lens_provider is not None and caps.hover_provider
     assert caps.position_encoding == ("utf-8" if session.kind == "neovim" else "utf-16")
