@@ -296,15 +296,21 @@ def main() -> None:
                "ambiguous", "not-found", "WRONG"]
     print(f"\n## Drifted stdlib functions ({n_cases} functions from {args.files} modules, "
           f"{elapsed:.1f} s)\n")
-    print("| drift | cases | " + " | ".join(columns) + " | found |")
-    print("|---|---:|" + "---:|" * (len(columns) + 1))
+    # Layout-only strategies apply; definition and fuzzy only find a candidate the user is
+    # asked about (a question, never a silent write).
+    print("| drift | cases | " + " | ".join(columns) + " | applied | asked |")
+    print("|---|---:|" + "---:|" * (len(columns) + 2))
     for drift in DRIFTS:
         c = results.get(drift, Counter())
         total = sum(c.values())
-        found = sum(c[k] for k in columns[:6])
-        pct = f"{100 * found / total:.0f}%" if total else "-"
+        applied = sum(c[k] for k in columns[:4])
+        asked = sum(c[k] for k in columns[4:6])
+
+        def pct(n: int, total: int = total) -> str:
+            return f"{100 * n / total:.0f}%" if total else "-"
+
         print(f"| {drift} | {total} | " + " | ".join(str(c.get(k, 0)) for k in columns)
-              + f" | {pct} |")
+              + f" | {pct(applied)} | {pct(asked)} |")
 
 
 if __name__ == "__main__":
