@@ -39,18 +39,54 @@ _SEP = "\x00"
 _FUNCTIONS = frozenset({"function", "method"})
 
 
+_OPENERS = {")": "(", "]": "[", "}": "{"}
+# Languages where 'x' and "x" are the same string (in Go and Rust 'x' is a character).
+_QUOTES_EQUAL = frozenset({"python", "javascript", "typescript", "tsx"})
+
+
 def _keys(toks: Sequence[Token], lang: Lang) -> list[str]:
+    """Token texts as compared: a trailing comma that is only layout is dropped (``""``), and
+    single quotes become double where the language makes no difference.
+
+    A trailing comma is kept where it changes the meaning: ``(a,)`` (a one-element tuple in
+    Python and Rust, not ``(a)``) — a ``(`` that does not follow a name or closing bracket (no
+    call) and holds no other comma."""
     out: list[str] = []
     n = len(toks)
+    quotes = lang.name in _QUOTES_EQUAL
+    # Per open bracket: [its index, commas seen directly inside it].
+    stack: list[list[int]] = []
     for k, tok in enumerate(toks):
         text = tok.text
-        if text == "," and k + 1 < n and toks[k + 1].text in _CLOSERS:
-            out.append("")  # trailing comma: dropped below, kept here to keep indices aligned
-            continue
-        if tok.kind in lang.strings:
+        if text in ("(", "[", "{"):
+            stack.append([k, 0])
+        elif text in _CLOSERS:
+            if stack and toks[stack[-1][0]].text == _OPENERS[text]:
+                stack.pop()
+        elif text == ",":
+            if stack:
+                stack[-1][1] += 1
+            if k + 1 < n and toks[k + 1].text in _CLOSERS and not _meaningful_comma(toks, stack):
+                out.append("")  # dropped below, kept here to keep indices aligned
+                continue
+        if quotes and tok.kind in lang.strings:
             text = text.replace("'", '"')
         out.append(text.replace(_SEP, " "))
     return out
+
+
+def _meaningful_comma(toks: Sequence[Token], stack: list[list[int]]) -> bool:
+    if not stack:
+        return False
+    opener, commas = stack[-1]
+    if toks[opener].text != "(" or commas > 1:
+        return False
+    before = toks[opener - 1] if opener > 0 else None
+    is_call = before is not None and (
+        before.kind in ("identifier", "field_identifier", "property_identifier", "attribute")
+        or before.text in (")", "]")
+    )
+    return not is_call
 
 
 def match(text: _Text, s: _Search, lang: object) -> Located | Refused | None:

@@ -281,3 +281,27 @@ def test_line_hint_chooses_among_layout_matches() -> None:
     assert "line numbers" in got.note
     still = locate(text, "x = 1\n", line_hint=2)
     assert isinstance(still, Refused) and still.code == "search-ambiguous"
+
+
+def test_syntax_trailing_comma_is_layout_in_calls_and_lists() -> None:
+    text = "x = compute(\n    1,\n    2,\n)\ny = [1, 2,]\n"
+    found = locate(text, "x = compute(1, 2)\n", path="m.py")
+    assert isinstance(found, Located) and found.strategy == "syntax"
+    found = locate(text, "y = [1, 2]\n", path="m.py")
+    assert isinstance(found, Located) and found.strategy == "syntax"
+
+
+def test_syntax_keeps_one_element_tuple_comma() -> None:
+    # (a,) is a tuple, (a) is not: a search for one is not found at the other.
+    text = "def f(a):\n    value = (a,)\n    return value\n"
+    got = locate(text, "value = ( a )\n", path="m.py")
+    assert not (isinstance(got, Located) and got.strategy == "syntax")
+
+
+def test_syntax_quotes_are_equal_only_where_the_language_says_so() -> None:
+    py = "def f():\n    return  'x' + y\n"
+    found = locate(py, 'return "x" + y\n', path="m.py")
+    assert isinstance(found, Located) and found.strategy == "syntax"
+    go = "package m\n\nfunc f() rune {\n\treturn  'x' + y\n}\n"
+    got = locate(go, 'return "x" + y\n', path="m.go")
+    assert not (isinstance(got, Located) and got.certain)
