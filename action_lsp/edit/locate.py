@@ -191,10 +191,11 @@ def _ambiguous(candidates: Sequence[Located], strategy: str) -> Refused:
     )
 
 
-def strip_line_numbers(search: str) -> tuple[str, int] | None:
+def strip_line_numbers(search: str, *, counting: bool = True) -> tuple[str, int] | None:
     """``(text, first line number)`` when *every* line of ``search`` starts with a ``N | ``
-    prefix (Roo Code's read_file output, which models copy into search blocks) and the numbers
-    count up by one; None otherwise (a Markdown table, code that holds ``|``)."""
+    prefix (Roo Code's read_file output, which models copy into search blocks) and, when
+    ``counting``, the numbers count up by one; None otherwise (a Markdown table, code that
+    holds ``|``)."""
     body = search.replace("\r\n", "\n")
     ends_nl = body.endswith("\n")
     lines = (body[:-1] if ends_nl else body).split("\n")
@@ -207,13 +208,18 @@ def strip_line_numbers(search: str) -> tuple[str, int] | None:
         if m is None:
             return None
         n = int(m.group(1))
-        if expected >= 0 and n != expected:
+        if counting and expected >= 0 and n != expected:
             return None
         if first < 0:
             first = n
         expected = n + 1
         out.append(line[m.end() :])
     return "\n".join(out) + ("\n" if ends_nl else ""), first
+
+
+def has_line_numbers(text: str) -> bool:
+    """Whether any line of ``text`` starts with a ``N | `` prefix."""
+    return any(_LINE_NUMBER_RE.match(line) for line in text.split("\n"))
 
 
 class _Text:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..model import Action, ActionKind, Diagnostic, Severity, Span
-from .locate import Located, Refused, locate, strip_line_numbers
+from .locate import Located, Refused, has_line_numbers, locate, strip_line_numbers
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
 
 #: Transcript diagnostics that block their action even below error severity: the agent's own
@@ -386,9 +386,11 @@ class _Planner:
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
             hint = None
             numbered = strip_line_numbers(search) if search not in text else None
-            if numbered is not None:
+            bare = strip_line_numbers(replace, counting=False) if numbered is not None else None
+            # Stripped when the replacement has the prefixes on every line or on none; one
+            # with some would write prefixes into the file, so it is left to not be found.
+            if numbered is not None and (bare is not None or not has_line_numbers(replace)):
                 search, hint = numbered
-                bare = strip_line_numbers(replace)
                 if bare is not None:
                     replace = bare[0]
             if search and _norm(search) == _norm(replace):

@@ -188,6 +188,19 @@ def test_roo_line_number_prefixes_are_stripped(ws: Path, capsys) -> None:
     assert (ws / "m.py").read_text() == "def add(a, b):\n    return b + a\n"
 
 
+def test_line_numbers_in_part_of_the_replacement_are_not_written(ws: Path, capsys) -> None:
+    (ws / "m.py").write_text(ADD)
+    # New lines without numbers, old ones with: every line or none must carry them.
+    tx = modify("m.py", "1 | def add(a, b):\n2 |     return a + b\n",
+                "1 | def add(a, b):\n    c = 0\n2 |     return a + b + c\n")
+    assert apply(ws, tx, "--write") == 1
+    assert (ws / "m.py").read_text() == ADD
+    tx = modify("m.py", "1 | def add(a, b):\n2 |     return a + b\n",
+                "def add(a, b):\n    return a + b + 1\n")
+    assert apply(ws, tx, "--write") == 0
+    assert (ws / "m.py").read_text() == "def add(a, b):\n    return a + b + 1\n"
+
+
 def test_line_numbers_choose_among_matches(ws: Path, capsys) -> None:
     text = "def f():\n    pass\n\n\ndef g():\n    pass\n"
     (ws / "m.py").write_text(text)
