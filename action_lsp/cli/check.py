@@ -41,7 +41,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="CODE=LEVEL",
         help="override a code's severity (error, warning, information, hint, off); repeatable",
     )
-    p.add_argument("--force", action="store_true", help="with --root: creates may overwrite (no file-exists)")
+    p.add_argument(
+        "--force", action="store_true",
+        help="with --root: check as `apply --force` would apply (creates may overwrite, "
+        "transcript errors and new syntax errors do not block)",
+    )
     p.set_defaults(run=run)
 
 
@@ -63,7 +67,7 @@ def check_text(
 
         ws = Workspace(root, allow_overwrite=allow_overwrite)
         blockers = blocking_diagnostics(found)
-        for d in workspace_diagnostics(analysis.actions, ws, blockers=blockers):
+        for d in workspace_diagnostics(analysis.actions, ws, blockers=blockers, force=allow_overwrite):
             if (d.code, d.span) not in seen:  # the transcript-only path checks may have said it
                 found.append(d)
         found.sort(key=lambda d: (d.span.start, d.span.end))

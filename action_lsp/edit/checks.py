@@ -15,9 +15,14 @@ from .workspace import Workspace
 
 
 def workspace_diagnostics(
-    actions: Sequence[Action], ws: Workspace, *, blockers: Sequence[Diagnostic] = ()
+    actions: Sequence[Action],
+    ws: Workspace,
+    *,
+    blockers: Sequence[Diagnostic] = (),
+    force: bool = False,
 ) -> list[Diagnostic]:
     """The plan's findings. With the transcript's ``blockers`` (see
     :func:`~action_lsp.edit.plan.blocking_diagnostics`) the actions they block are left out of
-    the plan, as ``apply`` leaves them out; the blockers themselves are not repeated."""
-    return plan_changes(actions, ws, blockers=blockers).diagnostics
+    the plan, as ``apply`` leaves them out; the blockers themselves are not repeated.
+    ``force`` checks as ``apply --force`` applies."""
+    return plan_changes(actions, ws, blockers=blockers, force=force).diagnostics

@@ -304,3 +304,16 @@ def test_overlong_name_is_a_diagnostic(ws: Path, capsys) -> None:
     t = ws.parent / "t.md"
     assert main(["check", "--root", str(ws), str(t)]) == 1
     assert tree(ws) == {}
+
+
+def test_check_root_says_what_apply_would_do(ws: Path, capsys) -> None:
+    (ws / "a.py").write_text("def f():\n    return 1\n")
+    tx = modify("a.py", "    return 1\n", "    return (1\n")
+    t = ws.parent / "t.md"
+    t.write_text(tx)
+    assert main(["check", "--root", str(ws), str(t)]) == 1
+    assert "error: a.py parsed before this edit but not after it" in capsys.readouterr().out
+    assert apply(ws, tx) == 1
+    assert main(["check", "--root", str(ws), "--force", str(t)]) == 0
+    assert "warning: a.py parsed before" in capsys.readouterr().out
+    assert apply(ws, tx, "--write", "--force") == 0
