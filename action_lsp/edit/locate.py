@@ -434,15 +434,17 @@ def _exact(file_text: str, search: str) -> Located | Refused | None:
             return None
     text = _Text(file_text) if newline_only else None
     if haystack.find(needle, pos + 1) >= 0:
-        hits = _find_all(haystack, needle)
-        return _ambiguous(
-            [_exact_at(file_text, haystack, len(needle), h, text) for h in hits], "exact"
-        )
-    return _exact_at(file_text, haystack, len(needle), pos, text)
+        places = []
+        line, counted = 1, 0
+        for h in _find_all(haystack, needle):
+            line += haystack.count("\n", counted, h)  # counted on from the previous hit
+            counted = h
+            places.append(_exact_at(file_text, len(needle), h, line, text))
+        return _ambiguous(places, "exact")
+    return _exact_at(file_text, len(needle), pos, haystack.count("\n", 0, pos) + 1, text)
 
 
-def _exact_at(file_text: str, haystack: str, size: int, pos: int, text: _Text | None) -> Located:
-    line = haystack.count("\n", 0, pos) + 1
+def _exact_at(file_text: str, size: int, pos: int, line: int, text: _Text | None) -> Located:
     if text is None:
         newline = _newline_near(file_text, pos, pos + size)
         return Located(pos, pos + size, "exact", ReplacementTransform(newline=newline), line)
