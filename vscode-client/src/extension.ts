@@ -1,9 +1,11 @@
 // VS Code client for the action-lsp language server.
 //
 // Starts `action-lsp serve` (from `actionLsp.server.command`, or `<actionLsp.server.pythonPath> -m
-// action_lsp serve`, or `action-lsp serve` on PATH), hands it the `actionLsp.*` settings, and adds
-// palette commands that act on the action under the cursor by asking the server for its code
-// lenses and executing the lens's server command.
+// action_lsp serve`, or `action-lsp serve` on PATH, or else the server bundled in the .vsix, which
+// it installs into a private virtual environment on first use: see provision.ts), hands it the
+// `actionLsp.*` settings, and adds palette commands that act on the action under the cursor by
+// asking the server for its code lenses and executing the lens's server command.
+import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -24,6 +26,7 @@ import {
   State,
   TextDocumentEdit,
 } from 'vscode-languageclient/node';
+import { isolatedEnv, provision, ProvisionError, Provisioned, bundledWheel } from './provision';
 
 const SECTION = 'actionLsp';
 const CLIENT_ID = 'actionLsp'; // vscode-languageclient reads `${CLIENT_ID}.trace.server`
@@ -44,8 +47,13 @@ export interface ServerSettings {
 export interface ResolvedServerCommand {
   command: string;
   args: string[];
-  /** Which setting produced it: 'server.command', 'server.pythonPath' or 'PATH'. */
-  source: 'server.command' | 'server.pythonPath' | 'PATH';
+  /**
+   * Where it came from: a setting ('server.command', 'server.pythonPath'), `action-lsp` found on
+   * PATH ('PATH'), or the server bundled in the extension, in its private environment ('bundled').
+   */
+  source: 'server.command' | 'server.pythonPath' | 'PATH' | 'bundled';
+  /** Environment overrides for the server process. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** What `activate` returns (used by the end-to-end test and by other extensions). */
@@ -60,12 +68,17 @@ export interface ActionLspApi {
   restart(): Promise<void>;
   /** The settings object sent to the server. */
   serverSettings(): ServerSettings;
+  /** The private environment of the bundled server, once it was set up or reused. */
+  readonly provisioned: Provisioned | undefined;
 }
 
 let output: vscode.OutputChannel;
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;
 let resolved: ResolvedServerCommand | undefined;
+let extensionContext: vscode.ExtensionContext;
+let provisioned: Provisioned | undefined;
+let provisioning: Promise<Provisioned> | undefined; // one set-up at a time, shared by the starts
 let shownByServer = 0; // window/showDocument requests seen
 
 function expandVars(value: string): string {
@@ -77,6 +90,27 @@ function expandVars(value: string): string {
   return v;
 }
 
+/** The first `name` executable on PATH (with PATHEXT on Windows), or undefined. */
+export function findOnPath(name: string): string | undefined {
+  const exts = process.platform === 'win32' ? (process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : [''];
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = path.join(dir, name + ext);
+      try {
+        if (fs.statSync(candidate).isFile()) {
+          fs.accessSync(candidate, fs.constants.X_OK);
+          return candidate;
+        }
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The server command from the settings, else `action-lsp` on PATH (found or not). */
 export function resolveServerCommand(): ResolvedServerCommand {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   const command = (cfg.get<string[]>('server.command') ?? []).filter((s) => typeof s === 'string');
@@ -89,6 +123,69 @@ export function resolveServerCommand(): ResolvedServerCommand {
     return { command: expandVars(python), args: ['-m', 'action_lsp', 'serve'], source: 'server.pythonPath' };
   }
   return { command: 'action-lsp', args: ['serve'], source: 'PATH' };
+}
+
+/** Python >= 3.11 candidates for creating the private environment. */
+function bootstrapCandidates(): string[][] | undefined {
+  const configured = (vscode.workspace.getConfiguration(SECTION).get<string>('server.bootstrapPython') ?? '').trim();
+  return configured !== '' ? [[expandVars(configured)]] : undefined;
+}
+
+/**
+ * The server to start: a configured one, else `action-lsp` on PATH, else the bundled server in
+ * its private environment (set up now when needed, with a progress notification).
+ */
+async function resolveServer(): Promise<ResolvedServerCommand> {
+  const r = resolveServerCommand();
+  const bundledDir = path.join(extensionContext.extensionPath, 'bundled');
+  if (r.source !== 'PATH' || findOnPath('action-lsp') !== undefined || bundledWheel(bundledDir) === undefined) {
+    return r;
+  }
+  let pending = provisioning;
+  if (!pending) {
+    const storageDir = extensionContext.globalStorageUri.fsPath;
+    output.appendLine(`[client] no server configured and no action-lsp on PATH: using the bundled server (${storageDir})`);
+    // Reusing the environment is quick and silent; setting it up shows a notification
+    // (opened at the first progress message, closed when the set-up ends).
+    let last = '';
+    let opened = false;
+    let ended = false;
+    let report: ((message: string) => void) | undefined;
+    let finish: (() => void) | undefined;
+    const progress = (message: string) => {
+      last = message;
+      if (!opened) {
+        opened = true;
+        void vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: 'action-lsp: setting up the language server (first start only)' },
+          (p) => {
+            report = (m) => p.report({ message: m });
+            report(last);
+            return ended ? Promise.resolve() : new Promise<void>((resolve) => (finish = resolve));
+          },
+        );
+      }
+      report?.(message);
+    };
+    pending = provisioning = provision({
+      storageDir,
+      bundledDir,
+      pythonCandidates: bootstrapCandidates(),
+      log: (line) => output.appendLine(line),
+      progress,
+    }).finally(() => {
+      provisioning = undefined;
+      ended = true;
+      finish?.();
+    });
+  }
+  provisioned = await pending;
+  return {
+    command: provisioned.python,
+    args: ['-m', 'action_lsp', 'serve'],
+    source: 'bundled',
+    env: isolatedEnv(),
+  };
 }
 
 /** The server settings from the `actionLsp` section, without the client-only keys. */
@@ -121,13 +218,13 @@ function documentSelector(): DocumentSelector {
   return selector;
 }
 
-function createClient(): LanguageClient {
-  resolved = resolveServerCommand();
+function createClient(server: ResolvedServerCommand): LanguageClient {
+  resolved = server;
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const serverOptions: ServerOptions = {
-    command: resolved.command,
-    args: resolved.args,
-    options: cwd ? { cwd } : {},
+    command: server.command,
+    args: server.args,
+    options: { ...(cwd ? { cwd } : {}), ...(server.env ? { env: server.env } : {}) },
   };
   output.appendLine(
     `[client] starting server (from ${resolved.source}): ${JSON.stringify([resolved.command, ...resolved.args])}`,
@@ -227,29 +324,59 @@ function errorText(err: unknown): string {
   }
 }
 
-async function startClient(): Promise<void> {
-  const c = createClient();
-  client = c;
-  starting = c.start().catch((err: unknown) => {
-    const msg = errorText(err);
-    output.appendLine(`[client] failed to start the server: ${msg}`);
-    const r = resolved!;
-    void vscode.window
-      .showErrorMessage(
-        `action-lsp: could not start the language server ${JSON.stringify([r.command, ...r.args])}: ${msg}. ` +
-          'Set "actionLsp.server.command" or "actionLsp.server.pythonPath".',
-        'Open Settings',
-        'Show Output',
-      )
-      .then((choice) => {
-        if (choice === 'Open Settings') {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'actionLsp.server');
-        } else if (choice === 'Show Output') {
-          output.show(true);
-        }
-      });
-    throw err;
+function showStartError(message: string): void {
+  void vscode.window.showErrorMessage(message, 'Show Output', 'Open Settings', 'Retry').then((choice) => {
+    if (choice === 'Open Settings') {
+      void vscode.commands.executeCommand('workbench.action.openSettings', 'actionLsp.server');
+    } else if (choice === 'Show Output') {
+      output.show(true);
+    } else if (choice === 'Retry') {
+      void restart().catch(() => undefined);
+    }
   });
+}
+
+class Superseded extends Error {}
+/** Cancels the wait of the start under way for the server set-up (a restart supersedes it). */
+let supersede: ((err: Error) => void) | undefined;
+
+async function startClient(): Promise<void> {
+  const superseded = new Promise<never>((_, reject) => (supersede = reject));
+  superseded.catch(() => undefined);
+  starting = (async () => {
+    let server: ResolvedServerCommand;
+    try {
+      // the set-up goes on when superseded (the environment is kept for the next start)
+      server = await Promise.race([resolveServer(), superseded]);
+    } catch (err) {
+      if (!(err instanceof Superseded)) {
+        const msg = errorText(err);
+        output.appendLine(`[client] the bundled server could not be set up: ${msg}`);
+        if (err instanceof ProvisionError && err.detail) {
+          output.appendLine(err.detail);
+        }
+        showStartError(err instanceof ProvisionError ? msg : `action-lsp: could not set up the bundled language server: ${msg}`);
+      }
+      throw err;
+    } finally {
+      supersede = undefined;
+    }
+    const c = createClient(server);
+    client = c;
+    await c.start().catch((err: unknown) => {
+      const msg = errorText(err);
+      output.appendLine(`[client] failed to start the server: ${msg}`);
+      const notFound = server.source === 'PATH' && findOnPath(server.command) === undefined;
+      showStartError(
+        notFound
+          ? 'action-lsp: the language server `action-lsp` is not on PATH and this build of the extension bundles none. ' +
+              'Install it (`pipx install /path/to/action-lsp`, see the README) or set "actionLsp.server.command".'
+          : `action-lsp: could not start the language server ${JSON.stringify([server.command, ...server.args])}: ${msg}. ` +
+              'Set "actionLsp.server.command" or "actionLsp.server.pythonPath".',
+      );
+      throw err;
+    });
+  })();
   return starting;
 }
 
@@ -278,6 +405,7 @@ function enqueue(fn: () => Promise<void>): Promise<void> {
 }
 
 function restart(): Promise<void> {
+  supersede?.(new Superseded('superseded by a restart'));
   return enqueue(async () => {
     output.appendLine('[client] restarting the server');
     await stopClient();
@@ -455,6 +583,7 @@ function command(id: string, fn: () => Promise<unknown>): vscode.Disposable {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<ActionLspApi> {
+  extensionContext = context;
   output = vscode.window.createOutputChannel(CLIENT_NAME);
   context.subscriptions.push(
     output,
@@ -467,6 +596,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Action
       if (
         e.affectsConfiguration(`${SECTION}.server.command`) ||
         e.affectsConfiguration(`${SECTION}.server.pythonPath`) ||
+        e.affectsConfiguration(`${SECTION}.server.bootstrapPython`) ||
         e.affectsConfiguration(`${SECTION}.filePatterns`)
       ) {
         void restart().catch(() => undefined);
@@ -494,6 +624,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Action
     },
     restart,
     serverSettings: () => serverSettings(),
+    get provisioned() {
+      return provisioned;
+    },
   };
 }
 
