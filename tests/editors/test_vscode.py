@@ -8,6 +8,12 @@ PATH does not contain it), waits for the diagnostics, previews and applies creat
 command and code lens) and checks the disk, turns a diagnostic off through `actionLsp.severity`,
 restarts the server, and switches to `actionLsp.server.pythonPath`.
 
+The one-step install: `npm run package` builds the server wheel into the .vsix; installed with no
+server setting and no `action-lsp` on PATH, the extension creates a private virtual environment in
+its global storage, installs the wheel there (dependencies from the package index), starts the
+server from it, and reuses it on the next start. vscode-client/test/provision.test.mjs checks the
+set-up logic itself (reuse, a new wheel, a broken environment, two windows at once, no Python 3.11).
+
 Nothing is skipped: if a prerequisite cannot be installed, the test fails and says why.
 """
 
@@ -19,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -26,7 +33,9 @@ import pytest
 pytestmark = pytest.mark.editor
 
 REPO = Path(__file__).resolve().parents[2]
-E2E = REPO / "vscode-client" / "e2e"
+EXT = REPO / "vscode-client"
+E2E = EXT / "e2e"
+NODE24 = E2E / ".cache" / "node24" / "bin" / "node"
 INSTALL_TIMEOUT_S = 1500
 RUN_TIMEOUT_S = 240
 
@@ -107,3 +116,84 @@ def test_vscode_extension_end_to_end(harness: None, tmp_path: Path) -> None:
     assert result["pythonPathCommand"] == [sys.executable, "-m", "action_lsp", "serve"]
     codes = {d["code"] for d in result["diagnostics"]}
     assert {"path-traversal", "missing-field"} <= codes
+
+
+def _node_env(**extra: str) -> dict[str, str]:
+    """PATH with the harness's Node 24 first (npm scripts run on it)."""
+    return dict(
+        os.environ, PATH=f"{NODE24.parent}{os.pathsep}{os.environ.get('PATH', '')}", **extra
+    )
+
+
+def test_provisioning_logic(harness: None) -> None:
+    proc = _run(
+        [str(NODE24), "--test", str(EXT / "test" / "provision.test.mjs")],
+        300,
+        _node_env(PROVISION_TEST_PYTHON=sys.executable),
+    )
+    print(proc.stdout[-3000:])
+    assert proc.returncode == 0, proc.stdout[-8000:]
+
+
+def test_vsix_installs_its_own_server(harness: None, tmp_path: Path) -> None:
+    npm = shutil.which("npm")
+    assert npm, "npm is required (install.sh installs it)"
+    start = time.monotonic()
+    # the one documented command: builds the wheel, bundles the extension, packages the .vsix
+    proc = subprocess.run(
+        [npm, "run", "package"],
+        cwd=EXT,
+        env=_node_env(PYTHON=sys.executable),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    vsix = EXT / "action-lsp.vsix"
+    print(
+        f"npm run package took {time.monotonic() - start:.1f} s; "
+        f"{vsix.name}: {vsix.stat().st_size / 1024:.0f} KB"
+    )
+    with zipfile.ZipFile(vsix) as z:
+        names = z.namelist()
+        wheels = [n for n in names if n.startswith("extension/bundled/action_lsp-")]
+        assert len(wheels) == 1 and wheels[0].endswith("-py3-none-any.whl"), names
+        assert "extension/out/extension.js" in names
+        manifest = json.loads(z.read("extension/package.json"))
+        z.extractall(tmp_path / "vsix")
+    assert (
+        "actionLsp.server.bootstrapPython" in manifest["contributes"]["configuration"]["properties"]
+    )
+
+    run_dir = tmp_path / "run"
+    env = dict(
+        os.environ,
+        E2E_MODE="bundled",
+        E2E_EXTENSION_DIR=str(tmp_path / "vsix" / "extension"),
+        E2E_RUN_DIR=str(run_dir),
+    )
+    start = time.monotonic()
+    proc = _run([str(NODE24), str(E2E / "run.js")], RUN_TIMEOUT_S + 600, env)
+    print(f"run.js (bundled) took {time.monotonic() - start:.1f} s\n{proc.stdout[-4000:]}")
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{proc.stdout[-12000:]}"
+
+    result = json.loads((run_dir / "ws" / "out" / "result.json").read_text())
+    assert result["ok"] is True
+    assert result["serverCommandSource"] == "bundled"
+    storage = run_dir / "user-data" / "User" / "globalStorage" / "action-lsp.action-lsp" / "server"
+    envs = sorted(p.name for p in storage.iterdir())
+    assert len(envs) == 1 and envs[0].startswith(f"{manifest_version(wheels[0])}-"), envs
+    python = storage / envs[0] / "venv" / "bin" / "python"
+    assert result["serverCommand"] == [str(python), "-m", "action_lsp", "serve"]
+    assert result["provisioned"]["reused"] is False
+    assert result["reused"]["reused"] is True
+    assert {"path-traversal", "missing-field"} <= {d["code"] for d in result["diagnostics"]}
+    assert (run_dir / "ws" / "hello.txt").read_text().strip() == "hi"
+    print(f"timings: {json.dumps(result['timings'])}")
+
+
+def manifest_version(wheel: str) -> str:
+    """``0.1.0`` of ``extension/bundled/action_lsp-0.1.0-py3-none-any.whl``."""
+    return Path(wheel).name.split("-")[1]

@@ -10,6 +10,11 @@
 // process group and exits with the result.
 //
 // Environment:
+//   E2E_MODE                   `settings` (default): the server comes from the settings below;
+//                              `bundled`: no server setting and none on PATH, so the extension must
+//                              set up the server bundled in it (use with E2E_EXTENSION_DIR = an
+//                              unpacked .vsix)
+//   E2E_EXTENSION_DIR          the extension to load (default: vscode-client/ itself)
 //   ACTION_LSP_SERVER_COMMAND  JSON array, the server command line written to the user setting
 //                              actionLsp.server.command (default: <repo>/.venv/bin/action-lsp serve)
 //   ACTION_LSP_E2E_PYTHON      a Python with action_lsp, for the actionLsp.server.pythonPath step
@@ -25,8 +30,9 @@ const os = require('os');
 const path = require('path');
 
 const E2E_DIR = __dirname;
-const EXT_DIR = path.resolve(E2E_DIR, '..');
-const REPO_DIR = path.resolve(EXT_DIR, '..');
+const REPO_DIR = path.resolve(E2E_DIR, '..', '..');
+const EXT_DIR = path.resolve(process.env.E2E_EXTENSION_DIR || path.join(E2E_DIR, '..'));
+const MODE = process.env.E2E_MODE || 'settings';
 const NODE24 = path.join(E2E_DIR, '.cache', 'node24', 'bin', 'node');
 const VSCODE_DIR = path.join(E2E_DIR, 'node_modules', 'code-server', 'lib', 'vscode');
 const SERVER_MAIN = path.join(VSCODE_DIR, 'out', 'server-main.js');
@@ -59,7 +65,7 @@ function serverCommand() {
 
 /** PATH without any directory that holds an `action-lsp` (or is the server's directory or a venv). */
 function sanitizedPath(cmd) {
-  const serverDir = path.isAbsolute(cmd[0]) ? path.dirname(cmd[0]) : undefined;
+  const serverDir = cmd.length && path.isAbsolute(cmd[0]) ? path.dirname(cmd[0]) : undefined;
   const venv = process.env.VIRTUAL_ENV;
   return (process.env.PATH || '/usr/bin:/bin')
     .split(path.delimiter)
@@ -123,12 +129,13 @@ async function main() {
   ]) {
     if (!fs.existsSync(p)) fail(`missing ${what}: ${p}`);
   }
+  if (!['settings', 'bundled'].includes(MODE)) fail(`E2E_MODE must be settings or bundled, not ${MODE}`);
   const puppeteer = require(path.join(E2E_DIR, 'node_modules', 'puppeteer-core'));
-  const cmd = serverCommand();
+  const cmd = MODE === 'bundled' ? [] : serverCommand();
   // the interpreter for the actionLsp.server.pythonPath step: ACTION_LSP_E2E_PYTHON, else the
   // python next to an absolute .../bin/action-lsp ('' skips that step)
-  const sibling = path.isAbsolute(cmd[0]) ? path.join(path.dirname(cmd[0]), 'python') : '';
-  const python = process.env.ACTION_LSP_E2E_PYTHON ?? (sibling && fs.existsSync(sibling) ? sibling : '');
+  const sibling = cmd.length && path.isAbsolute(cmd[0]) ? path.join(path.dirname(cmd[0]), 'python') : '';
+  const python = MODE === 'bundled' ? '' : process.env.ACTION_LSP_E2E_PYTHON ?? (sibling && fs.existsSync(sibling) ? sibling : '');
 
   const keep = Boolean(process.env.E2E_RUN_DIR) || process.env.E2E_KEEP === '1';
   const run = process.env.E2E_RUN_DIR
@@ -151,15 +158,16 @@ async function main() {
     'workbench.startupEditor': 'none',
     'chat.disableAIFeatures': true,
     'git.enabled': false,
-    'actionLsp.server.command': cmd,
     'actionLsp.trace.server': 'verbose',
   };
+  if (MODE === 'settings') settings['actionLsp.server.command'] = cmd;
   fs.writeFileSync(path.join(run, 'user-data', 'User', 'settings.json'), JSON.stringify(settings, null, 2));
-  log(`run dir ${run}; server command ${JSON.stringify(cmd)}; python ${JSON.stringify(python)}`);
+  log(`run dir ${run}; mode ${MODE}; extension ${EXT_DIR}; server command ${JSON.stringify(cmd)}; python ${JSON.stringify(python)}`);
 
   // --- the VS Code server, in its own process group --------------------------------------------
   const env = { ...process.env, EXTENSIONS_GALLERY: '{}', PATH: sanitizedPath(cmd) };
   delete env.VIRTUAL_ENV;
+  delete env.PYTHONPATH; // a checkout on PYTHONPATH would let any python import action_lsp
   delete env.ELECTRON_RUN_AS_NODE;
   const serverLog = fs.openSync(path.join(run, 'server.log'), 'a');
   const server = spawn(
@@ -249,7 +257,7 @@ async function main() {
     const payload = [
       ['extensionDevelopmentPath', remote(EXT_DIR)],
       ['extensionTestsPath', remote(SUITE)],
-      ['extensionEnvironment', JSON.stringify({ ACTION_LSP_E2E_EXPECTED_COMMAND: JSON.stringify(cmd), ACTION_LSP_E2E_PYTHON: python })],
+      ['extensionEnvironment', JSON.stringify({ ACTION_LSP_E2E_MODE: MODE, ACTION_LSP_E2E_EXPECTED_COMMAND: JSON.stringify(cmd), ACTION_LSP_E2E_PYTHON: python })],
     ];
     const url =
       `http://${authority}/?folder=${encodeURIComponent(ws)}` +
@@ -289,7 +297,7 @@ async function main() {
   const resultFile = path.join(ws, 'out', 'result.json');
   if (fs.existsSync(resultFile)) {
     const result = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
-    console.log(`E2E_RESULT ${JSON.stringify({ ok: result.ok, seconds: result.seconds, serverCommand: result.serverCommand })}`);
+    console.log(`E2E_RESULT ${JSON.stringify({ ok: result.ok, seconds: result.seconds, serverCommand: result.serverCommand, timings: result.timings })}`);
     for (const s of result.steps || []) console.log(`  ${s}`);
     if (result.error) {
       console.log(`  error: ${result.error}`);

@@ -1,5 +1,8 @@
 // End-to-end test that runs inside VS Code's extension host (extensionTestsPath).
 // `run()` resolving means exit code 0, a rejection means exit code 1 (see ../run.js).
+// ACTION_LSP_E2E_MODE=settings (default) checks the server from the settings and everything the
+// extension does; =bundled checks that, with no server setting and none on PATH, the extension
+// sets up the server bundled in the .vsix, and reuses it on the next start.
 //
 // The workspace is a copy of ../fixture: session.transcript.md holds
 //   - <create_file> hello.txt            (applied through the palette command actionLsp.apply)
@@ -235,11 +238,78 @@ async function main(result) {
   }
 }
 
+/** No server setting, no action-lsp on PATH: the bundled server, set up in global storage. */
+async function bundledMain(result) {
+  const ws = vscode.workspace.workspaceFolders[0].uri;
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is not loaded`);
+  const onPath = (process.env.PATH || '').split(path.delimiter).filter((d) => d && fs.existsSync(path.join(d, 'action-lsp')));
+  assert.deepStrictEqual(onPath, [], 'action-lsp must not be on the extension host PATH for this test');
+  const config = vscode.workspace.getConfiguration('actionLsp');
+  for (const key of ['server.command', 'server.pythonPath', 'server.bootstrapPython']) {
+    const v = config.inspect(key);
+    assert.ok(!v.globalValue?.length && !v.workspaceValue?.length, `${key} must not be set for this test`);
+  }
+  const transcript = vscode.Uri.joinPath(ws, 'session.transcript.md');
+  const start = Date.now();
+  const doc = await vscode.workspace.openTextDocument(transcript);
+  const editor = await vscode.window.showTextDocument(doc);
+  const api = await ext.activate();
+  log('extension active; waiting for the bundled server to be set up');
+  await waitFor('the bundled server to be set up and started', async () => {
+    await api.ready().catch((err) => {
+      throw Object.assign(new Error(`the server did not start: ${(err && err.message) || err}`), { fatal: true });
+    });
+    return true;
+  }, 600000);
+  const started = Date.now();
+  result.serverCommand = api.serverCommand;
+  result.serverCommandSource = api.serverCommandSource;
+  result.provisioned = api.provisioned;
+  log(`server started from ${api.serverCommandSource}: ${JSON.stringify(api.serverCommand)}; ${JSON.stringify(api.provisioned)}`);
+  assert.strictEqual(api.serverCommandSource, 'bundled');
+  assert.ok(api.provisioned && api.provisioned.reused === false, 'the first start must set up the environment');
+  assert.deepStrictEqual(api.serverCommand, [api.provisioned.python, '-m', 'action_lsp', 'serve']);
+
+  const codes = () => new Set(vscode.languages.getDiagnostics(transcript).map(codeOf));
+  await waitFor('path-traversal and missing-field diagnostics', () => codes().has('path-traversal') && codes().has('missing-field'), 60000);
+  const diagnosed = Date.now();
+  result.diagnostics = vscode.languages.getDiagnostics(transcript).map((d) => ({ code: codeOf(d), line: d.range.start.line }));
+  log(`diagnostics: ${JSON.stringify(result.diagnostics)}`);
+
+  // the bundled server applies like any other
+  const helloLine = lineOf(doc, '<path>hello.txt</path>');
+  editor.selection = new vscode.Selection(helloLine, 3, helloLine, 3);
+  await vscode.commands.executeCommand('actionLsp.apply');
+  const hello = await waitFor('hello.txt on disk', () => readIfExists(path.join(ws.fsPath, 'hello.txt')), 15000);
+  assert.strictEqual(hello.trim(), 'hi');
+  log('applied hello.txt');
+
+  // a later start reuses the environment
+  const restart0 = Date.now();
+  await vscode.commands.executeCommand('actionLsp.restartServer');
+  await waitFor('the restarted server', async () => (await api.ready(), true), 60000);
+  const restarted = Date.now();
+  assert.strictEqual(api.serverCommandSource, 'bundled');
+  assert.ok(api.provisioned.reused, 'the second start must reuse the environment');
+  await waitFor('diagnostics after the restart', () => codes().has('path-traversal'), 30000);
+  result.reused = api.provisioned;
+  result.timings = {
+    firstStartToReadyS: (started - start) / 1000,
+    firstStartToDiagnosticsS: (diagnosed - start) / 1000,
+    provisionS: result.provisioned.seconds,
+    laterStartToReadyS: (restarted - restart0) / 1000,
+    laterStartToDiagnosticsS: (Date.now() - restart0) / 1000,
+    reuseCheckS: api.provisioned.seconds,
+  };
+  log(`timings: ${JSON.stringify(result.timings)}`);
+}
+
 exports.run = async function run() {
   const ws = vscode.workspace.workspaceFolders[0].uri;
   const result = { ok: false, steps };
   try {
-    await main(result);
+    await (process.env.ACTION_LSP_E2E_MODE === 'bundled' ? bundledMain(result) : main(result));
     result.ok = true;
     log('PASS');
   } catch (err) {

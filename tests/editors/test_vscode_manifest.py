@@ -1,0 +1,50 @@
+"""The VS Code extension's manifest (vscode-client/package.json) against the server's registry.
+
+Fast (no editor): the settings VS Code shows must describe what the server recognises today.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from action_lsp import dialects
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFEST = json.loads((REPO / "vscode-client" / "package.json").read_text(encoding="utf-8"))
+PROPS = MANIFEST["contributes"]["configuration"]["properties"]
+
+
+def test_dialects_setting_lists_the_registry() -> None:
+    setting = PROPS["actionLsp.dialects"]
+    assert setting["items"]["enum"] == list(dialects.NAMES)
+    assert setting["default"] == list(dialects.NAMES)
+    assert len(setting["items"]["enumDescriptions"]) == len(dialects.NAMES)
+
+
+def test_dialect_descriptions_name_only_recognised_tags() -> None:
+    """Every <tag> a description names is one its dialect parses (no <replace_in_file>)."""
+    descriptions = dict(
+        zip(
+            PROPS["actionLsp.dialects"]["items"]["enum"],
+            PROPS["actionLsp.dialects"]["items"]["enumDescriptions"],
+            strict=True,
+        )
+    )
+    for name, text in descriptions.items():
+        dialect = dialects.by_name(name)
+        for tag in re.findall(r"<([a-z][\w-]*)>", text):
+            assert (
+                dialects.DialectSet([dialect]).tag_owner(tag) is not None or tag in CHILD_ELEMENTS
+            ), f"{name}: the description names <{tag}>, which {name} does not recognise"
+
+
+# child elements of xml-tags actions (fields, not actions)
+CHILD_ELEMENTS = {"path", "content", "search", "replace", "command", "description"}
+
+
+def test_no_setting_mentions_constructs_that_do_not_exist() -> None:
+    text = json.dumps(MANIFEST)
+    for gone in ("replace_in_file", "aether-edit", "numbered action plan"):
+        assert gone not in text
