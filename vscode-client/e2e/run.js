@@ -167,7 +167,6 @@ async function main() {
   // --- the VS Code server, in its own process group --------------------------------------------
   const env = { ...process.env, EXTENSIONS_GALLERY: '{}', PATH: sanitizedPath(cmd) };
   delete env.VIRTUAL_ENV;
-  delete env.PYTHONPATH; // a checkout on PYTHONPATH would let any python import action_lsp
   delete env.ELECTRON_RUN_AS_NODE;
   const serverLog = fs.openSync(path.join(run, 'server.log'), 'a');
   const server = spawn(
