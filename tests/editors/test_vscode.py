@@ -162,7 +162,6 @@ def test_vsix_installs_its_own_server(harness: None, tmp_path: Path) -> None:
         assert len(wheels) == 1 and wheels[0].endswith("-py3-none-any.whl"), names
         assert "extension/out/extension.js" in names
         manifest = json.loads(z.read("extension/package.json"))
-        z.extractall(tmp_path / "vsix")
     assert (
         "actionLsp.server.bootstrapPython" in manifest["contributes"]["configuration"]["properties"]
     )
@@ -171,7 +170,7 @@ def test_vsix_installs_its_own_server(harness: None, tmp_path: Path) -> None:
     env = dict(
         os.environ,
         E2E_MODE="bundled",
-        E2E_EXTENSION_DIR=str(tmp_path / "vsix" / "extension"),
+        E2E_VSIX=str(vsix),
         E2E_RUN_DIR=str(run_dir),
     )
     start = time.monotonic()
@@ -182,6 +181,8 @@ def test_vsix_installs_its_own_server(harness: None, tmp_path: Path) -> None:
     result = json.loads((run_dir / "ws" / "out" / "result.json").read_text())
     assert result["ok"] is True
     assert result["serverCommandSource"] == "bundled"
+    # the extension VS Code installed from the .vsix (`--install-extension`), not the sources
+    assert Path(result["extensionPath"]).parent == run_dir / "extensions"
     storage = run_dir / "user-data" / "User" / "globalStorage" / "action-lsp.action-lsp" / "server"
     envs = sorted(p.name for p in storage.iterdir())
     assert len(envs) == 1 and envs[0].startswith(f"{manifest_version(wheels[0])}-"), envs

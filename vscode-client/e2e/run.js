@@ -12,9 +12,10 @@
 // Environment:
 //   E2E_MODE                   `settings` (default): the server comes from the settings below;
 //                              `bundled`: no server setting and none on PATH, so the extension must
-//                              set up the server bundled in it (use with E2E_EXTENSION_DIR = an
-//                              unpacked .vsix)
-//   E2E_EXTENSION_DIR          the extension to load (default: vscode-client/ itself)
+//                              set up the server bundled in it (use with E2E_VSIX)
+//   E2E_VSIX                   a packaged extension (npm run package): installed into the run's
+//                              extensions directory with the server's --install-extension (what
+//                              `code --install-extension` does) and tested instead of vscode-client/
 //   ACTION_LSP_SERVER_COMMAND  JSON array, the server command line written to the user setting
 //                              actionLsp.server.command (default: <repo>/.venv/bin/action-lsp serve)
 //   ACTION_LSP_E2E_PYTHON      a Python with action_lsp, for the actionLsp.server.pythonPath step
@@ -31,7 +32,9 @@ const path = require('path');
 
 const E2E_DIR = __dirname;
 const REPO_DIR = path.resolve(E2E_DIR, '..', '..');
-const EXT_DIR = path.resolve(process.env.E2E_EXTENSION_DIR || path.join(E2E_DIR, '..'));
+const VSIX = process.env.E2E_VSIX ? path.resolve(process.env.E2E_VSIX) : undefined;
+// with a .vsix, the development extension is an empty one that only carries the test suite
+const EXT_DIR = VSIX ? path.join(E2E_DIR, 'devext') : path.resolve(E2E_DIR, '..');
 const MODE = process.env.E2E_MODE || 'settings';
 const NODE24 = path.join(E2E_DIR, '.cache', 'node24', 'bin', 'node');
 const VSCODE_DIR = path.join(E2E_DIR, 'node_modules', 'code-server', 'lib', 'vscode');
@@ -124,7 +127,7 @@ async function main() {
   for (const [what, p] of [
     ['Node 24 (run install.sh)', NODE24],
     ['the VS Code server (run install.sh)', SERVER_MAIN],
-    ['the extension bundle (npm run build)', path.join(EXT_DIR, 'out', 'extension.js')],
+    VSIX ? ['the .vsix', VSIX] : ['the extension bundle (npm run build)', path.join(EXT_DIR, 'out', 'extension.js')],
     ['chromium', CHROMIUM],
   ]) {
     if (!fs.existsSync(p)) fail(`missing ${what}: ${p}`);
@@ -162,13 +165,29 @@ async function main() {
   };
   if (MODE === 'settings') settings['actionLsp.server.command'] = cmd;
   fs.writeFileSync(path.join(run, 'user-data', 'User', 'settings.json'), JSON.stringify(settings, null, 2));
-  log(`run dir ${run}; mode ${MODE}; extension ${EXT_DIR}; server command ${JSON.stringify(cmd)}; python ${JSON.stringify(python)}`);
+  log(`run dir ${run}; mode ${MODE}; extension ${VSIX ?? EXT_DIR}; server command ${JSON.stringify(cmd)}; python ${JSON.stringify(python)}`);
 
   // --- the VS Code server, in its own process group --------------------------------------------
   const env = { ...process.env, EXTENSIONS_GALLERY: '{}', PATH: sanitizedPath(cmd) };
   delete env.VIRTUAL_ENV;
   delete env.ELECTRON_RUN_AS_NODE;
   const serverLog = fs.openSync(path.join(run, 'server.log'), 'a');
+  const dirs = [
+    '--user-data-dir', path.join(run, 'user-data'),
+    '--server-data-dir', path.join(run, 'server-data'),
+    '--extensions-dir', path.join(run, 'extensions'),
+  ];
+  if (VSIX) {
+    const { spawnSync } = require('child_process');
+    const inst = spawnSync(NODE24, [SERVER_MAIN, '--accept-server-license-terms', ...dirs, '--install-extension', VSIX], {
+      cwd: run, env, encoding: 'utf8', timeout: 120000,
+    });
+    fs.writeSync(serverLog, `${inst.stdout}${inst.stderr}`);
+    if (inst.status !== 0 || !/successfully installed/.test(inst.stdout)) {
+      fail(`--install-extension ${VSIX} failed (exit ${inst.status}):\n${inst.stdout}${inst.stderr}`);
+    }
+    log(`installed ${path.basename(VSIX)}: ${inst.stdout.trim().split('\n').pop()}`);
+  }
   const server = spawn(
     NODE24,
     [
@@ -178,9 +197,7 @@ async function main() {
       '--enable-smoke-test-driver', '--disable-workspace-trust', '--force-disable-user-env',
       '--telemetry-level', 'off', '--disable-telemetry', '--disable-experiments', '--disable-update-check',
       '--disable-getting-started-override',
-      '--user-data-dir', path.join(run, 'user-data'),
-      '--server-data-dir', path.join(run, 'server-data'),
-      '--extensions-dir', path.join(run, 'extensions'),
+      ...dirs,
       '--logsPath', path.join(run, 'logs'),
     ],
     { cwd: run, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -263,6 +263,7 @@ async function bundledMain(result) {
     return true;
   }, 600000);
   const started = Date.now();
+  result.extensionPath = ext.extensionPath;
   result.serverCommand = api.serverCommand;
   result.serverCommandSource = api.serverCommandSource;
   result.provisioned = api.provisioned;
