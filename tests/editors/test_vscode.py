@@ -190,6 +190,8 @@ def test_vsix_installs_its_own_server(harness: None, tmp_path: Path) -> None:
     assert result["serverCommand"] == [str(python), "-m", "action_lsp", "serve"]
     assert result["provisioned"]["reused"] is False
     assert result["reused"]["reused"] is True
+    # the set-up showed its progress notification in the workbench
+    assert 'E2E_PROGRESS_NOTIFICATION "action-lsp: setting up the language server' in proc.stdout
     assert {"path-traversal", "missing-field"} <= {d["code"] for d in result["diagnostics"]}
     assert (run_dir / "ws" / "hello.txt").read_text().strip() == "hi"
     print(f"timings: {json.dumps(result['timings'])}")

@@ -281,10 +281,32 @@ async function main() {
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     log('workbench loaded; waiting for the test');
 
+    // In bundled mode, watch the workbench for the set-up's progress notification.
+    let sawNotification;
+    let watching = MODE === 'bundled';
+    const watcher = (async () => {
+      while (watching && sawNotification === undefined) {
+        const text = await page
+          .evaluate(() => {
+            // the toast, and the workbench's screen-reader announcement of it
+            return document.body.innerText;
+          })
+          .catch(() => '');
+        const m = /action-lsp: setting up the language server[^\n]*(\n[^\n]*)?/.exec(text);
+        if (m) sawNotification = m[0].replace(/\s+/g, ' ').trim();
+        else await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+
     let timer;
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_S * 1000)));
     const outcome = await Promise.race([exited, timeout]);
     clearTimeout(timer);
+    watching = false;
+    await watcher;
+    if (MODE === 'bundled') {
+      console.log(`E2E_PROGRESS_NOTIFICATION ${JSON.stringify(sawNotification ?? null)}`);
+    }
     if (outcome === 'timeout') {
       reason = `the test did not finish within ${TIMEOUT_S} s`;
       await page.screenshot({ path: path.join(run, 'timeout.png') }).catch(() => undefined);
