@@ -1,4 +1,5 @@
-// Builds the server wheel from the repository (`python -m build --wheel`, or `pip wheel` when the
+// Builds the server wheel from the repository (`python -m build`: an sdist, then the wheel from
+// that sdist, so that nothing stale in the checkout's build/ ends up in it; `pip wheel` when the
 // `build` package is missing) and puts it into bundled/, where the extension installs it from on
 // first use (src/provision.ts). Run by `npm run package`; `npm run bundle-server` alone also works.
 //   PYTHON   the interpreter to build with (default: python3, or python on Windows)
@@ -25,7 +26,7 @@ const t0 = Date.now();
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'action-lsp-wheel-'));
 const hasBuild = spawnSync(python, ['-c', 'import build'], { stdio: 'ignore' }).status === 0;
 const cmd = hasBuild
-  ? [python, '-m', 'build', '--wheel', '--outdir', out, REPO_DIR]
+  ? [python, '-m', 'build', '--outdir', out, REPO_DIR]
   : [python, '-m', 'pip', 'wheel', '--no-deps', '--disable-pip-version-check', '--wheel-dir', out, REPO_DIR];
 console.log(`bundle-server: ${cmd.join(' ')}`);
 const r = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
