@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -68,19 +69,41 @@ def _run(
 
 
 @pytest.fixture(scope="module")
-def harness() -> None:
-    for tool in ("bash",):
-        if shutil.which(tool) is None:
-            pytest.fail(
-                f"{tool} is required to run the VS Code end-to-end test and was not found on PATH"
-            )
+def harness(request: pytest.FixtureRequest) -> None:
+    """Runs install.sh; its step lines go to the terminal as they come (the first install takes
+    minutes), past pytest's output capture."""
+    if shutil.which("bash") is None:
+        pytest.fail("bash is required to run the VS Code end-to-end test and was not found on PATH")
+    capman = request.config.pluginmanager.getplugin("capturemanager")
     start = time.monotonic()
-    proc = _run(["bash", str(E2E / "install.sh")], INSTALL_TIMEOUT_S)
-    print(f"install.sh took {time.monotonic() - start:.1f} s\n{proc.stdout[-3000:]}")
-    if proc.returncode != 0:
-        pytest.fail(
-            f"vscode-client/e2e/install.sh failed (exit {proc.returncode}):\n{proc.stdout[-6000:]}"
-        )
+    lines: list[str] = []
+    proc = subprocess.Popen(
+        ["bash", str(E2E / "install.sh")],
+        cwd=E2E,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert proc.stdout is not None
+    watchdog = threading.Timer(INSTALL_TIMEOUT_S, proc.kill)
+    watchdog.start()
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("[install.sh"):
+            if capman is not None:
+                with capman.global_and_fixture_disabled():
+                    sys.stderr.write(f"  vscode harness: {line}")
+            else:
+                sys.stderr.write(line)
+    code = proc.wait()
+    timed_out = not watchdog.is_alive()
+    watchdog.cancel()
+    out = "".join(lines)
+    if timed_out:
+        pytest.fail(f"install.sh was killed after {INSTALL_TIMEOUT_S} s\n{out[-6000:]}")
+    print(f"install.sh took {time.monotonic() - start:.1f} s\n{out[-3000:]}")
+    if code != 0:
+        pytest.fail(f"vscode-client/e2e/install.sh failed (exit {code}):\n{out[-6000:]}")
 
 
 def test_vscode_extension_end_to_end(harness: None, tmp_path: Path) -> None:
