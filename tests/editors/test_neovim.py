@@ -71,17 +71,36 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
+def readme_setup(start: str, path: str) -> str:
+    """The README's Neovim line that begins with ``start``, with ``path`` for the placeholder."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.startswith(start):
+            code = line.split(" -- ")[0].strip()
+            assert "/path/to/action-lsp" in code, code
+            return code.replace("/path/to/action-lsp", path)
+    raise AssertionError(f"README.md has no line starting with {start!r}")
+
+
 def _run_nvim(
-    driver: str, workspace: Path, tmp_path: Path, path: str, **extra: str
+    driver: str,
+    workspace: Path,
+    tmp_path: Path,
+    path: str,
+    setup: str | None = None,
+    **extra: str,
 ) -> tuple[dict[str, Any], subprocess.CompletedProcess[str], str, float]:
-    """Run headless Neovim with fixtures/nvim/init.lua and ``driver``; its JSON result."""
+    """Run headless Neovim with fixtures/nvim/init.lua, which runs ``setup`` (default: the
+    README's runtimepath line), and ``driver``; the driver's JSON result."""
+    if setup is None:
+        setup = readme_setup("vim.opt.rtp:append(", str(REPO))
     nvim = _nvim()
     assert _version(nvim) >= (0, 11), "the integration needs Neovim 0.11 or later"
     out = tmp_path / "result.json"
     env = dict(
         os.environ,
         PATH=path,
-        ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
+        ACTION_LSP_TEST_SETUP=setup,
         ACTION_LSP_TEST_DRIVER=str(FIXTURES / "nvim" / driver),
         ACTION_LSP_TEST_OUT=str(out),
         ACTION_LSP_TEST_WS=str(workspace),
@@ -92,7 +111,7 @@ def _run_nvim(
     )
     # --clean keeps the (temporary) data directory off 'packpath', where vim.pack installs; the
     # XDG directories are temporary anyway, so no user config or plugin is read either way
-    clean = [] if "ACTION_LSP_TEST_PACK_SRC" in extra else ["--clean"]
+    clean = [] if "vim.pack" in setup else ["--clean"]
     cmd = [nvim, "--headless", *clean, "-u", str(FIXTURES / "nvim" / "init.lua")]
     start = time.monotonic()
     try:
@@ -288,7 +307,7 @@ def test_neovim_plugin_installs_with_vim_pack_in_one_line(workspace: Path, tmp_p
         workspace,
         tmp_path,
         _path_with_server(),
-        ACTION_LSP_TEST_PACK_SRC=src.as_uri(),
+        setup=readme_setup("vim.pack.add(", str(src)),
     )
     assert (tmp_path / "data" / "nvim" / "site" / "pack" / "core" / "opt" / "action-lsp").is_dir()
     _check_session(result, proc, tail, elapsed, workspace)

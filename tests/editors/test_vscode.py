@@ -159,6 +159,12 @@ def test_provisioning_logic(harness: None) -> None:
 
 
 def test_vsix_installs_its_own_server(harness: None, tmp_path: Path) -> None:
+    # the README's commands, which this test runs (npm ci: install.sh; code --install-extension:
+    # the VS Code server's --install-extension in run.js)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    vscode_section = readme[readme.index("### VS Code") :]
+    for command in ("npm ci", "npm run package", "code --install-extension action-lsp.vsix"):
+        assert f"\n{command}" in vscode_section.split("```")[1], command
     npm = shutil.which("npm")
     assert npm, "npm is required (install.sh installs it)"
     start = time.monotonic()
