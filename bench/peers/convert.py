@@ -301,9 +301,9 @@ def _expectations(test: dict[str, Any], call: int) -> dict[str, Any]:
         args = e["args"]
         if _placeholder(e["actual"], "success") == call and method == "toBe":
             got["success"] = args[0]
-        if _placeholder(e["actual"], "content") == call and method in ("toBe", "equal"):
-            if args and isinstance(args[0], str):
-                got["content"] = args[0]
+        exact = method in ("toBe", "equal") and args and isinstance(args[0], str)
+        if _placeholder(e["actual"], "content") == call and exact:
+            got["content"] = args[0]
         if _placeholder(e["actual"], "content") == call and method not in ("toBe", "equal"):
             got["partial"] = True
     return got
@@ -479,6 +479,37 @@ def _aider_coder_case(fn: ast.FunctionDef, source: str) -> Case:
     return Case(fn.name, source, files, edits, "apply", expected, {"coder": "diff"}, notes)
 
 
+def _read_tree(d: Path) -> dict[str, str]:
+    if not d.is_dir():
+        return {}
+    return {str(p.relative_to(d)): p.read_text(encoding="utf-8")
+            for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def _codex_chunks(lines: list[str]) -> tuple[list[Pair], list[str]]:
+    """The ``@@`` chunks of one ``*** Update File`` as search/replace pairs: context and removed
+    lines are searched, context and added lines replace them."""
+    chunks: list[list[str]] = []
+    notes: list[str] = []
+    for ln in lines:
+        if ln.strip() == "*** End Patch":
+            break
+        if ln.startswith("@@"):
+            chunks.append([])
+            if ln[2:].strip():
+                notes.append(f"the hunk header {ln!r} is dropped")
+        elif ln.strip() == "*** End of File":
+            notes.append("'*** End of File' (match at the end) has no xml-tags counterpart")
+        elif chunks:
+            chunks[-1].append(ln if ln else " ")
+    pairs = [
+        Pair(_lines_text([ln[1:] for ln in c if ln[:1] in (" ", "-")]),
+             _lines_text([ln[1:] for ln in c if ln[:1] in (" ", "+")]))
+        for c in chunks
+    ]
+    return pairs, notes
+
+
 def convert_codex(root: Path, commit: str) -> tuple[list[Case], list[dict[str, str]]]:
     cases: list[Case] = []
     skipped: list[dict[str, str]] = []
@@ -489,13 +520,7 @@ def convert_codex(root: Path, commit: str) -> tuple[list[Case], list[dict[str, s
         ops = [ln.strip() for ln in patch.split("\n") if ln.strip().startswith("*** ")]
         kinds = [op for op in ops if op not in ("*** Begin Patch", "*** End Patch",
                                                 "*** End of File")]
-        def read_tree(sub: str) -> dict[str, str]:
-            d = scenario / sub
-            if not d.is_dir():
-                return {}
-            return {str(p.relative_to(d)): p.read_text(encoding="utf-8")
-                    for p in sorted(d.rglob("*")) if p.is_file()}
-        before, after = read_tree("input"), read_tree("expected")
+        before, after = _read_tree(scenario / "input"), _read_tree(scenario / "expected")
         updates = [k for k in kinds if k.startswith("*** Update File: ")]
         if len(updates) != 1 or len(kinds) != 1:
             skipped.append({"test": scenario.name, "source": source,
@@ -503,30 +528,9 @@ def convert_codex(root: Path, commit: str) -> tuple[list[Case], list[dict[str, s
                                       "files, or a malformed patch)"})
             continue
         target = updates[0].removeprefix("*** Update File: ")
-        pairs: list[Pair] = []
-        notes: list[str] = []
-        chunk: list[str] | None = None
         body = patch.split("\n")
         start = next(i for i, ln in enumerate(body) if ln.strip() == updates[0]) + 1
-
-        def flush() -> None:
-            if chunk is not None:
-                search = [ln[1:] for ln in chunk if ln[:1] in (" ", "-")]
-                replace = [ln[1:] for ln in chunk if ln[:1] in (" ", "+")]
-                pairs.append(Pair(_lines_text(search), _lines_text(replace)))
-        for ln in body[start:]:
-            if ln.strip() == "*** End Patch":
-                break
-            if ln.startswith("@@"):
-                flush()
-                chunk = []
-                if ln[2:].strip():
-                    notes.append(f"the hunk header {ln!r} is dropped")
-            elif ln.strip() == "*** End of File":
-                notes.append("'*** End of File' (match at the end) has no xml-tags counterpart")
-            elif chunk is not None:
-                chunk.append(ln if ln else " ")
-        flush()
+        pairs, notes = _codex_chunks(body[start:])
         if any(ln.strip() != ln for ln in patch.split("\n") if ln.strip().startswith("***")):
             notes.append("the peer's patch markers are padded with spaces (its parser allows "
                          "that); the transcript is well formed")
