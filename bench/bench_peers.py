@@ -48,6 +48,7 @@ class Result:
     stderr: str
     got: dict[str, str | None]
     expected: dict[str, str]
+    strategy: str = ""  # how we located the blocks of an applied case (exact unless named)
 
 
 def load_cases(suite: str, data: Path = DATA) -> list[dict[str, Any]]:
@@ -91,6 +92,35 @@ def _finding(stderr: str) -> str:
     return ""
 
 
+def _mismatch(after: dict[str, str], expected: dict[str, str], peer: dict[str, Any]) -> str | None:
+    """Where our files differ from what the peer's test asserts (``None``: they agree). A file
+    the peer only checks for some text (``contains`` / ``absent``) is checked for that text."""
+    loose: dict[str, list[str]] = peer.get("contains", {})
+    for path in sorted(set(after) | set(expected)):
+        text = after.get(path)
+        if path in loose:
+            if text is None or text == expected.get(path):
+                return f"{path}: not changed"
+            for needle in loose[path]:
+                if needle not in text:
+                    return f"{path}: lacks {needle!r}"
+            for needle in peer.get("absent", {}).get(path, []):
+                if needle in text:
+                    return f"{path}: still holds {needle!r}"
+        elif text != expected.get(path):
+            return f"{path}: " + _first_difference(text or "", expected.get(path) or "")
+    return None
+
+
+def strategies(stderr: str) -> list[str]:
+    """The locate strategies our messages name (``search-fuzzy`` notes), in order."""
+    found = []
+    for line in stderr.splitlines():
+        if "[search-fuzzy]" in line and " only by the " in line:
+            found.append(line.split(" only by the ", 1)[1].split(" strategy", 1)[0].split(" (")[0])
+    return found
+
+
 def run_case(case: dict[str, Any]) -> Result:
     from action_lsp.cli import main as cli_main
 
@@ -119,14 +149,13 @@ def run_case(case: dict[str, Any]) -> Result:
     if code not in (0, 1):
         verdict, reason = "wrong", f"exit {code}: {_finding(stderr)}"
     elif peer["outcome"] == "apply":
+        problem = _mismatch(after, expected, peer)
         if code != 0:
             verdict, reason = "missed", _finding(stderr)
-        elif after == expected:
+        elif problem is None:
             verdict, reason = "applied right", ""
         else:
-            verdict = "wrong"
-            path = next(p for p in got if got[p] != expected.get(p))
-            reason = f"{path}: " + _first_difference(got[path] or "", expected.get(path) or "")
+            verdict, reason = "wrong", problem
     elif code == 0 and changed:
         verdict, reason = "applied, peer refuses", "we wrote " + ", ".join(
             p for p in got if got[p] != before.get(p)
@@ -134,8 +163,9 @@ def run_case(case: dict[str, Any]) -> Result:
     else:
         verdict = "refused right"
         reason = _finding(stderr) if code else "nothing written (exit 0)"
+    used = "" if code != 0 else ("+".join(dict.fromkeys(strategies(stderr))) or "exact")
     return Result(case["id"], case["suite"], case["test"], verdict, reason, code, stderr, got,
-                  expected)
+                  expected, used)
 
 
 def run_suite(suite: str, data: Path = DATA) -> list[Result]:
@@ -184,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         print()
         return 1 if bad else 0
     print(table(results, args.data))
+    print()
+    for suite, rs in results.items():
+        used = Counter(r.strategy for r in rs if r.verdict == "applied right")
+        print(f"{suite}: applied right by " + ", ".join(f"{k} {n}" for k, n in used.most_common()))
     others = [r for rs in results.values() for r in rs if r.verdict not in RIGHT]
     if others:
         print()

@@ -82,6 +82,28 @@ def test_peer_suite_never_writes_what_the_peer_would_not(suite: str) -> None:
     assert not bad, "\n\n".join(_describe(r) for r in bad)
 
 
+QUESTION_CODES = frozenset({"search-ambiguous", "search-not-found"})
+
+
+@pytest.mark.parametrize("suite", bench.SUITES)
+def test_a_missed_peer_case_is_a_question_about_the_match(suite: str) -> None:
+    """Where a peer applies and we do not, the reason is the match itself (several places, or
+    only a place whose content differs) -- never a complaint about the transcript: an empty
+    <replace> deletes, an empty <search> appends or creates (docs/edit-engine.md)."""
+    bad = []
+    for r in bench.run_suite(suite):
+        if r.verdict != "missed":
+            continue
+        codes = {
+            line.rsplit("[", 1)[1].rstrip("]")
+            for line in r.stderr.splitlines()
+            if ": error: " in line and line.endswith("]")
+        }
+        if not codes or not codes <= QUESTION_CODES:
+            bad.append(r)
+    assert not bad, "\n\n".join(_describe(r) for r in bad)
+
+
 def test_allow_lists_name_existing_cases() -> None:
     ids = {c["id"] for s in bench.SUITES for c in bench.load_cases(s)}
     assert set(PEER_IS_WRONG) <= ids
