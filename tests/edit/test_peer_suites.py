@@ -11,6 +11,7 @@ are repeated in docs/edit-engine.md ("Peer suites").
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from pathlib import Path
@@ -56,6 +57,12 @@ def _bench() -> ModuleType:
 bench = _bench()
 
 
+@functools.cache
+def _results(suite: str) -> tuple[object, ...]:
+    """One run of a suite per test session (each case runs `apply --write` in a temp dir)."""
+    return tuple(bench.run_suite(suite))
+
+
 def _describe(r: object) -> str:
     case_id = r.id  # type: ignore[attr-defined]
     suite = case_id.split("/", 1)[0]
@@ -71,7 +78,7 @@ def _describe(r: object) -> str:
 
 @pytest.mark.parametrize("suite", bench.SUITES)
 def test_peer_suite_never_writes_what_the_peer_would_not(suite: str) -> None:
-    results = bench.run_suite(suite)
+    results = _results(suite)
     assert len(results) >= MIN_CASES[suite], "the converted cases are missing"
     assert any(r.verdict == "applied right" for r in results)
     bad = [
@@ -91,7 +98,7 @@ def test_a_missed_peer_case_is_a_question_about_the_match(suite: str) -> None:
     only a place whose content differs) -- never a complaint about the transcript: an empty
     <replace> deletes, an empty <search> appends or creates (docs/edit-engine.md)."""
     bad = []
-    for r in bench.run_suite(suite):
+    for r in _results(suite):
         if r.verdict != "missed":
             continue
         codes = {
