@@ -532,9 +532,10 @@ def convert_codex(root: Path, commit: str) -> tuple[list[Case], list[dict[str, s
         before, after = _read_tree(scenario / "input"), _read_tree(scenario / "expected")
         updates = [k for k in kinds if k.startswith("*** Update File: ")]
         if len(updates) != 1 or len(kinds) != 1:
+            what = sorted({k.split(":")[0].removeprefix("*** ").lower() for k in kinds})
             skipped.append({"test": scenario.name, "source": source,
-                            "reason": "not a single-file update (add, delete, move, several "
-                                      "files, or a malformed patch)"})
+                            "reason": "not a single-file update: "
+                                      + (", ".join(what) if what else "an empty patch")})
             continue
         target = updates[0].removeprefix("*** Update File: ")
         body = patch.split("\n")
