@@ -121,7 +121,8 @@ def strategies(stderr: str) -> list[str]:
     return found
 
 
-def run_case(case: dict[str, Any]) -> Result:
+def run_case(case: dict[str, Any], *, force: bool = False) -> Result:
+    """Run one case (``force``: with ``--force``, which also lets transcript errors through)."""
     from action_lsp.cli import main as cli_main
 
     with tempfile.TemporaryDirectory(prefix="peer-") as tmp:
@@ -135,7 +136,8 @@ def run_case(case: dict[str, Any]) -> Result:
         transcript.write_bytes(case["transcript"].encode("utf-8"))
         err, out = io.StringIO(), io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-            code = cli_main(["apply", "--write", "--root", str(root), str(transcript)])
+            extra = ["--force"] if force else []
+            code = cli_main(["apply", "--write", *extra, "--root", str(root), str(transcript)])
         after = _read_tree(root)
 
     before: dict[str, str] = case["files"]
