@@ -150,6 +150,8 @@ def run_case(case: dict[str, Any], *, force: bool = False) -> Result:
 
     if code not in (0, 1):
         verdict, reason = "wrong", f"exit {code}: {_finding(stderr)}"
+    elif code != 0 and changed:
+        verdict, reason = "wrong", "exit 1 but files were changed: " + _finding(stderr)
     elif peer["outcome"] == "apply":
         problem = _mismatch(after, expected, peer)
         if code != 0:
