@@ -16,21 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from ..paths import PathProblem, check_path, too_long
+
 BOM = b"\xef\xbb\xbf"
-_DRIVE = re.compile(r"^[A-Za-z]:")
-_RESERVED = frozenset(
-    {"con", "prn", "aux", "nul"}
-    | {f"com{i}" for i in range(1, 10)}
-    | {f"lpt{i}" for i in range(1, 10)}
-)
 
 Newline = Literal["\n", "\r\n", "mixed", "none"]
-
-
-@dataclass(frozen=True, slots=True)
-class PathProblem:
-    code: Literal["path-traversal", "absolute-path", "invalid-path"]
-    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,27 +71,6 @@ def decode(data: bytes) -> tuple[str, bool] | None:
         return None
 
 
-def check_path(rel: str) -> PathProblem | None:
-    """Lexical checks of a path as written (before touching the file system)."""
-    if not rel or not rel.strip():
-        return PathProblem("invalid-path", "the path is empty")
-    if any(ord(ch) < 32 or ch == "\x7f" for ch in rel):
-        return PathProblem("invalid-path", "the path holds NUL or control characters")
-    if rel.startswith(("/", "\\", "~")) or _DRIVE.match(rel):
-        return PathProblem(
-            "absolute-path", f"{rel!r} is not relative; write paths relative to the workspace"
-        )
-    parts = [p for p in re.split(r"[\\/]", rel) if p not in ("", ".")]
-    if not parts:
-        return PathProblem("invalid-path", f"{rel!r} names no file")
-    for part in parts:
-        if part == "..":
-            continue
-        if part.split(".")[0].lower() in _RESERVED or part.endswith((" ", ".")):
-            return PathProblem("invalid-path", f"{part!r} is a reserved or non-portable name")
-    return None
-
-
 class Workspace:
     """The roots actions are resolved against, and the way files are read."""
 
@@ -133,6 +102,8 @@ class Workspace:
                 real = joined.resolve()
             except (OSError, RuntimeError) as exc:  # symlink loop
                 return PathProblem("path-traversal", f"{rel!r} cannot be resolved: {exc}")
+            if (long := too_long(str(real))) is not None:
+                return long
             candidates.append((root, joined, real))
         # The first root where the path exists, else the main root (a file to create).
         chosen = next((c for c in candidates if os.path.lexists(c[1])), candidates[0])

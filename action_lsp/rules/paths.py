@@ -1,25 +1,21 @@
 """``path-traversal``, ``absolute-path``, ``invalid-path``: what can be told from a path's text.
 
+The checks themselves are :func:`action_lsp.paths.check_path`, shared with the edit engine; this
+rule places them in the transcript and adds the fix that makes an absolute path relative.
 Symlinks that point out of the workspace need the file system; the edit engine checks those.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePosixPath
 
 from ..model import Action, Diagnostic, Field, Fix, TextEdit
+from ..paths import check_path
 from . import RuleContext
 
 PATH_FIELDS = ("path", "from", "to")
-_DRIVE = re.compile(r"^[A-Za-z]:[\\/]?")
-_RESERVED = frozenset(
-    ["con", "prn", "aux", "nul"] + [f"com{i}" for i in range(1, 10)] + [f"lpt{i}" for i in range(1, 10)]
-)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_WINDOWS_BAD = re.compile(r'[<>:"|?*]')
 
 
 def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
@@ -35,48 +31,17 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
 
 
 def path_problem(f: Field, roots: Sequence[str] = ()) -> Diagnostic | None:
-    """The first thing wrong with the path in field ``f``, if any."""
+    """The first thing wrong with the path in field ``f``, if any (see :mod:`action_lsp.paths`)."""
     path: str = f.value
+    problem = check_path(path)
+    if problem is None:
+        return None
     span = f.span if len(f.span) else (f.key_span or f.span)
-    if not path.strip():
-        return Diagnostic("invalid-path", f"`{f.name}` is empty; name a file relative to the workspace", span)
-    bad = _CONTROL.search(path)
-    if bad:
-        what = "a NUL character" if bad.group() == "\x00" else f"the control character U+{ord(bad.group()):04X}"
-        return Diagnostic("invalid-path", f"`{path!r}` contains {what}", f.value_span(bad.start(), bad.end()))
-    if path != path.strip():
-        return Diagnostic("invalid-path", f"`{path}` has leading or trailing spaces", span)
-    if path.startswith(("\\\\", "//")):
-        return Diagnostic("absolute-path", f"`{path}` is a UNC/network path; use a path relative to the workspace", span)
-    if path.startswith("~"):
-        return Diagnostic("absolute-path", f"`{path}` is relative to a home directory; use a path relative to the workspace", span)
-    if _DRIVE.match(path):
-        return Diagnostic("absolute-path", f"`{path}` names a drive; use a path relative to the workspace", span)
-    if path.startswith(("/", "\\")):
+    if problem.start is not None and problem.end is not None:
+        span = f.value_span(problem.start, problem.end)
+    if problem.code == "absolute-path" and path.startswith(("/", "\\")) and not path.startswith(("//", "\\\\")):
         return _absolute(f, path, span, roots)
-    parts = re.split(r"[\\/]", path)
-    depth = 0
-    for part in parts:
-        if part == "..":
-            depth -= 1
-            if depth < 0:
-                return Diagnostic(
-                    "path-traversal",
-                    f"`{path}` leaves the workspace through `..`; actions may only touch files inside it",
-                    span,
-                )
-        elif part not in ("", "."):
-            depth += 1
-    for part in parts:
-        stem = part.split(".", 1)[0].lower()
-        if stem in _RESERVED:
-            return Diagnostic("invalid-path", f"`{part}` is a reserved device name on Windows", span)
-        if part not in ("", ".", "..") and part[-1] in ". ":
-            return Diagnostic("invalid-path", f"`{part}` ends with a dot or space, which Windows drops", span)
-        bad = _WINDOWS_BAD.search(part)
-        if bad:
-            return Diagnostic("invalid-path", f"`{part}` contains `{bad.group()}`, which is not allowed in file names on Windows", span)
-    return None
+    return Diagnostic(problem.code, problem.message, span)
 
 
 def _absolute(f: Field, path: str, span, roots: Sequence[str]) -> Diagnostic:

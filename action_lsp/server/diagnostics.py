@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..edit import Plan, plan_changes
+from ..findings import workspace_only
 from ..scan import Unit
 from .convert import diagnostic, shift_lines
 from .documents import OpenDocument
@@ -224,7 +225,8 @@ class Diagnostics:
     async def check(self, od: OpenDocument) -> bool:
         """Run the workspace checks of ``od`` (in a worker thread); True when they changed."""
         revision = od.revision
-        actions = list(od.analysis().actions)
+        analysis = od.analysis()
+        actions = list(analysis.actions)
         state = od.workspace
         if not any(a.kind.is_file_action for a in actions):
             plan: Plan | None = Plan([], [])
@@ -235,7 +237,8 @@ class Diagnostics:
             ws = self.ls.workspace_for(od, snapshot=True)
             blockers = blockers_for(self.ls, od)  # their actions are left out, as Apply does
             plan = await asyncio.to_thread(plan_changes, actions, ws, blockers=blockers)
-            found = plan.diagnostics
+            # A path problem the transcript rules already report is shown once.
+            found = workspace_only(analysis.diagnostics, plan.diagnostics)
         if od.revision != revision:
             return False  # the text changed meanwhile; a newer check is scheduled
         before = ([(d.code, d.message, d.span) for d in state.diagnostics], plan_key(state.plan))

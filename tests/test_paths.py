@@ -1,0 +1,85 @@
+"""The one path validator (:mod:`action_lsp.paths`), shared by the transcript rule and the
+edit engine: both say the same about a path, ``check --root`` shows each problem once, and no
+path makes anything raise ``OSError``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from action_lsp.cli import main
+from action_lsp.cli.check import check_text
+from action_lsp.edit import PathProblem, Workspace, plan_changes
+from action_lsp.paths import check_path
+
+LONG = "a" * 256
+BAD = [
+    ("src/\u202etxt.exe", "invalid-path", "U+202E"),
+    ("src/\u2066x\u2069.py", "invalid-path", "U+2066"),
+    ("a/\u200fb.txt", "invalid-path", "U+200F"),
+    ("a/\x85b.txt", "invalid-path", "U+0085"),
+    ("a/\x1b[31mb.txt", "invalid-path", "U+001B"),
+    (f"src/{LONG}.py", "invalid-path", "bytes long"),
+    ("src/" + "é" * 128 + ".py", "invalid-path", "259 bytes"),
+    ("/".join(["abcdefgh"] * 460), "invalid-path", "longer than"),
+    ("../x", "path-traversal", ".."),
+    ("/etc/passwd", "absolute-path", "absolute"),
+    ("aux.c", "invalid-path", "reserved"),
+    (".", "invalid-path", "names no file"),
+]
+
+
+@pytest.mark.parametrize(("path", "code", "words"), BAD)
+def test_bad_paths(path: str, code: str, words: str) -> None:
+    problem = check_path(path)
+    assert problem is not None and problem.code == code and words in problem.message
+
+
+@pytest.mark.parametrize("path", ["src/app.py", "a/../b", "é/" + "é" * 126 + ".py", "x/" + "a" * 255])
+def test_good_paths(path: str) -> None:
+    assert check_path(path) is None
+
+
+@pytest.mark.parametrize(("path", "code", "words"), BAD)
+def test_workspace_says_the_same(tmp_path: Path, path: str, code: str, words: str) -> None:
+    got = Workspace(tmp_path).resolve(path)
+    assert isinstance(got, PathProblem)
+    assert (got.code, got.message) == (check_path(path).code, check_path(path).message)  # type: ignore[union-attr]
+
+
+def write(path: str) -> str:
+    return f"<create_file>\n<path>{path}</path>\n<content>\nx\n</content>\n</create_file>\n"
+
+
+@pytest.mark.parametrize(
+    "path", ["src/\u202etxt.exe", f"src/{LONG}/x.py", f"{LONG}.py", "../x.py", "/etc/x", "a/\x7f.py"]
+)
+def test_check_root_reports_each_path_problem_once(tmp_path: Path, path: str) -> None:
+    text = write(path)
+    found = check_text(text, None, tmp_path)
+    path_codes = [d for d in found if d.code in ("invalid-path", "path-traversal", "absolute-path")]
+    assert len(path_codes) == 1, found
+
+
+def test_long_component_never_raises(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    transcript = tmp_path / "t.md"
+    transcript.write_text(
+        write(f"{LONG}/x.py")
+        + '<modify_file><path>' + LONG + '.py</path><search>a</search><replace>b</replace></modify_file>\n',
+        encoding="utf-8",
+    )
+    assert main(["check", "--root", str(tmp_path), str(transcript)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("[invalid-path]") == 2 and "bytes long" in out
+    assert main(["apply", "--root", str(tmp_path), "--write", str(transcript)]) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.md"]
+
+
+def test_plan_of_a_long_path_is_a_diagnostic(tmp_path: Path) -> None:
+    from action_lsp.document import analyze
+
+    actions = analyze(write(f"{LONG}/x.py")).actions
+    plan = plan_changes(actions, Workspace(tmp_path))
+    assert [d.code for d in plan.diagnostics] == ["invalid-path"]
+    assert plan.changes == []
