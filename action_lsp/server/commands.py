@@ -13,15 +13,16 @@ applies only on "Apply" (or at once with ``confirmed: true``).
 Apply sends one ``workspace/applyEdit`` whose ``documentChanges`` hold every file the actions
 touch (``CreateFile`` + versioned ``TextDocumentEdit``; ``version`` null for files not open in
 the editor; a modify replaces only the matched ranges), so the editor applies the group as one
-undoable step or not at all. Clients that cannot apply workspace edits get the files written
-by the edit engine directly (all or none). Preview writes the unified diff to a temporary
-``.diff`` file and asks the editor to show it (``window/showDocument``); the diff text is also
-the command's result.
+undoable step or not at all; directories are made only once the editor accepted the edit. What
+the editor applied is kept in the ledger (``ledger.py``) until saved, so it is not applied
+twice. Clients that cannot apply workspace edits get the files written by the edit engine
+directly (all or none). Preview writes the unified diff to a new file in a private temporary
+directory (``preview.py``) and asks the editor to show it once (``window/showDocument``); the
+diff text is also the command's result, with ``uri`` set only when the editor showed it.
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ from ..model import ActionKind, Diagnostic
 from ..text import LineIndex
 from .convert import lsp_range
 from .documents import OpenDocument
+from .preview import PreviewFiles, safe_name
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -92,7 +94,7 @@ def workspace_edit(ls: ActionLanguageServer, plan: Plan) -> types.WorkspaceEdit:
     changes: list[Any] = []
     for ch in plan.changes:
         if ch.kind == "mkdir":
-            continue  # LSP has no "create directory"; see apply()
+            continue  # LSP has no "create directory": made after the editor accepts the edit
         uri = file_uri(ch.path)
         if ch.kind == "delete":
             changes.append(types.DeleteFile(uri=uri))
@@ -171,6 +173,7 @@ def _args(args: Sequence[Any]) -> Mapping[str, Any]:
 class Commands:
     def __init__(self, ls: ActionLanguageServer) -> None:
         self.ls = ls
+        self.previews = PreviewFiles()
 
     def _document(self, a: Mapping[str, Any]) -> OpenDocument:
         uri = a.get("uri")
@@ -251,9 +254,6 @@ class Commands:
             msg = "Already applied: the files hold these changes"
             self._tell(types.MessageType.Info, msg)
             return {"applied": True, "message": msg}
-        for ch in plan.changes:
-            if ch.kind == "mkdir":
-                ch.path.mkdir(parents=True, exist_ok=True)
         can_edit = ls.client_has("workspace.apply_edit") and (
             ls.client_has("workspace.workspace_edit.document_changes")
             or ls.client_has("workspace.workspace_edit.resource_operations")
@@ -268,9 +268,10 @@ class Commands:
                 reason = result.failure_reason or "the editor refused the edit"
                 self._tell(types.MessageType.Error, f"Nothing applied: {reason}")
                 return {"applied": False, "message": reason}
+            self._record(plan)
         else:
             try:
-                write_plan(Plan([c for c in plan.changes if c.kind != "mkdir"], plan.outcomes))
+                write_plan(plan)
             except WriteError as exc:
                 self._tell(types.MessageType.Error, f"Nothing applied: {exc}")
                 return {"applied": False, "message": str(exc)}
@@ -278,6 +279,22 @@ class Commands:
             ls.emit("files_changed", [ch.path])
         ls.emit("files_changed", [])
         return {"applied": True, "message": summary}
+
+    def _record(self, plan: Plan) -> None:
+        """After the editor accepted the edit: remember what its buffers now hold (they are
+        saved later, if at all), and create the directories no file of the edit lies in (LSP has
+        no "create directory"; a ``CreateFile`` creates the folders of its file)."""
+        ledger = self.ls.ledger
+        for ch in plan.changes:
+            if ch.kind == "mkdir":
+                try:
+                    ch.path.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    self._tell(types.MessageType.Error, f"cannot create the directory {ch.rel}: {exc.strerror}")
+            elif ch.kind == "delete":
+                ledger.forget(ch.path)
+            else:
+                ledger.record(ch.path, ch.new_text)
 
     async def preview(self, *args: Any) -> dict[str, Any]:
         ls = self.ls
@@ -301,18 +318,16 @@ class Commands:
         return {"diff": diff, "uri": uri}
 
     async def _show_diff(self, od: OpenDocument, index: int, diff: str) -> str | None:
-        """Show ``diff`` in the editor when it can show documents; its URI, or None."""
+        """Show ``diff`` once, from a new private file, when the editor can show documents; its
+        URI when the editor showed it, else None (the client then shows the diff its own way)."""
         ls = self.ls
         if not ls.client_has("window.show_document.support"):
             return None
         title = Path(od.analysis().actions[index].path or "action").name
-        folder = Path(tempfile.gettempdir()) / "action-lsp-preview"
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{title}.{index}.diff"
-        target.write_text(diff, encoding="utf-8")
+        target = self.previews.write(f"{safe_name(title)}.{index}.diff", diff)
         uri = file_uri(target)
-        await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
-        return uri
+        shown = await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
+        return uri if shown is not None and shown.success else None
 
     def _tell(self, kind: types.MessageType, message: str) -> None:
         self.ls.window_show_message(types.ShowMessageParams(type=kind, message=f"action-lsp: {message}"))

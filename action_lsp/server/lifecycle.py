@@ -130,6 +130,8 @@ class Lifecycle:
 
     def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         od = self.ls.open_document(params.text_document)
+        if od.path is not None:
+            self.ls.ledger.forget(od.path)  # the editor's buffer tells its text from now on
         settle_memory()
         self.ls.emit("opened", od)
         if od.path is not None:
@@ -157,9 +159,10 @@ class Lifecycle:
                 self.ls.emit("files_changed", [od.path])
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
-        path = uri_path(params.text_document.uri)
-        if path is not None:
-            self.ls.emit("files_changed", [path])
+        # A save often comes with others the server is not told about (``:wall`` writes the
+        # targets of an applied edit, buffers Neovim does not sync): check every transcript
+        # again, this one included, against the disk and the ledger of unsaved edits.
+        self.ls.emit("files_changed", [])
 
     def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         paths = [p for p in (uri_path(c.uri) for c in params.changes) if p is not None]

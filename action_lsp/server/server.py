@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
@@ -35,6 +36,7 @@ from .config import Settings
 from .convert import encoding_of
 from .documents import DocumentStore, OpenDocument, uri_path
 from .guard import guard
+from .ledger import Ledger
 
 log = logging.getLogger("action_lsp.server")
 
@@ -68,8 +70,58 @@ def prefer_utf8(capabilities: types.ClientCapabilities) -> None:
             return
 
 
+class _Answered:
+    """A message that could not be read and was already answered with an error."""
+
+    jsonrpc = "answered"
+
+
+def _invalid_params(method: str, exc: BaseException) -> JsonRpcInvalidParams:
+    cause = exc.__cause__ or exc
+    try:
+        from cattrs import transform_error
+
+        detail = "; ".join(transform_error(cause))
+    except Exception:
+        detail = str(cause)
+    return JsonRpcInvalidParams(message=f"invalid params for {method}: {detail}"[:2000])
+
+
 class ActionProtocol(LanguageServerProtocol):
-    """pygls's protocol without its own copy of open documents."""
+    """pygls's protocol without its own copy of open documents, and with an answer to every
+    request: pygls 2.1 drops a request whose params do not deserialize, and every request
+    after ``shutdown``, without a response, so the client would wait forever."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "jsonrpc" not in data or data.get("id") is None:
+                raise  # a notification: logged by pygls, nobody waits for it
+            msg_id = data["id"]
+            if "method" in data:  # a request: answer it with the error
+                error = _invalid_params(str(data["method"]), exc) if isinstance(exc, JsonRpcInvalidParams) else exc
+                log.warning("%s", error.message)
+                self._send_response(msg_id, None, error.to_response_error())
+                return _Answered()
+            future = self._request_futures.pop(msg_id, None)  # a response we cannot read
+            if future is not None and not future.done():
+                future.set_exception(exc)
+                return _Answered()
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Answered):
+            return
+        method = getattr(message, "method", None)
+        if self._shutdown and method is not None and method != types.EXIT and getattr(message, "id", None) is not None:
+            self._send_response(
+                message.id,
+                None,
+                JsonRpcInvalidRequest(message=f"the server is shutting down; {method} is not served").to_response_error(),
+            )
+            return
+        super().handle_message(message)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -120,6 +172,7 @@ class ActionLanguageServer(LanguageServer):
             protocol_cls=ActionProtocol,
         )
         self.documents = DocumentStore()
+        self.ledger = Ledger()
         self.init_options: dict[str, Any] = {}
         self.settings = Settings()
         self.encoding: Encoding = "utf-16"
@@ -173,7 +226,9 @@ class ActionLanguageServer(LanguageServer):
 
     def workspace_for(self, od: OpenDocument, *, snapshot: bool = False) -> Workspace:
         """The edit engine's view of the files: roots, overwrite policy, and the unsaved text of
-        every open document (``snapshot``: copied now, safe to use from another thread)."""
+        every open document and of every edit the editor applied but has not saved (the
+        :class:`~action_lsp.server.ledger.Ledger`; ``snapshot``: copied now, safe to use from
+        another thread)."""
         root: Path | None = None
         if od.path is not None:
             root = next((f for f in self.folders if od.path.is_relative_to(f)), None)
@@ -185,23 +240,23 @@ class ActionLanguageServer(LanguageServer):
             else:
                 root = Path.cwd()
         extra = [r for r in self.roots() if Path(r) != root]
+        ledger = self.ledger
         if snapshot:
-            texts = {d.path: d.text for d in self.documents if d.path is not None}
+            texts = ledger.snapshot() if len(ledger) else {}
+            texts.update({d.path: d.text for d in self.documents if d.path is not None})
             override: Callable[[Path], str | None] = texts.get
         else:
             store = self.documents
 
             def override(path: Path) -> str | None:
                 d = store.by_path(path)
-                return d.text if d is not None else None
+                return d.text if d is not None else ledger.pending(path)
 
         return Workspace(root, extra, self.settings.allow_overwrite, override)
 
     def document(self, uri: str) -> OpenDocument:
         od = self.documents.get(uri)
         if od is None:
-            from pygls.exceptions import JsonRpcInvalidParams
-
             raise JsonRpcInvalidParams(message=f"{uri} is not open")
         return od
 
