@@ -316,3 +316,51 @@ def test_neovim_plugin_installs_with_vim_pack_in_one_line(workspace: Path, tmp_p
     )
     assert (tmp_path / "data" / "nvim" / "site" / "pack" / "core" / "opt" / "action-lsp").is_dir()
     _check_session(result, proc, tail, elapsed, workspace)
+
+
+TRUST = """# Trust
+
+<create_file>
+<path>pkg/sub/new.py</path>
+<content>
+NEW = 1
+</content>
+</create_file>
+
+<modify_file>
+<path>src/app.py</path>
+<search>    print("hello")</search>
+<replace>    print("bye")</replace>
+</modify_file>
+"""
+APP = 'def main():\n    print("hello")\n'
+
+
+def test_neovim_apply_twice_preview_once(workspace: Path, tmp_path: Path) -> None:
+    """The server's trust items in Neovim (issue 8): :ActionPreview opens one split and keeps
+    the transcript's window; :ActionApply twice before :wall changes the file once; CreateFile
+    makes a new folder; lenses say "Applied ✓" before and after :wall."""
+    (workspace / "trust.md").write_text(TRUST, encoding="utf-8")
+    (workspace / "src").mkdir(exist_ok=True)
+    (workspace / "src" / "app.py").write_text(APP, encoding="utf-8")
+    result, proc, tail, _elapsed = _run_nvim("driver_trust.lua", workspace, tmp_path, _path_with_server())
+    context = f"{json.dumps(result, indent=1, ensure_ascii=False)}\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    assert "error" not in result, context
+
+    assert result["preview_windows"] == 1, context
+    assert result["transcript_window_kept"] is True, context
+    assert '+    print("bye")' in (result["preview"] or ""), context
+
+    assert result["app_disk_before_wall"] == APP  # applied into the buffer only
+    assert result["app_buffer_after_two_applies"].count('print("bye")') == 1, context
+    assert "hello" not in result["app_buffer_after_two_applies"]
+    assert result["new_folder_made"] is True  # Neovim's CreateFile makes the folders
+
+    lines = TRUST.split("\n")
+    create_line = lines.index("<create_file>")
+    modify_line = lines.index("<modify_file>")
+    for key in ("lenses_before_wall", "lenses_after_wall"):
+        titles = {tuple(t) for t in result[key]}
+        assert (create_line, "Applied ✓") in titles and (modify_line, "Applied ✓") in titles, context
+    assert result["app_disk_after_wall"] == 'def main():\n    print("bye")\n'
+    assert result["new_disk_after_wall"] == "NEW = 1\n"

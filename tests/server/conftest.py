@@ -34,6 +34,12 @@ class Session:
         self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
         self.registrations: list[types.Registration] = []
         self.init_result: types.InitializeResult | None = None
+        # How this client answers workspace/applyEdit: refuse it, or (``buffered``) apply it to
+        # "buffers" that save_all() writes later, as Neovim and VS Code do (CreateFile still
+        # makes the empty file and its folders at once, as both do).
+        self.refuse_edits = False
+        self.buffered = False
+        self.unsaved: list[types.WorkspaceEdit] = []
 
     @property
     def pull(self) -> bool:
@@ -113,12 +119,20 @@ class Session:
 
     last_version: dict[str, int | None]
 
-    def apply_to_disk(self, edit: types.WorkspaceEdit) -> None:
+    def save_all(self) -> None:
+        """``:wall``: write what the buffered edits changed."""
+        edits, self.unsaved = self.unsaved, []
+        for edit in edits:
+            self.apply_to_disk(edit, creating=False)
+
+    def apply_to_disk(self, edit: types.WorkspaceEdit, *, creating: bool = True) -> None:
         """What an editor does with a workspace edit, done on the files of ``root``."""
         from pygls.uris import to_fs_path
 
         for change in edit.document_changes or []:
             if isinstance(change, types.CreateFile):
+                if not creating:
+                    continue
                 p = Path(to_fs_path(change.uri) or "")
                 p.parent.mkdir(parents=True, exist_ok=True)
                 if not p.exists() or (change.options and change.options.overwrite):
@@ -159,7 +173,14 @@ def install_handlers(client: LanguageClient, session: Session) -> None:
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         session.applied_edits.append(params)
-        session.apply_to_disk(params.edit)
+        if session.refuse_edits:
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused by the test")
+        if session.buffered:
+            session.unsaved.append(params.edit)
+            creates = [c for c in params.edit.document_changes or [] if isinstance(c, types.CreateFile)]
+            session.apply_to_disk(types.WorkspaceEdit(document_changes=creates))
+        else:
+            session.apply_to_disk(params.edit)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
