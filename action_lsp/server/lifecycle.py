@@ -162,10 +162,13 @@ class Lifecycle:
         # A save often comes with others the server is not told about (``:wall`` writes the
         # targets of an applied edit, buffers Neovim does not sync): check every transcript
         # again, this one included, against the disk and the ledger of unsaved edits.
+        self.ls.ledger.snapshot()  # a saved target ends its ledger entry
         self.ls.emit("files_changed", [])
 
     def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         paths = [p for p in (uri_path(c.uri) for c in params.changes) if p is not None]
+        for p in paths:
+            self.ls.ledger.pending(p)  # settle each unsaved edit against the disk as it is now
         self.ls.emit("files_changed", paths)
 
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:

@@ -113,12 +113,18 @@ async def test_apply_twice_before_saving_applies_once(session: Session) -> None:
     first = await _run(session, "action-lsp.apply", uri=uri, version=1, action=1)
     assert first["applied"] is True and len(session.applied_edits) == 1
     assert app.read_text() == before  # not saved yet
-    # the lens says so at once, before any save
+    # the lens says so at once, before any save, and so does the `applied` hint
+
+    async def hinted() -> bool:
+        return "applied" in await _codes(session, uri)
+
     assert (9, "Applied ✓") in await _titles(session, uri)
+    assert await _until(hinted), await _codes(session, uri)
     second = await _run(session, "action-lsp.apply", uri=uri, version=1, action=1)
     assert second["applied"] is True and "Already applied" in second["message"]
     assert len(session.applied_edits) == 1  # nothing sent again
     session.save_all()  # :wall
+    _watched(session, "src/app.py")  # as VS Code's file watcher tells
     assert app.read_text().count('print("bye")') == 1 and "hello" not in app.read_text()
     assert (9, "Applied ✓") in await _titles(session, uri)
     # the file changes on disk (another tool reverts it): the lens offers Apply again
