@@ -61,9 +61,11 @@ CODES: dict[str, Code] = {
         Code("absolute-path", E, "An absolute, home-relative, drive-letter or UNC path.",
              "Actions must name files relative to the workspace.",
              fix="Make the path relative when it points inside the workspace."),
-        Code("invalid-path", E, "An empty path, NUL or control characters, or a reserved name.",
+        Code("invalid-path", E, "An empty path, control or bidirectional characters, an over-long name, or a reserved name.",
              "Such a path cannot be written portably (`CON`, `NUL`, trailing dots or spaces are "
-             "reserved on Windows)."),
+             "reserved on Windows; a component may hold at most 255 bytes), or it displays "
+             "differently from what it is (a bidirectional override such as U+202E makes "
+             "`src/\\u202etxt.exe` look like `src/exe.txt`)."),
         Code("file-exists", W, "A create action would overwrite an existing file.",
              "Applying it replaces the file's content; allow overwrites in the settings or with "
              "`--force` if that is meant.", needs_workspace=True),
