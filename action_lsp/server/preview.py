@@ -43,6 +43,7 @@ class PreviewFiles:
                     return d
             except OSError:
                 pass  # removed meanwhile (a temp cleaner): make a new one
+        # The Neovim plugin knows a preview by "action-lsp-preview" in its path.
         d = Path(tempfile.mkdtemp(prefix="action-lsp-preview-"))
         self._dir = d
         atexit.register(shutil.rmtree, d, True)
