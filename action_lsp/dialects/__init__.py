@@ -1,4 +1,12 @@
-"""The dialect registry: every dialect is listed here once, and nowhere else.
+"""The dialect registry: the dialects installed, found through the ``action_lsp.dialects``
+entry point group, and nowhere else.
+
+A dialect is one module defining ``DIALECT`` (a :class:`Dialect`) and one line under
+``[project.entry-points."action_lsp.dialects"]`` in its package's ``pyproject.toml`` -- the
+built-in dialects are registered that way too, and a third-party package registers its own the
+same way (as python-lsp-server's plugins do). A source checkout whose installed metadata
+predates a built-in dialect still finds it: the modules of this package that define
+``DIALECT`` are added when no entry point names them.
 
 A :class:`DialectSet` is the enabled subset, with the lookups the scanner needs (who claims a
 fence info or tag name, and which unknown names are near misses of known ones).
@@ -6,27 +14,91 @@ fence info or tag name, and which unknown names are near misses of known ones).
 
 from __future__ import annotations
 
+import importlib
+import logging
+import pkgutil
 from collections.abc import Iterable
 from functools import cached_property
+from importlib import metadata
+from types import ModuleType
+from typing import Any
 
 from rapidfuzz.distance import DamerauLevenshtein
 
 from .base import Construct, Dialect, ScanContext, TagOpen
 
-__all__ = ["ALL", "Construct", "Dialect", "DialectSet", "ScanContext", "TagOpen", "by_name"]
+__all__ = [
+    "ALL",
+    "ENTRY_POINT_GROUP",
+    "NAMES",
+    "Construct",
+    "Dialect",
+    "DialectSet",
+    "ScanContext",
+    "TagOpen",
+    "by_name",
+    "load_dialects",
+]
+
+ENTRY_POINT_GROUP = "action_lsp.dialects"
+log = logging.getLogger(__name__)
 
 
-# The registry: one line per dialect module, in the order they are offered constructs.
-_MODULES = ("actions_json", "xml_tags", "aether", "action_plan")
+def _as_dialect(obj: Any) -> Dialect | None:
+    """An entry point may name a Dialect, a Dialect class, or a module defining ``DIALECT``."""
+    if isinstance(obj, ModuleType):
+        obj = getattr(obj, "DIALECT", None)
+    if isinstance(obj, type) and issubclass(obj, Dialect):
+        obj = obj()
+    return obj if isinstance(obj, Dialect) and obj.name else None
 
 
-def _load() -> tuple[Dialect, ...]:
-    import importlib
+def _builtin_modules() -> list[str]:
+    """The modules of this package that define a dialect (the fallback for stale metadata)."""
+    return [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
 
-    return tuple(importlib.import_module(f"{__name__}.{m}").DIALECT for m in _MODULES)
+
+def load_dialects(entry_points: Iterable[metadata.EntryPoint] | None = None) -> tuple[Dialect, ...]:
+    """Every registered dialect, ordered by ``Dialect.order`` then name.
+
+    A dialect that fails to load is logged and skipped; a name registered twice keeps the
+    first one loaded (built-ins are loaded first, so a plug-in cannot replace one silently).
+    """
+    if entry_points is None:
+        entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    found: dict[str, Dialect] = {}
+
+    def add(d: Dialect | None, origin: str) -> None:
+        if d is None:
+            log.warning("dialect entry point %s does not name a Dialect; ignored", origin)
+        elif d.name in found:
+            if found[d.name] is not d:
+                log.warning("dialect %r from %s is already registered; ignored", d.name, origin)
+        else:
+            found[d.name] = d
+
+    eps = sorted(entry_points, key=lambda ep: (not ep.value.startswith(__name__ + "."), ep.name))
+    loaded_modules: set[str] = set()
+    for ep in eps:
+        try:
+            obj = ep.load()
+        except Exception:  # a broken plug-in must not take the server down
+            log.exception("cannot load dialect entry point %s = %s", ep.name, ep.value)
+            continue
+        loaded_modules.add(ep.value.partition(":")[0])
+        add(_as_dialect(obj), f"{ep.name} = {ep.value}")
+    for module in _builtin_modules():
+        qualified = f"{__name__}.{module}"
+        if qualified in loaded_modules:
+            continue
+        mod = importlib.import_module(qualified)
+        d = getattr(mod, "DIALECT", None)
+        if isinstance(d, Dialect):
+            add(d, qualified)
+    return tuple(sorted(found.values(), key=lambda d: (d.order, d.name)))
 
 
-ALL: tuple[Dialect, ...] = _load()
+ALL: tuple[Dialect, ...] = load_dialects()
 NAMES: tuple[str, ...] = tuple(d.name for d in ALL)
 
 
@@ -54,7 +126,11 @@ class DialectSet:
 
     def __init__(self, dialects: Iterable[Dialect] | None = None) -> None:
         self.dialects: tuple[Dialect, ...] = tuple(ALL if dialects is None else dialects)
-        self._fence_owner = {info: d for d in self.dialects for info in d.fence_infos}
+        self._fence_owner: dict[str, Dialect] = {}
+        for d in self.dialects:
+            for info in d.fence_infos:
+                self._fence_owner.setdefault(info, d)
+        self._by_name = {d.name: d for d in self.dialects}
         self._tag_cache: dict[str, tuple[Dialect, str] | None] = {}
         self._fence_near: dict[str, str | None] = {}
         self.prose_json = tuple(d for d in self.dialects if d.prose_json)
@@ -66,6 +142,10 @@ class DialectSet:
     @cached_property
     def names(self) -> tuple[str, ...]:
         return tuple(d.name for d in self.dialects)
+
+    def get(self, name: str) -> Dialect | None:
+        """The enabled dialect called ``name`` (an action's ``dialect``)."""
+        return self._by_name.get(name)
 
     @cached_property
     def known_tags(self) -> tuple[str, ...]:
@@ -87,6 +167,7 @@ class DialectSet:
     def tag_owner(self, name: str) -> tuple[Dialect, str] | None:
         """The dialect that claims tag ``name`` and the canonical name it stands for.
 
+        When two enabled dialects claim the same tag, the first in registry order owns it.
         A near miss (``create-file``, ``Create_File``) is claimed with its canonical name; the
         scanner reports it as ``wrong-block-name``.
         """

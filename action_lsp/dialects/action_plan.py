@@ -10,8 +10,8 @@ from ..jsonscan import JNode, JResult, parse_json, trailing_data_error
 from ..markdown import FenceOpen
 from ..model import Action, ActionKind, Diagnostic, Span
 from ..schema import ActionSpec, boolean, req, specs, text
-from .base import Construct, Dialect, ScanContext
-from .json_fields import fields_of, json_diagnostics, key_span, mark_partial
+from .base import Construct, ScanContext
+from .json_fields import JsonDialect, fields_of, json_diagnostics, key_span, mark_partial
 
 _TYPES = {
     "THINK": "Process emotional reactions and analyze the situation",
@@ -48,8 +48,12 @@ def is_plan(node: JNode | None) -> bool:
     return any(i.kind == "object" and i.get("action") is not None for i in member.value.items)
 
 
-class ActionPlan(Dialect):
+class ActionPlan(JsonDialect):
     name = "action-plan"
+    description = "JSON action sequences {\"actions\": [{\"action\": \"THINK\", ...}], ...} (seed 004)"
+    order = 40
+    type_key = "action"
+    sequential = True
     fence_infos = frozenset({"json", "jsonc", "json5"})
     prose_json = True
     specs = SPECS

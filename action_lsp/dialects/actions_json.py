@@ -14,8 +14,8 @@ from ..jsonscan import JNode, JResult, find_json_fence, parse_json, trailing_dat
 from ..markdown import LINE_START, FenceOpen, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
 from ..schema import ActionSpec, Check, boolean, integer, one_of, opt, req, specs, text, text_list
-from .base import Construct, Dialect, ScanContext
-from .json_fields import fields_of, json_diagnostics, key_span, mark_partial
+from .base import Construct, ScanContext
+from .json_fields import JsonDialect, fields_of, json_diagnostics, key_span, mark_partial
 
 # A fence line with an info string opens a block; it never closes one.
 _OPENER_WITH_INFO = re.compile(LINE_START + r" {0,3}(?:`{3,}[ \t]*[^\s`]|~{3,}[ \t]*[^\s~])")
@@ -89,8 +89,11 @@ ITERATION_FIELDS = {
 }
 
 
-class ActionsJson(Dialect):
+class ActionsJson(JsonDialect):
     name = "actions-json"
+    description = "```actions fenced JSON {\"actions\": [...]} and ```iteration blocks (seed 000)"
+    order = 10
+    type_key = "type"
     fence_infos = frozenset({"actions", "iteration"})
     prose_json = True
     specs = SPECS

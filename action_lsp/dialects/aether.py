@@ -26,8 +26,9 @@ from ..jsonscan import parse_json, trailing_data_error
 from ..markdown import line_end
 from ..model import Action, ActionKind, Diagnostic, Field, Span
 from ..schema import ActionSpec, one_of, opt, req, specs, text
-from .base import Construct, Dialect, ScanContext, TagOpen
+from .base import Construct, ScanContext, TagOpen
 from .json_fields import json_diagnostics
+from .tag_dialect import TagDialect
 from .tags import (
     Finder,
     attribute_fields,
@@ -120,8 +121,11 @@ BODYLESS = frozenset({"aether-install", "aether-research", "aether-command"})
 _PROSE = frozenset({"aether-chat-summary", "think"})  # trimmed bodies
 
 
-class Aether(Dialect):
+class Aether(TagDialect):
     name = "aether"
+    description = "<aether-write>, <aether-sandbox>, <aether-install> and the other aether-* tags (seed 003)"
+    order = 30
+    body_fields = BODY_FIELD
     tag_names = frozenset(SPECS)
     tag_prefixes = ("aether-",)
     specs = SPECS

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..markdown import FenceOpen
-from ..model import Action, Diagnostic, Span
+from ..model import Action, Diagnostic, Fix, Severity, Span
 
 if TYPE_CHECKING:
     from ..jsonscan import JResult
@@ -79,14 +79,24 @@ class ScanContext(Protocol):
 
 
 class Dialect:
-    """Base class: a dialect overrides the hooks for the constructs it claims."""
+    """Base class: a dialect overrides the hooks for the constructs it claims.
+
+    Everything the rest of action-lsp needs to know about a dialect is asked here: the
+    scanner's claims, the action types (``specs``), how a field is written (for quick fixes
+    and completion), how an unknown name is reported, and how the dialect is described in
+    settings and docs. Nothing outside a dialect module names a dialect.
+    """
 
     name: str = ""
+    description: str = ""  # one line, for editor settings and the README's dialect table
+    order: int = 100  # registry order: who is offered a construct first (built-ins < 100)
     fence_infos: frozenset[str] = frozenset()  # fence info words claimed (lower case)
     tag_names: frozenset[str] = frozenset()  # tag names claimed exactly
     tag_prefixes: tuple[str, ...] = ()  # tag name prefixes claimed (``aether-``)
     prose_json: bool = False  # offered JSON objects found in prose
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion
+    type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON
+    sequential: bool = False  # its actions form one plan run in order (the repetition rule)
 
     def claims_tag(self, name: str) -> bool:
         return name in self.tag_names or name.startswith(self.tag_prefixes or ("\0",))
@@ -104,3 +114,23 @@ class Dialect:
 
     def spec(self, type_name: str) -> ActionSpec | None:
         return self.specs.get(type_name)
+
+    def unknown_action_severity(self, type_name: str) -> Severity | None:
+        """The severity of ``unknown-action`` for ``type_name`` (None: the registry default).
+
+        A name under a claimed prefix (``aether-foo``) is a hint: the agent has more tags than
+        the dialect describes, and an unknown one is no error storm.
+        """
+        if self.tag_prefixes and type_name.startswith(self.tag_prefixes):
+            return Severity.HINT
+        return None
+
+    def field_syntax(self, type_name: str, field: str) -> str:
+        """How ``field`` of ``type_name`` is written: ``attribute``, ``child`` (element),
+        ``body`` (the element's content), ``key`` (JSON) or ``""`` when the dialect has no
+        way to write it by hand."""
+        return ""
+
+    def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
+        """A fix inserting an empty ``field`` into ``action``, written the dialect's way."""
+        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..jsonscan import JError, JMember, JNode, JResult, repair_json
 from ..model import Action, Diagnostic, Field, Fix, Severity, Span, TextEdit
+from .base import Dialect
 
 
 def key_span(member: JMember) -> Span:
@@ -87,3 +88,29 @@ def _repair_fixes(text: str, result: JResult, body: Span) -> list[Fix]:
     trail = len(raw) - len(raw.rstrip())
     inner = Span(body.start + lead, max(body.start + lead, body.end - trail))
     return [Fix("Repair the JSON", [TextEdit(inner, repaired.strip())], True)]
+
+
+def insert_key_fix(text: str, action: Action, name: str) -> Fix | None:
+    """Insert ``"name": ""`` into the JSON object of ``action`` (after its last member)."""
+    if not text.startswith("{", action.span.start):
+        return None
+    ends = [f.span.end for f in action.fields.values() if f.span.end <= action.span.end]
+    ends.append(action.name_span.end)  # the type key's value is a member too
+    at = max(ends)
+    if at <= action.span.start + 1:
+        at = action.span.start + 1
+        return Fix(f'Insert "{name}"', [TextEdit(Span(at, at), f'"{name}": "", ')])
+    if text.startswith('"', at):
+        at += 1
+    return Fix(f'Insert "{name}"', [TextEdit(Span(at, at), f', "{name}": ""')])
+
+
+class JsonDialect(Dialect):
+    """A dialect whose actions are JSON objects: fields are keys, and a missing one is inserted
+    as ``"name": ""``."""
+
+    def field_syntax(self, type_name: str, field: str) -> str:
+        return "key"
+
+    def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
+        return insert_key_fix(text, action, field)

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from ..markdown import line_end
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
 from ..schema import ActionSpec, opt, req, specs, text
-from .base import Construct, Dialect, ScanContext, TagOpen
+from .base import Construct, ScanContext, TagOpen
+from .tag_dialect import TagDialect
 from .tags import (
     Finder,
     body_value,
@@ -305,8 +306,11 @@ def _followed_by_sibling(text: str, pos: int, bound: int, closed: bool) -> bool:
     return found is not None and not closed and _is_action_name(found[0])
 
 
-class XmlTags(Dialect):
+class XmlTags(TagDialect):
     name = "xml-tags"
+    description = "<create_file>, <modify_file>, <create_directory>, <read_file>, <execute_command> with child elements (seeds 001, 002)"
+    order = 20
+    children = True
     tag_names = frozenset(SPECS)
     specs = SPECS
 

@@ -12,12 +12,13 @@ from . import RuleContext
 
 def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
     for action in actions:
-        dialect = next((d for d in ctx.dialects.dialects if d.name == action.dialect), None)
+        dialect = ctx.dialects.get(action.dialect)
         if dialect is None or not dialect.specs:
             continue
         spec = dialect.spec(action.type)
         if spec is None:
-            yield _unknown_action(action, list(dialect.specs), dialect.name)
+            severity = dialect.unknown_action_severity(action.type)
+            yield _unknown_action(action, list(dialect.specs), dialect.name, severity)
             continue
         for name in spec.required:
             if name == "command" and action.kind is ActionKind.COMMAND:
@@ -63,9 +64,10 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
                     )
 
 
-def _unknown_action(action: Action, known: list[str], dialect: str) -> Diagnostic:
+def _unknown_action(
+    action: Action, known: list[str], dialect: str, severity: Severity | None
+) -> Diagnostic:
     guess = nearest(action.type, known)
-    severity = Severity.HINT if dialect == "aether" and action.type.startswith("aether-") else None
     if guess:
         return Diagnostic(
             "unknown-action",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..model import Diagnostic, Fix, Span, TextEdit
+from ..model import Diagnostic, Fix
 from .commands import APPLY, APPLY_ALL, APPLY_CANDIDATE
 from .convert import diagnostic, span_of, span_range
 from .documents import OpenDocument
@@ -25,40 +25,21 @@ if TYPE_CHECKING:
 
 
 def placeholder_fix(od: OpenDocument, d: Diagnostic) -> Fix | None:
-    """Insert ``"field": ""`` (JSON actions) or ``<field></field>`` (tag actions)."""
+    """Insert the missing field the way the action's dialect writes it (an attribute, a child
+    element or a JSON key): the dialect's ``insert_field_fix`` hook."""
     if d.code != "missing-field" or not d.data or d.data.get("empty"):
         return None
     name = d.data.get("field")
     if not isinstance(name, str):
         return None
-    text = od.text
     action = next(
         (a for a in od.analysis().actions if a.span.start <= d.span.start and d.span.end <= a.span.end),
         None,
     )
-    if action is None:
+    dialect = od.doc.dialects.get(action.dialect) if action is not None else None
+    if action is None or dialect is None:
         return None
-    body = text[action.span.start : action.span.end]
-    if body.startswith("<"):
-        close = body.rfind("</")
-        if close <= 0:
-            return None
-        at = action.span.start + close
-        indent = ""
-        line_start = text.rfind("\n", 0, at) + 1
-        if text[line_start:at].strip() == "":
-            return Fix(f"Insert <{name}>", [TextEdit(Span(line_start, line_start), f"{text[line_start:at]}  <{name}></{name}>\n")])
-        return Fix(f"Insert <{name}>", [TextEdit(Span(at, at), f"{indent}<{name}></{name}>")])
-    if not body.startswith("{"):
-        return None
-    ends = [f.span.end for f in action.fields.values() if f.span.end <= action.span.end]
-    if not ends:
-        at = action.span.start + 1
-        return Fix(f'Insert "{name}"', [TextEdit(Span(at, at), f'"{name}": "", ')])
-    at = max(ends)
-    if text.startswith('"', at):
-        at += 1
-    return Fix(f'Insert "{name}"', [TextEdit(Span(at, at), f', "{name}": ""')])
+    return dialect.insert_field_fix(od.text, action, name)
 
 
 MAX_CHOICES = 20  # candidate quick fixes offered for one search-ambiguous

@@ -3,12 +3,16 @@ workspace paths, from the dialects' specs (:mod:`action_lsp.schema`).
 
 The context is read from the text just before the cursor on its line:
 
-* ``"type": "cr|`` (``"action": "`` for action plans) — action types of the JSON dialects;
-* ``<cr|`` — tag names (and, inside a tag action, its child fields);
+* ``"type": "cr|`` — action types of the JSON dialects whose type key (``Dialect.type_key``)
+  is the key written (``"action": "`` for action plans);
+* ``<cr|`` — tag names (and, inside a tag action, the fields its dialect writes as child
+  elements: ``Dialect.field_syntax``);
 * ``{"type": "x", "|`` — field names of that action type;
 * ``"status": "|`` / ``<status>|`` — the field's allowed values (``FieldSpec.values``);
 * ``"path": "src/|`` / ``<path>src/|`` / ``path="src/|`` — files and folders of the workspace;
-* ``<aether-write pa|`` — attribute names of that tag.
+* ``<aether-write pa|`` — the fields its dialect writes as attributes.
+
+Which action the cursor is in comes from the document's analysis, not from a re-parse here.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,18 +39,12 @@ PATH_FIELDS = frozenset({"path", "file", "filepath", "file_path", "target", "sou
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".tox"})
 MAX_FILES = 5000
 
-_TYPE_VALUE = re.compile(r'"(type|action)"\s*:\s*"([\w\-.]*)$')
 _FIELD_VALUE = re.compile(r'"([\w\-]+)"\s*:\s*"([^"\\]*)$')
 _FIELD_KEY = re.compile(r'(?:^|[{,])\s*"([\w\-]*)$')
 _TAG_NAME = re.compile(r"<([\w\-]*)$")
 _ELEMENT_VALUE = re.compile(r"<([\w\-]+)>([^<]*)$")
 _ATTR_VALUE = re.compile(r'<([\w\-]+)\s[^<>]*?([\w\-]+)="([^"]*)$')
 _ATTR_NAME = re.compile(r'<([\w\-]+)(?:\s+[\w\-]+="[^"]*")*\s+([\w\-]*)$')
-_TYPE_IN_OBJECT = re.compile(r'"(?:type|action)"\s*:\s*"([\w\-.]+)"')
-
-
-def _is_tag_dialect(d: Dialect) -> bool:
-    return bool(d.tag_names or d.tag_prefixes)
 
 
 class Completion:
@@ -63,11 +61,19 @@ class Completion:
         return self.ls.settings.dialect_set().dialects
 
     def spec(self, type_name: str) -> ActionSpec | None:
+        found = self.find(type_name)
+        return found[1] if found else None
+
+    def find(self, type_name: str) -> tuple[Dialect, ActionSpec] | None:
+        """The enabled dialect that defines ``type_name``, and its spec."""
         for d in self.dialects():
             s = d.spec(type_name)
             if s is not None:
-                return s
+                return d, s
         return None
+
+    def type_keys(self) -> frozenset[str]:
+        return frozenset(d.type_key for d in self.dialects() if d.type_key)
 
     def files(self, root: Path) -> list[tuple[str, bool]]:
         """(relative path, is directory) under ``root``, cached for a few seconds."""
@@ -98,32 +104,38 @@ class Completion:
         def edit_range(typed: str) -> types.Range:
             return span_range(lines, Span(offset - len(typed), offset), enc)
 
-        if m := _TYPE_VALUE.search(prefix):
+        m = _FIELD_VALUE.search(prefix)
+        if m and m.group(1) in self.type_keys():
             key, typed = m.group(1), m.group(2)
-            ds = [d for d in self.dialects() if not _is_tag_dialect(d)]
-            if key == "action":
-                ds = [d for d in ds if d.name == "action-plan"] or ds
+            ds = [d for d in self.dialects() if d.type_key == key]
             return self._specs(ds, typed, edit_range(typed))
-        if m := _FIELD_VALUE.search(prefix):
+        if m:
             name, typed = m.group(1), m.group(2)
-            return self._values(od, offset, name, typed, edit_range(typed), self._json_type(text, offset))
+            return self._values(od, offset, name, typed, edit_range(typed), self._json_type(od, offset))
         if m := _FIELD_KEY.search(prefix):
             typed = m.group(1)
-            spec = self.spec(self._json_type(text, offset) or "")
+            spec = self.spec(self._json_type(od, offset) or "")
             return _field_items(spec, edit_range(typed), types.CompletionItemKind.Field)
         if m := _ATTR_VALUE.search(prefix):
             tag, name, typed = m.groups()
             return self._values(od, offset, name, typed, edit_range(typed), tag)
         if m := _ATTR_NAME.search(prefix):
             tag, typed = m.groups()
-            spec = self.spec(tag)
-            return _field_items(spec, edit_range(typed), types.CompletionItemKind.Property)
+            found = self.find(tag)
+            if found is None:
+                return []
+            d, spec = found
+            return _field_items(
+                spec, edit_range(typed), types.CompletionItemKind.Property,
+                lambda f: d.field_syntax(tag, f) == "attribute",
+            )
         if m := _TAG_NAME.search(prefix):
             typed = m.group(1)
             items = self._tags(typed, edit_range(typed))
-            enclosing = self._enclosing_tag_type(od, offset)
-            spec = self.spec(enclosing) if enclosing else None
-            if spec is not None:
+            enclosing = self._enclosing_action(od, offset, "child")
+            found = self.find(enclosing) if enclosing else None
+            if found is not None:
+                d, spec = found
                 items += [
                     types.CompletionItem(
                         label=f.name,
@@ -134,11 +146,12 @@ class Completion:
                         sort_text="0" + f.name,
                     )
                     for f in spec.fields
+                    if d.field_syntax(spec.type, f.name) == "child"
                 ]
             return items
         if m := _ELEMENT_VALUE.search(prefix):
             name, typed = m.groups()
-            return self._values(od, offset, name, typed, edit_range(typed), self._enclosing_tag_type(od, offset))
+            return self._values(od, offset, name, typed, edit_range(typed), self._enclosing_action(od, offset, "child"))
         return []
 
     def _specs(self, ds: Iterable[Dialect], typed: str, rng: types.Range) -> list[types.CompletionItem]:
@@ -157,7 +170,7 @@ class Completion:
     def _tags(self, typed: str, rng: types.Range) -> list[types.CompletionItem]:
         out = []
         for d in self.dialects():
-            if not _is_tag_dialect(d):
+            if not (d.tag_names or d.tag_prefixes):
                 continue
             names = set(d.tag_names) | set(d.specs)
             for name in sorted(names):
@@ -213,26 +226,39 @@ class Completion:
         return out
 
     # -- context -------------------------------------------------------------------------
-    @staticmethod
-    def _json_type(text: str, offset: int) -> str | None:
-        """The ``"type"`` (or ``"action"``) of the JSON object the cursor is in."""
+    def _json_type(self, od: OpenDocument, offset: int) -> str | None:
+        """The type of the JSON action the cursor is in: from the analysis, or -- while the
+        object is too broken to be an action yet -- its nearest type key before the cursor."""
+        found = self._enclosing_action(od, offset, "key")
+        if found is not None:
+            return found
+        keys = self.type_keys()
+        if not keys:
+            return None
+        text = od.text
         start = text.rfind("{", max(0, offset - 20000), offset)
         if start < 0:
             return None
         end = text.find("}", offset, offset + 20000)
         body = text[start : end if end >= 0 else min(len(text), offset + 2000)]
-        m = _TYPE_IN_OBJECT.search(body)
+        alternatives = "|".join(re.escape(k) for k in sorted(keys))
+        m = re.search(rf'"(?:{alternatives})"\s*:\s*"([\w\-.]+)"', body)
         return m.group(1) if m else None
 
-    @staticmethod
-    def _enclosing_tag_type(od: OpenDocument, offset: int) -> str | None:
+    def _enclosing_action(self, od: OpenDocument, offset: int, syntax: str) -> str | None:
+        """The type of the action holding ``offset`` when its dialect writes fields as
+        ``syntax`` (``child``, ``key``)."""
         from .documents import action_at
 
         i = action_at(od, offset)
         if i is None:
             return None
         a = od.analysis().actions[i]
-        return a.type if od.text.startswith("<", a.span.start) else None
+        d = od.doc.dialects.get(a.dialect)
+        spec = d.spec(a.type) if d else None
+        if d is None or spec is None or not spec.fields:
+            return None
+        return a.type if d.field_syntax(a.type, spec.fields[0].name) == syntax else None
 
 
 def register(ls: ActionLanguageServer) -> Completion:
@@ -251,7 +277,10 @@ def register(ls: ActionLanguageServer) -> Completion:
 
 
 def _field_items(
-    spec: ActionSpec | None, where: types.Range, kind: types.CompletionItemKind
+    spec: ActionSpec | None,
+    where: types.Range,
+    kind: types.CompletionItemKind,
+    keep: Callable[[str], bool] = lambda name: True,
 ) -> list[types.CompletionItem]:
     """The fields (JSON keys) or attributes of an action type, required ones first."""
     if spec is None:
@@ -266,4 +295,5 @@ def _field_items(
             sort_text=("0" if f.required else "1") + f.name,
         )
         for f in spec.fields
+        if keep(f.name)
     ]

@@ -44,3 +44,19 @@ async def test_missing_field_placeholder(session: Session) -> None:
     assert edit.new_text == ', "task_id": ""'
     # It lands after the last field of the action, on its line.
     assert edit.range.start.line == diags["missing-field"].range.start.line
+
+
+async def test_missing_attribute_is_inserted_as_an_attribute(session: Session) -> None:
+    """An <aether-write> without `path` gets ` path=""` in its start tag, not `<path></path>`
+    inside the file body it writes."""
+    text = '<aether-write language="python">\nprint(1)\n</aether-write>\n'
+    uri = session.open("write.md", text)
+    diags = [d for d in await session.diagnostics(uri) if d.code == "missing-field"]
+    assert len(diags) == 1
+    actions = await _actions(session, uri, diags[0])
+    fix = next(a for a in actions if a.kind == types.CodeActionKind.QuickFix)
+    assert fix.title == "Insert `path`"
+    assert fix.edit is not None and fix.edit.changes is not None
+    (edit,) = fix.edit.changes[uri]
+    assert edit.new_text == ' path=""'
+    assert edit.range.start == types.Position(line=0, character=len("<aether-write"))
