@@ -23,26 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonscan import parse_json, trailing_data_error
-from ..markdown import line_end
-from ..model import Action, ActionKind, Diagnostic, Field, Span
+from ..model import Action, ActionKind, Diagnostic
 from ..schema import ActionSpec, one_of, opt, req, specs, text
-from .base import Construct, ScanContext, TagOpen
+from .base import ScanContext
 from .json_fields import json_diagnostics
 from .tag_dialect import TagDialect
-from .tags import (
-    Finder,
-    attribute_fields,
-    body_value,
-    closer_at,
-    find_close,
-    insert_closing_fix,
-    mismatched_close,
-    parse_start_tag,
-    stripped_value,
-    trimmed_end,
-    unclosed_start_tag,
-    watched_tags,
-)
 
 
 def _flag(value: Any) -> str | None:
@@ -125,116 +110,25 @@ class Aether(TagDialect):
     name = "aether"
     description = "<aether-write>, <aether-sandbox>, <aether-install> and the other aether-* tags (seed 003)"
     order = 30
-    body_fields = BODY_FIELD
     tag_names = frozenset(SPECS)
     tag_prefixes = ("aether-",)
     specs = SPECS
+    body_fields = BODY_FIELD
+    prose_bodies = _PROSE
+    bodyless = BODYLESS
 
-    def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+    def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
+        spec = action.fields.get("spec")
+        if action.type != "aether-forge" or spec is None or not spec.value.strip():
+            return
         text = ctx.text
-        start = parse_start_tag(ctx, tag.start, tag.name_span.end)
-        if not start.closed:
-            return Construct(
-                Span(tag.start, max(start.end, tag.name_span.end)),
-                diagnostics=[unclosed_start_tag(start)],
-                lookahead=max(start.lookahead, start.end),
-            )
-        type_name = tag.canonical
-        spec = SPECS.get(type_name)
-        fields = attribute_fields(start)
-        diagnostics: list[Diagnostic] = []
-        end = lookahead = start.end
-        watch: tuple[str, ...] = ()
-        body: tuple[int, int] | None = None
-        if not start.self_closing:
-            close = find_close(ctx, tag.name, start.end)
-            if close is None and tag.name != type_name:
-                close = find_close(ctx, type_name, start.end)
-            if close is not None:
-                lookahead = close.lookahead
-            else:  # read to the end for a closing tag that is not there
-                watch = watched_tags(tag.name, type_name)
-            if close is not None:
-                body, end = (start.end, close.start), close.end
-            elif type_name in BODYLESS:
-                diagnostics.append(_unclosed(text, tag, start.end, False))
-            else:
-                bound = ctx.next_tag_start(start.end)
-                lookahead = line_end(text, bound)  # telling what stops it reads that line
-                stray = _stray_closer(text, start.end, bound)
-                if stray is not None:
-                    body, end = (start.end, stray.start), stray.end
-                    diagnostics.append(mismatched_close(text, stray, tag.name))
-                else:
-                    end = trimmed_end(text, start.end, bound)
-                    body = (start.end, end)
-                    multiline = any(c in text[start.end : end] for c in "\r\n")
-                    diagnostics.append(_unclosed(text, tag, end, multiline))
-        if body is not None:
-            self._body(text, type_name, body, fields, diagnostics)
-        action = Action(
-            self.name,
-            type_name,
-            spec.kind if spec else ActionKind.OTHER,
-            Span(tag.start, end),
-            tag.name_span,
-            fields,
-        )
-        return Construct(Span(tag.start, end), [action], diagnostics, max(lookahead, end), watch)
-
-    def _body(
-        self,
-        text: str,
-        type_name: str,
-        body: tuple[int, int],
-        fields: dict[str, Field],
-        diagnostics: list[Diagnostic],
-    ) -> None:
-        name = BODY_FIELD.get(type_name, "body")
-        extract = stripped_value if type_name in _PROSE else body_value
-        value, span, smap = extract(text, *body)
-        if name == "body" and not value.strip():
-            return  # an empty body of a body-less or unknown tag says nothing
-        fields[name] = Field(name, value, span, None, smap)
-        if type_name == "aether-forge" and value.strip():
-            result = parse_json(text, span.start, span.end)
-            what = "bad JSON in <aether-forge>"
-            diagnostics.extend(json_diagnostics(text, result, span, what))
-            if result.ok:
-                extra = trailing_data_error(text, result.end, span.end)
-                if extra is not None:
-                    diagnostics.append(
-                        Diagnostic("bad-json", f"{what}: {extra.message}", extra.span)
-                    )
-
-
-def _unclosed(text: str, tag: TagOpen, at: int, multiline: bool) -> Diagnostic:
-    return Diagnostic(
-        "unclosed-tag",
-        f"<{tag.name}> is never closed; add </{tag.name}>"
-        + (" after its body" if multiline else " right after it"),
-        tag.name_span,
-        fixes=[insert_closing_fix(text, tag.name, at, multiline)],
-    )
-
-
-def _stray_closer(text: str, start: int, bound: int) -> Span | None:
-    """The first closing tag of another aether action (``</aether-...>``, ``</think>``) in
-    ``[start, bound)``: it most likely ends the unclosed action."""
-    finder = Finder(text, bound)
-    best: Span | None = None
-    for needle in ("</aether-", "</think"):
-        pos = start
-        while True:
-            at = finder.find(needle, pos)
-            if at < 0 or (best is not None and at > best.start):
-                break
-            found = closer_at(text, at, bound)
-            if found is not None:
-                best = Span(at, found[1])
-                break
-            pos = at + 1
-    return best
+        result = parse_json(text, spec.span.start, spec.span.end)
+        what = "bad JSON in <aether-forge>"
+        diagnostics.extend(json_diagnostics(text, result, spec.span, what))
+        if result.ok:
+            extra = trailing_data_error(text, result.end, spec.span.end)
+            if extra is not None:
+                diagnostics.append(Diagnostic("bad-json", f"{what}: {extra.message}", extra.span))
 
 
 DIALECT = Aether()

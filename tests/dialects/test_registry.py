@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from action_lsp.dialects import ALL, NAMES, Dialect, load_dialects
+from action_lsp.dialects import ALL, NAMES, Dialect, DialectSet, load_dialects
+from action_lsp.document import analyze
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,6 +61,15 @@ def test_a_third_party_dialect_registers_through_an_entry_point(
     dialects = load_dialects()
     names = [d.name for d in dialects]
     assert "toy" in names and set(NAMES) <= set(names)
+    toy = next(d for d in dialects if d.name == "toy")
+    text = '<toy-note title="hi">\nbody\n</toy-note>\n'
+    analysis = analyze(text, DialectSet([toy]))
+    (action,) = analysis.actions
+    assert (action.dialect, action.type, action.get("title"), action.get("content")) == (
+        "toy", "toy-note", "hi", "body\n",
+    )
+    # Without the built-ins enabled the document yields only the plug-in's actions.
+    assert analyze(text, DialectSet([d for d in dialects if d.name != "toy"])).actions == []
 
 
 def test_builtins_are_found_without_installed_metadata() -> None:
