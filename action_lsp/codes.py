@@ -110,6 +110,10 @@ CODES: dict[str, Code] = {
              "edit a later action repairs is not reported). The action is not applied unless "
              "forced (`apply --force`); check the replacement and the place it matched.",
              needs_workspace=True),
+        Code("bad-marker", E, "A SEARCH/REPLACE marker line the agent would not read (wrong number of marker characters, a missing `=======`, a doubled REPLACE, a block never closed).",
+             "The agent's own parser rejects the block or silently applies a different edit. "
+             "The range is the marker line as written.",
+             fix="Rewrite the marker the way the agent reads it."),
     )
 }
 

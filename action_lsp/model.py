@@ -104,6 +104,7 @@ class ActionKind(enum.Enum):
     """What an action means, independent of its dialect's spelling."""
 
     CREATE_FILE = "create_file"  # write a whole file (create, or replace when allowed)
+    WRITE_FILE = "write_file"  # write a whole file, creating or replacing it (dyad-write, ...)
     MODIFY_FILE = "modify_file"  # search / replace inside an existing file
     CREATE_DIRECTORY = "create_directory"
     DELETE_FILE = "delete_file"
@@ -121,6 +122,7 @@ class ActionKind(enum.Enum):
 _FILE_KINDS = frozenset(
     {
         ActionKind.CREATE_FILE,
+        ActionKind.WRITE_FILE,
         ActionKind.MODIFY_FILE,
         ActionKind.CREATE_DIRECTORY,
         ActionKind.DELETE_FILE,
@@ -131,10 +133,55 @@ _FILE_KINDS = frozenset(
 
 @dataclass(slots=True)
 class Edit:
-    """One search/replace pair of a modify action (a dialect may allow several per action)."""
+    """One search/replace pair of a modify action (a dialect may allow several per action);
+    ``line`` is the agent's 1-based hint of where the search text starts, if any."""
 
     search: Field
     replace: Field
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit:
+    """One edit of a ``modify`` file view: replace ``search`` by ``replace`` (``line``: the
+    agent's 1-based hint of where the search text starts, if it gave one)."""
+
+    search: Field
+    replace: Field
+    line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"search": self.search.value, "replace": self.replace.value}
+        if self.line is not None:
+            out["line"] = self.line
+        return out
+
+
+FILE_OPS = ("create", "write", "modify", "delete", "rename", "mkdir")
+
+
+@dataclass(frozen=True, slots=True)
+class FileView:
+    """The normalized view of a file action, the same for every dialect: what the edit engine
+    applies. ``op`` is one of :data:`FILE_OPS`; ``write`` creates *or replaces* a whole file
+    (``create`` refuses to replace one); ``to`` is a rename's target, ``content`` a create's or
+    write's text, ``edits`` a modify's search/replace pairs."""
+
+    op: str
+    path: Field
+    to: Field | None = None
+    content: Field | None = None
+    edits: tuple[FileEdit, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.op, "path": self.path.value}
+        if self.to is not None:
+            out["to"] = self.to.value
+        if self.content is not None:
+            out["content"] = self.content.value
+        if self.op == "modify":
+            out["edits"] = [e.to_json() for e in self.edits]
+        return out
 
 
 @dataclass(slots=True)
@@ -265,7 +312,7 @@ def shift_action(a: Action, delta: int) -> Action:
         {k: shift_field(f, delta) for k, f in a.fields.items()},
         a.group.shift(delta) if a.group else None,
         a.group_label,
-        [Edit(shift_field(e.search, delta), shift_field(e.replace, delta)) for e in a.edits],
+        [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line) for e in a.edits],
         a.partial,
     )
 

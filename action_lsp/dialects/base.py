@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..markdown import FenceOpen
-from ..model import Action, Diagnostic, Fix, Severity, Span
+from ..model import Action, ActionKind, Diagnostic, FileEdit, FileView, Fix, Severity, Span
 
 if TYPE_CHECKING:
     from ..jsonscan import JResult
@@ -134,3 +134,49 @@ class Dialect:
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         """A fix inserting an empty ``field`` into ``action``, written the dialect's way."""
         return None
+
+    path_fields: tuple[str, ...] = ("path", "from", "to")  # fields holding workspace paths
+
+    def file_view(self, action: Action) -> FileView | None:
+        """The action as a file operation (None when it is none, or lacks its path).
+
+        The default reads the canonical field names (``path``, or ``from`` and ``to`` for a
+        rename; ``content``; ``search``/``replace`` pairs in ``Action.edits``); a dialect
+        whose fields are named otherwise overrides this.
+        """
+        op = _OPS.get(action.kind)
+        if op is None:
+            return None
+        if op == "rename":
+            path = action.fields.get("from") or action.fields.get("path")
+            to = action.fields.get("to")
+            if path is None or to is None or not isinstance(to.value, str):
+                return None
+            return FileView(op, path, to=to) if isinstance(path.value, str) else None
+        path = action.fields.get("path")
+        if path is None or not isinstance(path.value, str):
+            return None
+        if op in ("create", "write"):
+            content = action.fields.get("content")
+            if content is None or not isinstance(content.value, str):
+                return None
+            return FileView(op, path, content=content)
+        if op == "modify":
+            edits = tuple(FileEdit(e.search, e.replace, e.line) for e in action.edits)
+            if not edits:
+                search, replace = action.fields.get("search"), action.fields.get("replace")
+                if search is None or replace is None:
+                    return None
+                edits = (FileEdit(search, replace),)
+            return FileView(op, path, edits=edits)
+        return FileView(op, path)
+
+
+_OPS = {
+    ActionKind.CREATE_FILE: "create",
+    ActionKind.WRITE_FILE: "write",
+    ActionKind.MODIFY_FILE: "modify",
+    ActionKind.DELETE_FILE: "delete",
+    ActionKind.RENAME_FILE: "rename",
+    ActionKind.CREATE_DIRECTORY: "mkdir",
+}

@@ -69,6 +69,8 @@ class TagDialect(Dialect):
     body_fields: Mapping[str, str] = {}  # type -> the field its body holds ("body" otherwise)
     prose_bodies: frozenset[str] = frozenset()  # types whose body is prose: trimmed
     bodyless: frozenset[str] = frozenset()  # types whose body the agent ignores
+    closed_only: bool = False  # an unclosed action is reported but yields no action (the
+    # agent's parser needs the closing tag: Dyad's regexes)
     # Child-element dialects:
     long_children: frozenset[str] = frozenset({"content"})  # may hold their own closing tag
     paired_children: frozenset[str] = frozenset({"search", "replace"})  # may repeat
@@ -181,6 +183,8 @@ class TagDialect(Dialect):
         action = Action(
             self.name, type_name, self.kind(type_name), Span(tag.start, end), name_span, fields
         )
+        if self.closed_only and watch:
+            return Construct(Span(tag.start, end), [], diagnostics, max(lookahead, end), watch)
         self.finish(ctx, action, diagnostics)
         return Construct(Span(tag.start, end), [action], diagnostics, max(lookahead, end), watch)
 
@@ -257,7 +261,7 @@ class TagDialect(Dialect):
                         fixes=[insert_closing_fix(text, tag.name, end, multiline)],
                     )
                 )
-        if close is None and children.stray is None and not children.items:
+        if close is None and (self.closed_only or (children.stray is None and not children.items)):
             # `<create_file>` mentioned in prose, or the start of an action cut off before its
             # first element: the unclosed tag says it all; no empty action and its noise.
             return Construct(Span(tag.start, end), [], diagnostics, lookahead, watch)

@@ -19,7 +19,7 @@ MAX_SYNTAX_ERRORS = 3  # per field: the first few say enough, more is noise
 
 def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
     for action in actions:
-        if action.kind is ActionKind.CREATE_FILE:
+        if action.kind in (ActionKind.CREATE_FILE, ActionKind.WRITE_FILE):
             f = action.fields.get("content")
             lang = language_for(path=action.path, language=action.text("language"))
             if f is not None and isinstance(f.value, str) and lang is not None:

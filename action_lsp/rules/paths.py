@@ -22,7 +22,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
     for action in actions:
         if not action.kind.is_file_action and action.kind.value != "read_file":
             continue
-        for name in PATH_FIELDS:
+        dialect = ctx.dialects.get(action.dialect)
+        for name in dialect.path_fields if dialect is not None else PATH_FIELDS:
             f = action.fields.get(name)
             if f is not None and isinstance(f.value, str):
                 problem = path_problem(f, ctx.roots)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 KINDS = {
     ActionKind.CREATE_FILE: types.SymbolKind.File,
+    ActionKind.WRITE_FILE: types.SymbolKind.File,
     ActionKind.MODIFY_FILE: types.SymbolKind.File,
     ActionKind.DELETE_FILE: types.SymbolKind.File,
     ActionKind.RENAME_FILE: types.SymbolKind.File,
