@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..dialects import file_view
 from ..document import analyze
 from ..model import Action
 from ..text import LineIndex
@@ -67,4 +68,5 @@ def _json(a: Action, lines: LineIndex) -> dict[str, Any]:
             "end": {"line": r.end.line, "character": r.end.character},
         },
         "fields": {name: f.value for name, f in a.fields.items()},
+        **({"file": view.to_json()} if (view := file_view(a)) is not None else {}),
     }

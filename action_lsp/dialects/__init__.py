@@ -25,6 +25,7 @@ from typing import Any
 
 from rapidfuzz.distance import DamerauLevenshtein
 
+from ..model import Action, FileView
 from .base import Construct, Dialect, ScanContext, TagOpen
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "ScanContext",
     "TagOpen",
     "by_name",
+    "file_view",
     "load_dialects",
 ]
 
@@ -107,6 +109,15 @@ def by_name(name: str) -> Dialect:
         if d.name == name:
             return d
     raise KeyError(f"unknown dialect {name!r}; known: {', '.join(NAMES)}")
+
+
+def file_view(action: Action) -> FileView | None:
+    """The normalized file operation of ``action`` (None when it is no file action), as its
+    dialect reads it: the one view the edit engine applies and ``parse --format json`` shows."""
+    for d in ALL:
+        if d.name == action.dialect:
+            return d.file_view(action)
+    return None
 
 
 def _near(written: str, known: str) -> bool:

@@ -90,10 +90,10 @@ class TagDialect(Dialect):
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         syntax = self.field_syntax(action.type, field)
         if syntax == "attribute":
-            at = action.name_span.end
-            if not text.startswith("<", action.span.start):
-                return None  # the type is an attribute value (bolt): no tag name to follow
-            return Fix(f"Insert `{field}`", [TextEdit(Span(at, at), f' {field}=""')])
+            m = _OPEN.match(text, action.span.start)
+            if m is None:
+                return None
+            return Fix(f"Insert `{field}`", [TextEdit(Span(m.end(), m.end()), f' {field}=""')])
         if syntax == "child":
             return insert_child_fix(text, action, field)
         return None

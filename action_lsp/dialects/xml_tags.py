@@ -15,12 +15,17 @@ Paths, commands and descriptions are trimmed (the span follows the trimmed value
 child elements is ignored. Attributes on the action tag are not read by the agent and are
 reported as ``unknown-field``. Several ``<search>``/``<replace>`` pairs give several
 :class:`~action_lsp.model.Edit`; the fields ``search``/``replace`` hold the first pair.
+
+``<read_file>`` and ``<execute_command>`` are also Cline's and Roo Code's tools (the ``cline``
+dialect). Both dialects claim them and the first enabled one in registry order reads them
+(this one, by default), so their specs here accept Cline's and Roo's optional parameters
+(``requires_approval``, ``cwd``, ``start_line``, ``end_line``, ``task_progress``).
 """
 
 from __future__ import annotations
 
 from ..model import ActionKind
-from ..schema import ActionSpec, opt, req, specs, text
+from ..schema import ActionSpec, one_of, opt, req, specs, text
 from .tag_dialect import TagDialect
 
 SPECS = specs(
@@ -52,13 +57,24 @@ SPECS = specs(
     ActionSpec(
         "read_file",
         ActionKind.READ_FILE,
-        (req("path", text(), "the file to read"),),
+        (
+            req("path", text(), "the file to read"),
+            opt("start_line", text(), "Roo: the first line to read"),
+            opt("end_line", text(), "Roo: the last line to read"),
+            opt("task_progress", text(), "Cline's checklist of the task's progress"),
+        ),
         "Read a file.",
     ),
     ActionSpec(
         "execute_command",
         ActionKind.COMMAND,
-        (req("command", text(), "the shell command"), opt("description", text(), "what it is for")),
+        (
+            req("command", text(), "the shell command"),
+            opt("description", text(), "what it is for"),
+            opt("requires_approval", one_of("true", "false"), "Cline: whether the user must approve it"),
+            opt("cwd", text(), "Roo: the directory to run it in"),
+            opt("task_progress", text(), "Cline's checklist of the task's progress"),
+        ),
         "Run a shell command (never run here).",
     ),
 )
@@ -74,6 +90,9 @@ class XmlTags(TagDialect):
     order = 20
     specs = SPECS
     children = True
+    stripped_children = frozenset(
+        {"path", "command", "description", "requires_approval", "cwd", "start_line", "end_line"}
+    )
 
 
 DIALECT = XmlTags()

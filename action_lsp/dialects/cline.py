@@ -1,0 +1,238 @@
+"""``cline``: the XML tools of Cline (cline/cline) and Roo Code (RooCodeInc/Roo-Code).
+
+A tool is a tag whose parameters are child elements::
+
+    <replace_in_file>
+    <path>src/app.ts</path>
+    <diff>
+    ------- SEARCH
+    const a = 1;
+    =======
+    const a = 2;
+    +++++++ REPLACE
+    </diff>
+    </replace_in_file>
+
+File tools: ``<write_to_file>`` (``path``, ``content``: the whole file, created or replaced),
+``<replace_in_file>`` (``path``, ``diff`` with Cline's ``------- SEARCH`` / ``=======`` /
+``+++++++ REPLACE`` blocks or the older ``<<<<<<< SEARCH`` / ``>>>>>>> REPLACE``), Roo's
+``<apply_diff>`` (``path``, ``diff`` with ``<<<<<<< SEARCH``, an optional ``:start_line: N``
+hint and ``-------`` line, ``=======``, ``>>>>>>> REPLACE``), ``<insert_content>`` (``path``,
+``line``, ``content``) and ``<search_and_replace>`` (``path``, ``search``, ``replace``, ...).
+Other tools are recognised with their parameters and never run: ``execute_command``,
+``read_file``, ``list_files``, ``search_files``, ``list_code_definition_names``,
+``attempt_completion``, ``ask_followup_question``, ``new_task``, ``plan_mode_respond``,
+``browser_action``, ``use_mcp_tool``, ``access_mcp_resource``, ``switch_mode``,
+``codebase_search``, ``update_todo_list``, ``fetch_instructions``, ``web_fetch``.
+
+``<execute_command>`` and ``<read_file>`` are written the same way by the seed agents of the
+``xml-tags`` dialect. Both dialects claim them; the registry gives a tag to the first enabled
+dialect in its order, so with the defaults ``xml-tags`` reads them (its specs accept Cline's
+and Roo's parameters) and with ``--dialect cline`` alone, ``cline`` does.
+
+Parameter values as Cline reads them: paths, commands and flags trimmed; file content and diffs
+kept byte for byte (only the line break after the opening tag is dropped); ``content`` may hold
+``</content>`` (it ends at the last one before the tool's closing tag). Malformed SEARCH/REPLACE
+markers are ``bad-marker`` diagnostics on the marker line, as Cline's and Roo's parsers reject
+them.
+"""
+
+from __future__ import annotations
+
+from ..model import Action, ActionKind, Diagnostic, Edit, Field, FileEdit, FileView, Span
+from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
+from .base import ScanContext
+from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
+from .tag_dialect import TagDialect
+
+_PROGRESS = opt("task_progress", text(), "Cline's checklist of the task's progress")
+
+
+def _line_number(value: object) -> str | None:
+    if isinstance(value, str) and value.strip().isdigit():
+        return None
+    return f"must be a line number (0 appends); got {value!r}"
+
+
+def _tool(name: str, kind: ActionKind, doc: str, *fields: FieldSpec) -> ActionSpec:
+    return ActionSpec(name, kind, (*fields, _PROGRESS), doc)
+
+
+_LINE = opt("start_line", text(), "Roo: the line where the search text starts (a hint)")
+
+SPECS = specs(
+    _tool(
+        "write_to_file", ActionKind.WRITE_FILE, "Write a whole file, creating it or replacing it.",
+        req("path", text(), "the file to write, relative to the workspace"),
+        req("content", text(), "the whole new file"),
+        opt("line_count", text(), "Roo: the number of lines of the content"),
+    ),
+    _tool(
+        "replace_in_file", ActionKind.MODIFY_FILE, "Change parts of a file with SEARCH/REPLACE blocks.",
+        req("path", text(), "the file to change"),
+        req("diff", text(), "------- SEARCH / ======= / +++++++ REPLACE blocks"),
+    ),
+    _tool(
+        "apply_diff", ActionKind.MODIFY_FILE, "Roo: change parts of a file with SEARCH/REPLACE blocks.",
+        req("path", text(), "the file to change"),
+        req("diff", text(), "<<<<<<< SEARCH / :start_line: / ------- / ======= / >>>>>>> REPLACE blocks"),
+        _LINE,
+        opt("end_line", text(), "Roo (older form): the line where the search text ends"),
+    ),
+    _tool(
+        "insert_content", ActionKind.MODIFY_FILE, "Roo: insert lines before a line (0: at the end).",
+        req("path", text(), "the file to change"),
+        req("line", _line_number, "insert before this line; 0 appends"),
+        req("content", text(), "the lines to insert"),
+    ),
+    _tool(
+        "search_and_replace", ActionKind.MODIFY_FILE, "Roo: replace every occurrence of a text.",
+        req("path", text(), "the file to change"),
+        req("search", text(), "the text (or regex) to find"),
+        req("replace", text(), "what replaces it"),
+        opt("use_regex", one_of("true", "false"), "whether search is a regular expression"),
+        opt("ignore_case", one_of("true", "false"), "whether case is ignored"),
+        _LINE,
+        opt("end_line", text(), "the last line to search"),
+    ),
+    _tool(
+        "execute_command", ActionKind.COMMAND, "Run a shell command (never run here).",
+        req("command", text(), "the command"),
+        opt("requires_approval", one_of("true", "false"), "Cline: whether the user must approve it"),
+        opt("cwd", text(), "Roo: the directory to run it in"),
+    ),
+    _tool(
+        "read_file", ActionKind.READ_FILE, "Read a file.",
+        req("path", text(), "the file to read"),
+        _LINE,
+        opt("end_line", text(), "Roo: the last line to read"),
+    ),
+    _tool(
+        "list_files", ActionKind.OTHER, "List a directory.",
+        req("path", text(), "the directory"),
+        opt("recursive", one_of("true", "false"), "whether to list subdirectories"),
+    ),
+    _tool(
+        "search_files", ActionKind.OTHER, "Search files with a regular expression.",
+        req("path", text(), "the directory to search"),
+        req("regex", text(), "the regular expression"),
+        opt("file_pattern", text(), "a glob that filters the files"),
+    ),
+    _tool(
+        "list_code_definition_names", ActionKind.OTHER, "List the definitions in a directory.",
+        req("path", text(), "the directory"),
+    ),
+    _tool(
+        "codebase_search", ActionKind.OTHER, "Roo: semantic search of the codebase.",
+        req("query", text(), "what to look for"),
+        opt("path", text(), "where to look"),
+    ),
+    _tool(
+        "attempt_completion", ActionKind.OTHER, "Present the result of the task.",
+        req("result", text(), "the result"),
+        opt("command", text(), "a command that shows the result (never run here)"),
+    ),
+    _tool(
+        "ask_followup_question", ActionKind.OTHER, "Ask the user a question.",
+        req("question", text(), "the question"),
+        opt("options", text(), "Cline: a JSON array of answers to choose from"),
+        opt("follow_up", text(), "Roo: <suggest> answers to choose from"),
+    ),
+    _tool(
+        "plan_mode_respond", ActionKind.OTHER, "Cline: answer in plan mode.",
+        req("response", text(), "the answer"),
+        opt("options", text(), "a JSON array of answers to choose from"),
+        opt("needs_more_exploration", one_of("true", "false"), "whether to explore further"),
+    ),
+    _tool(
+        "new_task", ActionKind.OTHER, "Start a new task.",
+        opt("context", text(), "Cline: what the new task needs to know"),
+        opt("mode", text(), "Roo: the mode of the new task"),
+        opt("message", text(), "Roo: the new task's instructions"),
+        opt("todos", text(), "Roo: the new task's checklist"),
+    ),
+    _tool(
+        "switch_mode", ActionKind.OTHER, "Roo: switch to another mode.",
+        req("mode_slug", text(), "the mode"),
+        opt("reason", text(), "why"),
+    ),
+    _tool(
+        "update_todo_list", ActionKind.OTHER, "Roo: replace the task's checklist.",
+        req("todos", text(), "the checklist, one `[ ]` / `[x]` item per line"),
+    ),
+    _tool(
+        "fetch_instructions", ActionKind.OTHER, "Roo: fetch instructions for a task.",
+        req("task", text(), "which instructions"),
+    ),
+    _tool(
+        "browser_action", ActionKind.OTHER, "Drive a browser (never run here).",
+        req("action", one_of("launch", "click", "hover", "type", "scroll_down", "scroll_up", "resize", "close"), "what to do"),
+        opt("url", text(), "the page to launch"),
+        opt("coordinate", text(), "x,y for click and hover"),
+        opt("size", text(), "w,h for resize"),
+        opt("text", text(), "what to type"),
+    ),
+    _tool(
+        "use_mcp_tool", ActionKind.OTHER, "Call a tool of an MCP server (never run here).",
+        req("server_name", text(), "the server"),
+        req("tool_name", text(), "the tool"),
+        opt("arguments", text(), "the tool's JSON arguments"),
+    ),
+    _tool(
+        "access_mcp_resource", ActionKind.OTHER, "Read a resource of an MCP server.",
+        req("server_name", text(), "the server"),
+        req("uri", text(), "the resource"),
+    ),
+    _tool(
+        "web_fetch", ActionKind.OTHER, "Cline: fetch a web page.",
+        req("url", text(), "the page"),
+    ),
+)
+
+_STYLES: dict[str, MarkerStyle] = {"replace_in_file": CLINE, "apply_diff": ROO}
+
+
+class Cline(TagDialect):
+    name = "cline"
+    description = "Cline's and Roo Code's XML tools: <write_to_file>, <replace_in_file>, <apply_diff>, <execute_command>, ..."
+    order = 70
+    specs = SPECS
+    children = True
+    long_children = frozenset({"content", "diff", "result", "follow_up", "context", "message", "todos", "response", "arguments"})
+    stripped_children = frozenset(
+        {"path", "command", "regex", "file_pattern", "recursive", "requires_approval", "line", "mode",
+         "mode_slug", "start_line", "end_line", "use_regex", "ignore_case", "url", "server_name",
+         "tool_name", "uri", "action", "coordinate", "size", "query", "question", "reason", "task",
+         "cwd", "line_count", "needs_more_exploration"}
+    )
+
+    def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
+        style = _STYLES.get(action.type)
+        diff = action.fields.get("diff")
+        if style is None or diff is None:
+            return
+        found = parse_blocks(ctx.text, diff.span.start, diff.span.end, style)
+        diagnostics.extend(found.diagnostics)
+        action.edits = [Edit(b.search, b.replace, b.start_line) for b in found.blocks]
+        if not found.blocks and not found.diagnostics and diff.value.strip():
+            diagnostics.append(
+                Diagnostic(
+                    "bad-marker",
+                    f"this diff holds no `{style.search_marker()}` / `=======` / "
+                    f"`{style.replace_marker()}` block; the agent changes nothing",
+                    diff.key_span or diff.span,
+                )
+            )
+
+    def file_view(self, action: Action) -> FileView | None:
+        path = action.fields.get("path")
+        if action.type == "insert_content" and path is not None:
+            content, line = action.fields.get("content"), action.fields.get("line")
+            if content is None or line is None or not str(line.value).strip().isdigit():
+                return None
+            empty = Field("search", "", Span(content.span.start, content.span.start))
+            return FileView("modify", path, edits=(FileEdit(empty, content, int(str(line.value).strip())),))
+        return super().file_view(action)
+
+
+DIALECT = Cline()
