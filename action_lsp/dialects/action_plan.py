@@ -50,7 +50,7 @@ def is_plan(node: JNode | None) -> bool:
 
 class ActionPlan(JsonDialect):
     name = "action-plan"
-    description = "JSON action sequences {\"actions\": [{\"action\": \"THINK\", ...}], ...} (seed 004)"
+    description = "action sequences `{\"actions\": [{\"action\": \"THINK\", ...}], \"can_extend\", \"reasoning\"}`: the whole document, in prose or in a ```json fence"
     order = 40
     type_key = "action"
     sequential = True

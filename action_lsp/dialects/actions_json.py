@@ -91,7 +91,7 @@ ITERATION_FIELDS = {
 
 class ActionsJson(JsonDialect):
     name = "actions-json"
-    description = "```actions fenced JSON {\"actions\": [...]} and ```iteration blocks (seed 000)"
+    description = "```actions fenced blocks `{\"actions\": [{\"type\": ...}]}` and ```iteration blocks with `next_actions`"
     order = 10
     type_key = "type"
     fence_infos = frozenset({"actions", "iteration"})

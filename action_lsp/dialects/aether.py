@@ -108,7 +108,7 @@ _PROSE = frozenset({"aether-chat-summary", "think"})  # trimmed bodies
 
 class Aether(TagDialect):
     name = "aether"
-    description = "<aether-write>, <aether-sandbox>, <aether-install> and the other aether-* tags (seed 003)"
+    description = "<aether-write>, <aether-sandbox>, <aether-forge>, <aether-install>, <aether-research>, <aether-command>, <aether-chat-summary> and <think> tags (other aether-* tags get a hint)"
     order = 30
     tag_names = frozenset(SPECS)
     tag_prefixes = ("aether-",)

@@ -83,10 +83,7 @@ SPECS = specs(
 
 class XmlTags(TagDialect):
     name = "xml-tags"
-    description = (
-        "<create_file>, <modify_file>, <create_directory>, <read_file>, <execute_command> "
-        "with child elements (seeds 001, 002)"
-    )
+    description = "<create_file>, <modify_file>, <create_directory>, <read_file> and <execute_command> tags with child elements (<path>, <content>, <search>, <replace>, <command>)"
     order = 20
     specs = SPECS
     children = True
