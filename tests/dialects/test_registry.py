@@ -123,3 +123,17 @@ def test_prefixed_unknown_names_are_hints_from_the_dialect() -> None:
     d = next(d for d in ALL if d.tag_prefixes)
     assert d.unknown_action_severity(d.tag_prefixes[0] + "whatever") is Severity.HINT
     assert d.unknown_action_severity("whatever") is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_dialect_name_is_accepted_by_the_cli_and_the_server(name: str, tmp_path: Path) -> None:
+    from action_lsp.cli import main
+    from action_lsp.server.config import Settings
+
+    transcript = tmp_path / "t.md"
+    transcript.write_text("Nothing to do here.\n")
+    assert main(["check", "--dialect", name, str(transcript)]) == 0
+    assert main(["parse", "--dialect", name, str(transcript)]) == 0
+    problems: list[str] = []
+    settings = Settings.from_dict({"dialects": [name]}, problems)
+    assert problems == [] and settings.dialect_set().names == (name,)

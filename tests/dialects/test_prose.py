@@ -1,0 +1,33 @@
+"""Ordinary prose and code examples yield no actions and no diagnostics with every dialect on:
+this project's own README and docs, and the explanatory text of Dyad's responses."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from action_lsp.dialects import NAMES
+from action_lsp.document import analyze
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+DYAD = sorted(p for p in (ROOT / "tests" / "fixtures" / "dialects" / "dyad").glob("*.md") if p.name != "README.md")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_project_docs_are_prose(path: Path) -> None:
+    analysis = analyze(path.read_text(encoding="utf-8"), NAMES)
+    assert analysis.actions == []
+    assert analysis.diagnostics == []
+
+
+def test_dyad_explanatory_text_is_prose() -> None:
+    """Each Dyad response with its dyad-* tags cut out: what is left is what Dyad shows as chat."""
+    tag = re.compile(r"<(dyad-[\w-]+)[^>]*>[\s\S]*?</\1>|<dyad-[\w-]+[^>]*>[\s\S]*", re.S)
+    texts = [tag.sub("", p.read_text(encoding="utf-8")) for p in DYAD]
+    assert sum(len(t.strip()) for t in texts) > 500  # there is prose to check
+    for text in texts:
+        analysis = analyze(text, NAMES)
+        assert analysis.actions == [] and analysis.diagnostics == []
