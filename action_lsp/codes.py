@@ -114,6 +114,10 @@ CODES: dict[str, Code] = {
              "The agent's own parser rejects the block or silently applies a different edit. "
              "The range is the marker line as written.",
              fix="Rewrite the marker the way the agent reads it."),
+        Code("truncated-content", E, "A whole-file write whose content elides code (`// ... rest of the code unchanged ...`), or drops most of the old file's definitions.",
+             "Written as is, the placeholder replaces the code it stands for and the file loses "
+             "it. The edit engine refuses such a write unless forced. Ask the model for the "
+             "whole file, or for search/replace edits of the parts that change."),
     )
 }
 

@@ -1,0 +1,119 @@
+"""``truncated-content``: a whole-file write whose content elides code with a placeholder.
+
+Lazy models write ``// ... rest of the code unchanged ...`` or ``# existing code here`` into
+a whole file instead of the code; written as is, the placeholder replaces that code and the
+file loses it (Cline and Roo Code detect such "code omissions" before they write). Here: a
+comment line of a create or write action's content that says code was left out -- an ellipsis
+or an omission word next to a word for code (``rest``, ``existing``, ``unchanged``,
+``remaining`` ... ``code``, ``implementation``, ``methods`` ...). The range is the placeholder
+line. The edit engine refuses to apply such a write unless forced; with the old file at hand
+it also reports a write that drops most of the file's definitions
+(:func:`dropped_definitions`).
+
+Each line is looked at once, with anchored matches (linear in the content).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from ..model import Action, Diagnostic, Field
+from . import RuleContext
+
+_COMMENT = re.compile(r"[ \t]*(?://+|#+|/\*+|\{/\*+|<!--|--|;+|\*)[ \t]*(.*)")
+_CODE = r"(?:code|file|implementation|content|contents|methods?|functions?|logic|components?|styles?|imports?|props|lines?|body|class|properties|fields|cases|routes?|handlers?|tests?|config(?:uration)?)"
+# Said without an ellipsis, only these phrases mean "code left out here".
+_STRONG = re.compile(
+    rf"(?:the[ \t]+)?(?:rest|remainder)[ \t]+of[ \t]+(?:the[ \t]+|your[ \t]+|this[ \t]+)?{_CODE}\b"
+    rf"|{_CODE}[ \t]+(?:remains?|stays?)[ \t]+(?:the[ \t]+same|unchanged|as[ \t]+(?:is|before))"
+    rf"|(?:existing|previous|remaining|unchanged|original)[ \t]+{_CODE}[ \t]+(?:here|goes[ \t]+here|unchanged|as[ \t]+before)\b"
+    rf"|(?:keep|leave)[ \t]+(?:the[ \t]+)?(?:rest|existing)(?:[ \t]+of[ \t]+(?:the[ \t]+)?{_CODE}\b|[ \t]+{_CODE}\b|[ \t]+as[ \t]+is|[ \t]+unchanged)"
+    r"|(?:omitted|elided|truncated)[ \t]+for[ \t]+brevity",
+    re.IGNORECASE,
+)
+# With an ellipsis, an omission word is enough (`// ... existing code ...`, `{/* ... */}`).
+_ELLIPSIS = re.compile(r"\.\.\.|…")
+_WORD = re.compile(
+    r"\b(?:rest|remaining|remainder|existing|other|previous|unchanged|same|omitted|elided|etc)\b",
+    re.IGNORECASE,
+)
+_ELLIPSIS_ONLY = re.compile(r"(?:\.\.\.|…)[ \t]*(?:\*/|-->|\*/\})?[ \t]*$")
+
+
+def _is_placeholder(value: str, start: int, end: int) -> bool:
+    if _ELLIPSIS_ONLY.match(value, start, end):
+        return True
+    if _ELLIPSIS.search(value, start, end) and _WORD.search(value, start, end):
+        return True
+    return _STRONG.search(value, start, end) is not None
+
+
+def placeholder_lines(value: str) -> Iterable[tuple[int, int]]:
+    """``(start, end)`` in ``value`` of each comment line that stands for elided code."""
+    pos = 0
+    n = len(value)
+    while pos < n:
+        nl = value.find("\n", pos)
+        end = n if nl < 0 else nl
+        m = _COMMENT.match(value, pos, end)
+        if m is not None:
+            body = m.start(1)
+            if _is_placeholder(value, body, end):
+                line = value[pos:end]
+                start = pos + len(line) - len(line.lstrip())
+                yield start, pos + len(line.rstrip())
+        pos = end + 1
+
+
+def truncation(content: Field, what: str) -> Diagnostic | None:
+    """``truncated-content`` for the first placeholder of ``content``, if any."""
+    if not isinstance(content.value, str):
+        return None
+    for start, end in placeholder_lines(content.value):
+        line = content.value[start:end]
+        return Diagnostic(
+            "truncated-content",
+            f"`{line.strip()}` stands for code the model left out: writing {what} as is "
+            "replaces that code with this comment; write the whole file, or change only "
+            "parts of it with search/replace",
+            content.value_span(start, end),
+            data={"line": content.value.count("\n", 0, start) + 1},
+        )
+    return None
+
+
+def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
+    from ..dialects import file_view
+
+    for action in actions:
+        if not action.kind.is_file_action:
+            continue
+        view = file_view(action)
+        if view is None or view.content is None or view.op not in ("create", "write"):
+            continue
+        found = truncation(view.content, str(view.path.value))
+        if found is not None:
+            yield found
+
+
+def dropped_definitions(old: str, new: str, path: str) -> tuple[int, int] | None:
+    """``(kept, before)`` when a whole-file write keeps fewer than half of the old file's
+    named definitions (at least 4 before), else None."""
+    from ..syntax import language_for
+    from ..syntax.tokens import definitions
+
+    lang = language_for(path=path)
+    if lang is None:
+        return None
+    try:
+        before = {(d.kind, d.name) for d in definitions(old, lang)}
+        if len(before) < 4:
+            return None
+        after = {(d.kind, d.name) for d in definitions(new, lang)}
+    except Exception:
+        return None
+    kept = len(before & after)
+    return (kept, len(before)) if kept * 2 < len(before) else None
+
+
