@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..model import Action, ActionKind, Diagnostic, Severity, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, Severity, Span
 from .locate import Located, Refused, has_line_numbers, locate, strip_line_numbers
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
 
@@ -48,6 +48,7 @@ class FileChange:
     actions: list[int] = field(default_factory=list)
     mode: int | None = None  # permission bits to keep (None: a new file, default mode)
     bom: bool = False
+    renamed_from: Path | None = None  # a created file that a rename moved here (its source)
 
 
 @dataclass(slots=True)
@@ -151,6 +152,7 @@ class _State:
     strategies: list[str] = field(default_factory=list)
     actions: list[int] = field(default_factory=list)
     changed: bool = False
+    renamed_from: _State | None = None
 
 
 def _field_span(action: Action, *names: str) -> Span:
@@ -315,13 +317,15 @@ class _Planner:
             # Only a file this transcript created may be re-created freely; one it merely
             # modified holds the user's content, which the create would lose.
             created_here = state.original is None
-            if not (self.ws.allow_overwrite or self.force or created_here):
+            writes = action.kind is ActionKind.WRITE_FILE  # create or replace, by definition
+            if not (self.ws.allow_overwrite or self.force or created_here or writes):
                 how = " (modified earlier in this transcript)" if state.changed else ""
                 msg = (f"{rel} already exists{how}; creating it would overwrite it "
                        "(allow overwrites, or apply with --force)")
                 raise ActionFailed(_diag("file-exists", msg, span), msg)
         else:
             self.check_place(index, state, span, as_dir=False)
+        self.check_truncation(action, state, content)
         new = content
         if _newline_of(state) == "\r\n":
             new = _norm(content).replace("\n", "\r\n")
@@ -330,6 +334,27 @@ class _Planner:
         state.text = new
         state.changed = True
         state.actions.append(index)
+
+    def check_truncation(self, action: Action, state: _State, content: str) -> None:
+        """A whole-file write that elides code (a placeholder comment, or most of the old
+        file's definitions gone) is refused unless forced: it would lose that code."""
+        from ..rules.truncation import dropped_definitions, truncation
+
+        if self.force or self.ws.allow_overwrite:
+            return
+        f = action.fields.get("content")
+        found = truncation(f, state.target.rel) if f is not None else None
+        if found is not None:
+            raise ActionFailed(found, found.message)
+        if state.text is not None and state.original is not None:
+            dropped = dropped_definitions(state.text, content, state.target.rel)
+            if dropped is not None:
+                kept, before = dropped
+                msg = (f"writing {state.target.rel} keeps {kept} of its {before} definitions; "
+                       "the model probably left code out (apply with --force to write it anyway)")
+                raise ActionFailed(
+                    _diag("truncated-content", msg, _field_span(action, "content", "path")), msg
+                )
 
     def mkdir(self, index: int, action: Action, outcome: ActionOutcome) -> None:
         state = self.state(action)
@@ -361,6 +386,38 @@ class _Planner:
         state.changed = True
         state.actions.append(index)
 
+    def rename(self, index: int, action: Action, outcome: ActionOutcome) -> None:
+        """Move a file: its source is deleted and its target created with the same content
+        (a ``RenameFile`` in a WorkspaceEdit; all or none with the rest when written)."""
+        src = self.state(action)
+        to = action.fields.get("to")
+        span = _field_span(action, "path")
+        if to is None or not isinstance(to.value, str):
+            raise ActionFailed(None, "the rename has no target")
+        if src.text is None or src.is_dir:
+            msg = f"{src.target.rel} does not exist" if src.text is None else (
+                f"{src.target.rel} is a directory; only files are renamed")
+            raise ActionFailed(_diag("file-not-found", msg, span), msg)
+        dst = self.state(Action(action.dialect, action.type, action.kind, action.span,
+                                action.name_span, {"path": to}))
+        if dst is src:
+            outcome.applied = True
+            outcome.diagnostics.append(_diag("applied", f"{src.target.rel} is already there", to.span))
+            return
+        if dst.is_dir or dst.text is not None:
+            msg = f"{dst.target.rel} already exists; renaming onto it would overwrite it"
+            raise ActionFailed(_diag("file-exists", msg, to.span), msg)
+        self.check_place(index, dst, to.span, as_dir=False)
+        content = src.text
+        src.edits.add(0, len(content), "", content)
+        src.text = None
+        dst.edits.add(0, 0, content, "")
+        dst.text = content
+        dst.renamed_from = src if dst.original is None else None
+        for st in (src, dst):
+            st.changed = True
+            st.actions.append(index)
+
     def modify(self, index: int, action: Action, outcome: ActionOutcome) -> None:
         state = self.state(action)
         rel = state.target.rel
@@ -374,6 +431,17 @@ class _Planner:
         already = 0
         pairs = _pairs(action)
         for k, (search, replace, s_span, r_span) in enumerate(pairs):
+            line = action.edits[k].line if k < len(action.edits) else None
+            if text is not None and not search and line is not None:
+                # An insertion (Roo's insert_content): before line `line`, 0 appends.
+                at = _line_start(text, line)
+                piece = replace
+                if at == len(text) and text and not text.endswith(("\n", "\r")):
+                    piece = _newline_of(state) + piece
+                edits.append((at, at, piece))
+                text = text[:at] + piece + text[at:]
+                strategies.append("insert")
+                continue
             if text is None:
                 if not search.strip():  # empty search on a missing file: create it
                     self.check_place(index, state, path_span, as_dir=False)
@@ -384,7 +452,7 @@ class _Planner:
                     continue
                 msg = f"{rel} does not exist"
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
-            hint = None
+            hint = line  # the agent's own line hint (Roo's :start_line:), if it gave one
             numbered = strip_line_numbers(search) if search not in text else None
             bare = strip_line_numbers(replace, counting=False) if numbered is not None else None
             # Stripped when the replacement has the prefixes on every line or on none; one
@@ -512,10 +580,15 @@ class _Planner:
                 bom = orig.bom if orig is not None else False
                 new_bytes = (b"\xef\xbb\xbf" if bom else b"") + st.text.encode("utf-8")
                 kind: ChangeKind = "create" if orig is None else "modify"
+                moved = st.renamed_from
+                source = moved.original if moved is not None and moved.text is None else None
                 change = FileChange(
                     path, st.target.rel, kind, orig.raw if orig is not None else None,
                     new_bytes, old_text, st.text, st.edits.items, list(st.strategies),
-                    st.actions, orig.mode if orig is not None else None, bom,
+                    st.actions,
+                    orig.mode if orig is not None else (source.mode if source is not None else None),
+                    bom,
+                    moved.target.path if moved is not None and source is not None else None,
                 )
                 if orig is not None and old_text == st.text:
                     continue
@@ -671,6 +744,50 @@ def _blocker(action: Action, blockers: Sequence[Diagnostic]) -> Diagnostic | Non
     return None
 
 
+_KIND_OF_OP = {
+    "create": ActionKind.CREATE_FILE,
+    "write": ActionKind.WRITE_FILE,
+    "modify": ActionKind.MODIFY_FILE,
+    "delete": ActionKind.DELETE_FILE,
+    "rename": ActionKind.RENAME_FILE,
+    "mkdir": ActionKind.CREATE_DIRECTORY,
+}
+
+
+def _from_view(action: Action) -> Action:
+    """The action as its dialect's normalized file view says (``path``, ``to``, ``content``,
+    edits with line hints): the planner reads every dialect the same way. Actions of no
+    registered dialect (built by hand) are taken as they are."""
+    from ..dialects import file_view
+
+    view = file_view(action)
+    if view is None:
+        return action
+    fields = {"path": view.path}
+    if view.to is not None:
+        fields["to"] = view.to
+    if view.content is not None:
+        fields["content"] = view.content
+    edits = [Edit(e.search, e.replace, e.line) for e in view.edits]
+    return Action(
+        action.dialect, action.type, _KIND_OF_OP[view.op], action.span, action.name_span,
+        fields, action.group, action.group_label, edits, action.partial,
+    )
+
+
+def _line_start(text: str, line: int) -> int:
+    """Offset of the start of 1-based ``line`` (the end of the text for 0 or past the end)."""
+    if line <= 0:
+        return len(text)
+    pos = 0
+    for _ in range(line - 1):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return len(text)
+        pos = nl + 1
+    return pos
+
+
 def plan_changes(
     actions: Sequence[Action],
     ws: Workspace,
@@ -712,11 +829,15 @@ def plan_changes(
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
                               f"{blocker.message} (fix it, or apply with --force)")
             continue
+        action = _from_view(action)
+        kind = action.kind
         handler = {
             ActionKind.CREATE_FILE: planner.create,
+            ActionKind.WRITE_FILE: planner.create,
             ActionKind.MODIFY_FILE: planner.modify,
             ActionKind.CREATE_DIRECTORY: planner.mkdir,
             ActionKind.DELETE_FILE: planner.delete,
+            ActionKind.RENAME_FILE: planner.rename,
         }.get(kind)
         if handler is None:
             outcome.ok = False

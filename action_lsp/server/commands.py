@@ -92,12 +92,37 @@ def file_uri(path: Path) -> str:
 def workspace_edit(ls: ActionLanguageServer, plan: Plan) -> types.WorkspaceEdit:
     enc = ls.encoding
     changes: list[Any] = []
+    deleted = {ch.path: ch for ch in plan.changes if ch.kind == "delete"}
+    # A rename is a RenameFile (the editor keeps the file's history), not a delete + create.
+    moved = {ch.renamed_from: ch for ch in plan.changes
+             if ch.kind == "create" and ch.renamed_from in deleted}
     for ch in plan.changes:
         if ch.kind == "mkdir":
             continue  # LSP has no "create directory": made after the editor accepts the edit
         uri = file_uri(ch.path)
+        if ch.kind == "delete" and ch.path in moved:
+            continue  # emitted as the RenameFile of its target
         if ch.kind == "delete":
             changes.append(types.DeleteFile(uri=uri))
+            continue
+        if ch.renamed_from is not None and ch.renamed_from in deleted:
+            source = deleted[ch.renamed_from]
+            changes.append(
+                types.RenameFile(
+                    old_uri=file_uri(ch.renamed_from),
+                    new_uri=uri,
+                    options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False),
+                )
+            )
+            if source.old_text == ch.new_text:
+                continue
+            whole = LineIndex(source.old_text or "").range(_span(0, len(source.old_text or "")), enc)
+            changes.append(
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                    edits=[types.TextEdit(range=lsp_range(whole), new_text=ch.new_text)],
+                )
+            )
             continue
         open_doc = ls.documents.by_path(ch.path)
         version = open_doc.version if open_doc is not None else None
@@ -148,6 +173,8 @@ def _span(s: int, e: int) -> Any:
 
 def describe_change(ch: FileChange) -> str:
     """One line: what the change does to its file."""
+    if ch.kind == "create" and ch.renamed_from is not None:
+        return f"create `{ch.rel}` (renamed)"
     if ch.kind == "create":
         n = ch.new_text.count("\n") + (0 if ch.new_text.endswith("\n") or not ch.new_text else 1)
         return f"create `{ch.rel}` ({n} line{'s' if n != 1 else ''})"

@@ -139,6 +139,10 @@ class Session:
                     p.write_text("", encoding="utf-8")
             elif isinstance(change, types.DeleteFile):
                 Path(to_fs_path(change.uri) or "").unlink()
+            elif isinstance(change, types.RenameFile):
+                new = Path(to_fs_path(change.new_uri) or "")
+                new.parent.mkdir(parents=True, exist_ok=True)
+                Path(to_fs_path(change.old_uri) or "").rename(new)
             elif isinstance(change, types.TextDocumentEdit):
                 p = Path(to_fs_path(change.text_document.uri) or "")
                 text = p.read_text(encoding="utf-8") if p.exists() else ""

@@ -144,3 +144,28 @@ async def test_preview_diff_shows_a_diff_file(session: Session) -> None:
     from pygls.uris import to_fs_path
 
     assert Path(to_fs_path(shown.uri) or "").read_text() == result["diff"]
+
+
+async def test_rename_and_delete_are_file_operations(session: Session) -> None:
+    """A Dyad rename is a RenameFile and a delete a DeleteFile in the WorkspaceEdit."""
+    (session.root / "src/old.py").write_text("x = 1\n")
+    (session.root / "src/gone.py").write_text("y = 1\n")
+    text = (
+        '<dyad-rename from="src/old.py" to="src/new_name.py"></dyad-rename>\n'
+        '<dyad-delete path="src/gone.py"></dyad-delete>\n'
+    )
+    uri = session.open("moves.md", text)
+    result = await session.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="action-lsp.applyAll", arguments=[{"uri": uri, "version": 1, "actions": [0, 1]}]
+        )
+    )
+    assert result["applied"] is True
+    (params,) = session.applied_edits
+    changes = params.edit.document_changes or []
+    assert [type(c).__name__ for c in changes] == ["RenameFile", "DeleteFile"]
+    rename = changes[0]
+    assert isinstance(rename, types.RenameFile)
+    assert (rename.old_uri, rename.new_uri) == (session.uri("src/old.py"), session.uri("src/new_name.py"))
+    assert (session.root / "src/new_name.py").read_text() == "x = 1\n"
+    assert not (session.root / "src/old.py").exists() and not (session.root / "src/gone.py").exists()
