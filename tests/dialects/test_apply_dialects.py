@@ -114,3 +114,18 @@ def test_roo_insert_content(tmp_path: Path) -> None:
     )
     assert _apply(tmp_path, root, transcript) == 0
     assert _tree(root) == {"f.txt": "a\nX\nb\n", "g.txt": "a\nZ\n"}
+
+
+def test_a_truncated_write_is_refused_unless_forced(tmp_path: Path, capsys) -> None:
+    old = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(6))
+    root = _workspace(tmp_path, {"m.py": old, "n.py": old})
+    lazy = '<dyad-write path="m.py">\ndef f0():\n    return 0\n\n# ... rest of the code unchanged ...\n</dyad-write>\n'
+    assert _apply(tmp_path, root, lazy) != 0
+    out, err = capsys.readouterr()
+    assert "rest of the code unchanged" in out + err
+    assert (root / "m.py").read_text() == old
+    dropped = '<dyad-write path="n.py">\ndef f0():\n    return 0\n</dyad-write>\n'
+    assert _apply(tmp_path, root, dropped) != 0
+    assert (root / "n.py").read_text() == old
+    assert _apply(tmp_path, root, dropped, "--force") == 0
+    assert (root / "n.py").read_text() == "def f0():\n    return 0"
