@@ -293,6 +293,11 @@ class TagDialect(Dialect):
         return frozenset(f.name for s in self.specs.values() for f in s.fields)
 
     @cached_property
+    def sibling_open(self) -> re.Pattern[str]:
+        names = "|".join(re.escape(n) for n in sorted(self.child_names, key=lambda n: (-len(n), n)))
+        return re.compile(r"<(?:" + names + r")(?=[ \t\r\n\f/>])")
+
+    @cached_property
     def sibling_pattern(self) -> re.Pattern[str]:
         names = "|".join(re.escape(n) for n in sorted(self.child_names, key=lambda n: (-len(n), n)))
         return re.compile(r"[ \t\r\n\f]*<(" + names + r")(?=[\s/>])")
@@ -370,6 +375,7 @@ class _ChildReader:
         self.bound = bound
         self.closed = closed
         self.finder = Finder(ctx.text, bound)
+        self._sibling = (1 << 62, -1)  # (searched from, found at) of _next_sibling; none yet
 
     def read(self, start: int) -> Children:
         text, bound, finder = self.text, self.bound, self.finder
@@ -495,22 +501,15 @@ class _ChildReader:
 
     def _next_sibling(self, start: int) -> int:
         """Offset of the next opening tag of a known child element (-1 if none before the
-        bound)."""
-        text = self.text
-        best = -1
-        for name in self.d.child_names:
-            needle = "<" + name
-            pos = start
-            while True:
-                at = self.finder.find(needle, pos)
-                if at < 0 or (best >= 0 and at > best):
-                    break
-                after = at + len(needle)
-                if after < len(text) and text[after] in " \t\r\n\f/>":
-                    best = at
-                    break
-                pos = at + 1
-        return best
+        bound). One search for all names; its answer is reused while ``start`` stays before
+        it, so the content is read once however many children ask."""
+        memo_from, found = self._sibling
+        if memo_from <= start and (found < 0 or found >= start):
+            return found
+        m = self.d.sibling_open.search(self.text, start, self.bound)
+        found = m.start() if m is not None else -1
+        self._sibling = (start, found)
+        return found
 
     def _followed_by_sibling(self, pos: int) -> bool:
         """Does a closing tag ending at ``pos`` end its element: next comes the action's end, a
