@@ -129,3 +129,18 @@ def test_a_truncated_write_is_refused_unless_forced(tmp_path: Path, capsys) -> N
     assert (root / "n.py").read_text() == old
     assert _apply(tmp_path, root, dropped, "--force") == 0
     assert (root / "n.py").read_text() == "def f0():\n    return 0"
+
+
+def test_roo_line_hint_chooses_among_several_matches(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"r.py": "x = 1\ny = 0\nx = 1\n"})
+    transcript = (
+        "<apply_diff>\n<path>r.py</path>\n<diff>\n"
+        "<<<<<<< SEARCH\n:start_line:3\n-------\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+        "</diff>\n</apply_diff>\n"
+    )
+    assert _apply(tmp_path, root, transcript) == 0
+    assert (root / "r.py").read_text() == "x = 1\ny = 0\nx = 2\n"
+    # Without the hint the same search text is ambiguous and nothing is written.
+    root2 = _workspace(tmp_path / "two", {"r.py": "x = 1\ny = 0\nx = 1\n"})
+    assert _apply(tmp_path, root2, transcript.replace(":start_line:3\n-------\n", "")) != 0
+    assert (root2 / "r.py").read_text() == "x = 1\ny = 0\nx = 1\n"
