@@ -222,7 +222,7 @@ class Action:
     @property
     def title(self) -> str:
         """Type and target, as shown in outlines: ``create_file src/app.py``."""
-        target = self.path or self.text("command") or self.text("query") or self.text("tool")
+        target = self.path or self.text("from") or self.text("command") or self.text("query") or self.text("tool")
         if target:
             first_line = target.strip().splitlines()[0] if target.strip() else target
             if len(first_line) > 60:

@@ -45,3 +45,14 @@ async def test_action_plan_names(session: Session) -> None:
     uri = session.open("plan.md", text)
     labels = await _complete(session, uri, 0, len('{"actions": [{"action": "TH'))
     assert "THINK" in labels
+
+
+async def test_attributes_and_child_elements_as_the_dialect_writes_them(session: Session) -> None:
+    """`<dyad-write ` offers its attributes, not the body field; inside a Cline tool `<` offers
+    its parameters as child elements."""
+    text = '<dyad-write \n\n<write_to_file>\n<\n</write_to_file>\n'
+    uri = session.open("fields.md", text)
+    labels = await _complete(session, uri, 0, len("<dyad-write "))
+    assert "path" in labels and "description" in labels and "content" not in labels
+    labels = await _complete(session, uri, 3, 1)
+    assert "path" in labels and "content" in labels
