@@ -39,7 +39,7 @@ them.
 
 from __future__ import annotations
 
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, FileEdit, FileView, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, Field, FileEdit, FileView, SourceMap, Span
 from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
 from .base import ScanContext
 from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
@@ -207,6 +207,8 @@ class Cline(TagDialect):
     )
 
     def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
+        if action.type == "write_to_file" and "content" in action.fields:
+            _unfence(ctx.text, action.fields["content"])
         style = _STYLES.get(action.type)
         diff = action.fields.get("diff")
         if style is None or diff is None:
@@ -233,6 +235,25 @@ class Cline(TagDialect):
             empty = Field("search", "", Span(content.span.start, content.span.start))
             return FileView("modify", path, edits=(FileEdit(empty, content, int(str(line.value).strip())),))
         return super().file_view(action)
+
+
+def _unfence(text: str, f: Field) -> None:
+    """Cline drops a Markdown fence line that opens or closes written content (weaker models
+    wrap files in ```` ```python ````): the same here, the span following."""
+    start, end = f.span.start, f.span.end
+    if text.startswith("```", start, end):
+        nl = text.find("\n", start, end)
+        start = end if nl < 0 else nl + 1
+    tail = end
+    while tail > start and text[tail - 1] in " \t\r\n":
+        tail -= 1
+    if tail - start >= 3 and text.endswith("```", start, tail):
+        line = max(text.rfind("\n", start, tail - 3) + 1, start)
+        end = line
+    if (start, end) != (f.span.start, f.span.end):
+        f.span = Span(start, end)
+        f.value = text[start:end]
+        f.source_map = SourceMap.verbatim(start, end)
 
 
 DIALECT = Cline()

@@ -184,3 +184,11 @@ def test_unclosed_tool_reports_and_recovers() -> None:
     assert d.code == "unclosed-tag" and text[d.span.start : d.span.end] == "write_to_file"
     (a,) = analysis.actions
     assert a.get("content") == "hello\n"
+
+
+def test_write_to_file_drops_a_markdown_fence_around_the_content() -> None:
+    text = "<write_to_file>\n<path>a.py</path>\n<content>\n```python\nx = 1\n```\n</content>\n</write_to_file>\n"
+    (a,) = analyze(text).actions
+    assert a.get("content") == "x = 1\n"
+    f = a.fields["content"]
+    assert text[f.span.start : f.span.end] == "x = 1\n"
