@@ -83,6 +83,7 @@ class FieldSpec:
     required: bool = False
     check: Check | None = None
     doc: str = ""
+    empty_ok: bool = False  # an empty value means something (an empty <replace> deletes)
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -114,12 +115,12 @@ def specs(*items: ActionSpec) -> dict[str, ActionSpec]:
     return {s.type: s for s in items}
 
 
-def req(name: str, check: Check | None = None, doc: str = "") -> FieldSpec:
-    return FieldSpec(name, True, check, doc)
+def req(name: str, check: Check | None = None, doc: str = "", *, empty_ok: bool = False) -> FieldSpec:
+    return FieldSpec(name, True, check, doc, empty_ok)
 
 
-def opt(name: str, check: Check | None = None, doc: str = "") -> FieldSpec:
-    return FieldSpec(name, False, check, doc)
+def opt(name: str, check: Check | None = None, doc: str = "", *, empty_ok: bool = False) -> FieldSpec:
+    return FieldSpec(name, False, check, doc, empty_ok)
 
 
 def nearest(name: str, candidates: Iterable[str]) -> str | None:

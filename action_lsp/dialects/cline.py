@@ -89,7 +89,7 @@ SPECS = specs(
         "search_and_replace", ActionKind.MODIFY_FILE, "Roo: replace every occurrence of a text.",
         req("path", text(), "the file to change"),
         req("search", text(), "the text (or regex) to find"),
-        req("replace", text(), "what replaces it"),
+        req("replace", text(), "what replaces it (empty: delete it)", empty_ok=True),
         opt("use_regex", one_of("true", "false"), "whether search is a regular expression"),
         opt("ignore_case", one_of("true", "false"), "whether case is ignored"),
         _LINE,

@@ -43,8 +43,8 @@ SPECS = specs(
         ActionKind.MODIFY_FILE,
         (
             req("path", text(), "the file to change"),
-            req("search", text(), "the exact text to find"),
-            req("replace", text(), "what replaces it"),
+            req("search", text(), "the exact text to find (empty: append, or create a missing file)", empty_ok=True),
+            req("replace", text(), "what replaces it (empty: delete it)", empty_ok=True),
         ),
         "Replace text in an existing file (one or more <search>/<replace> pairs).",
     ),

@@ -33,7 +33,9 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
                     action.name_span,
                     data={"field": name, "type": action.type},
                 )
-            elif f.value is None or (isinstance(f.value, str) and not f.value.strip()):
+            elif f.value is None or (
+                isinstance(f.value, str) and not f.value.strip() and not spec.field(name).empty_ok  # type: ignore[union-attr]
+            ):
                 yield Diagnostic(
                     "missing-field",
                     f"`{name}` of `{action.type}` is empty",

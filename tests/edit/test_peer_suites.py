@@ -34,23 +34,9 @@ PEER_IS_WRONG = {
 
 # Known bugs (see the peers lane's report): a case listed here may still fail either check;
 # remove it when the fix lands (the tests then guard it).
-_EMPTY_FIELD_BUG = (
-    "known bug, see report: an empty <replace> (a deletion, which every peer supports) or an "
-    "empty <search> (append, or create a missing file: Aider's convention, documented in "
-    "docs/edit-engine.md) is reported as `missing-field` by rules/schema.py, and since issue 8 "
-    "a transcript error blocks its action unless --force; with --force the engine writes "
-    "exactly what the peer expects (test_known_bugs_are_right_when_forced)"
-)
-KNOWN_BUG = {
-    "roo/030-should-delete-code-when-replace-block-is-empty": _EMPTY_FIELD_BUG,
-    "roo/031-should-delete-multiple-lines-when-replace-block-is-empty": _EMPTY_FIELD_BUG,
-    "roo/032-should-preserve-indentation-when-deleting-nested-code": _EMPTY_FIELD_BUG,
-    "roo/033-should-delete-a-line-when-search-block-has-line-number-prefi": _EMPTY_FIELD_BUG,
-    "cline/001-should-handle-empty-file-case-correctly": _EMPTY_FIELD_BUG,
-    "cline/009-should-handle-delete-then-replace-case-correctly": _EMPTY_FIELD_BUG,
-    "aider/007-test-create-new-file-with-other-file-in-chat": _EMPTY_FIELD_BUG,
-    "codex/006-016-pure-addition-update-chunk": _EMPTY_FIELD_BUG,
-}
+# (The empty <replace>/<search> cases listed here before are fixed: the specs mark those fields
+# `empty_ok`, so an empty one is no `missing-field`; the suites now guard them.)
+KNOWN_BUG: dict[str, str] = {}
 
 MIN_CASES = {"roo": 30, "cline": 12, "aider": 6, "codex": 10}
 

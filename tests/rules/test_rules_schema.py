@@ -172,3 +172,17 @@ def test_nearest() -> None:
     assert nearest("list_task", known) == "list_tasks"
     assert nearest("frobnicate", known) is None
     assert nearest("x", []) is None
+
+
+def test_an_empty_value_that_means_something_is_no_missing_field() -> None:
+    """An empty <replace> deletes the search text; an empty <search> appends (or creates)."""
+    from action_lsp.document import analyze
+
+    text = "<modify_file>\n<path>a.py</path>\n<search>\nx = 1\n</search>\n<replace></replace>\n</modify_file>\n"
+    assert [d.code for d in analyze(text).diagnostics] == []
+    text = "<modify_file>\n<path>a.py</path>\n<search></search>\n<replace>\ny = 2\n</replace>\n</modify_file>\n"
+    assert [d.code for d in analyze(text).diagnostics] == []
+    text = "<modify_file>\n<path></path>\n<search>x</search>\n<replace>y</replace>\n</modify_file>\n"
+    assert "invalid-path" in [d.code for d in analyze(text).diagnostics] or "missing-field" in [
+        d.code for d in analyze(text).diagnostics
+    ]
