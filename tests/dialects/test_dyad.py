@@ -282,3 +282,14 @@ def test_only_the_dyad_dialect_reads_dyad_tags() -> None:
     text = '<dyad-write path="a.ts">x</dyad-write>\n'
     others = DialectSet([d for d in DialectSet().dialects if d.name != "dyad"])
     assert analyze(text, others).actions == []
+
+
+def test_search_replace_body_in_a_fence() -> None:
+    text = (
+        '<dyad-search-replace path="a.ts">\n```ts\n'
+        "<<<<<<< SEARCH\nlet a = 1;\n=======\nlet a = 2;\n>>>>>>> REPLACE\n"
+        "```\n</dyad-search-replace>\n"
+    )
+    analysis = analyze(text)
+    assert analysis.diagnostics == []
+    assert [(e.search.value, e.replace.value) for e in analysis.actions[0].edits] == [("let a = 1;\n", "let a = 2;\n")]
