@@ -858,8 +858,8 @@ def plan_changes(
             if failed.diagnostic is not None:
                 outcome.diagnostics.append(failed.diagnostic)
             continue
-        rel = action.path
-        if rel is not None:
+        rel = action.text("to") if kind is ActionKind.RENAME_FILE else action.path
+        if rel is not None:  # a rename's change is its target's (created, renamed_from set)
             target = ws.resolve(rel)
             if isinstance(target, Target):
                 touched[index] = target.path

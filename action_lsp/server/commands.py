@@ -174,7 +174,7 @@ def _span(s: int, e: int) -> Any:
 def describe_change(ch: FileChange) -> str:
     """One line: what the change does to its file."""
     if ch.kind == "create" and ch.renamed_from is not None:
-        return f"create `{ch.rel}` (renamed)"
+        return f"move `{ch.renamed_from.name}` to `{ch.rel}`"
     if ch.kind == "create":
         n = ch.new_text.count("\n") + (0 if ch.new_text.endswith("\n") or not ch.new_text else 1)
         return f"create `{ch.rel}` ({n} line{'s' if n != 1 else ''})"

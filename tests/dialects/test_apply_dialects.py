@@ -144,3 +144,15 @@ def test_roo_line_hint_chooses_among_several_matches(tmp_path: Path) -> None:
     root2 = _workspace(tmp_path / "two", {"r.py": "x = 1\ny = 0\nx = 1\n"})
     assert _apply(tmp_path, root2, transcript.replace(":start_line:3\n-------\n", "")) != 0
     assert (root2 / "r.py").read_text() == "x = 1\ny = 0\nx = 1\n"
+
+
+def test_a_rename_outcome_is_its_target(tmp_path: Path) -> None:
+    from action_lsp.document import analyze
+    from action_lsp.edit import Workspace, plan_changes
+
+    root = _workspace(tmp_path, {"src/App.tsx": "x\n"})
+    text = '<dyad-rename from="src/App.tsx" to="src/Main.tsx"></dyad-rename>\n'
+    plan = plan_changes(analyze(text).actions, Workspace(root))
+    change = plan.outcomes[0].change
+    assert change is not None and change.rel == "src/Main.tsx" and change.renamed_from == root / "src" / "App.tsx"
+    assert sorted((c.kind, c.rel) for c in plan.changes) == [("create", "src/Main.tsx"), ("delete", "src/App.tsx")]
