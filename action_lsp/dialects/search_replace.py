@@ -32,7 +32,7 @@ Decode = Callable[[str, int, int], tuple[str, SourceMap]]
 
 # Any line that looks like a marker: a run of one marker character, then SEARCH / REPLACE or
 # nothing. Classified against the style afterwards.
-_LOOSE = re.compile(r"([<>=+\-])\1{1,}[ \t]*(SEARCH|REPLACE)?>?[ \t]*$")
+_LOOSE = re.compile(r"([<>=+\-])\1{1,}[ \t]*([A-Za-z]+)?>?[ \t]*$")
 _HINT = re.compile(r":(start_line|end_line):[ \t]*(\d+)[ \t]*$")
 
 
@@ -178,8 +178,11 @@ def parse_blocks(
 
 def _classify(m: re.Match[str], style: MarkerStyle) -> tuple[str, bool] | None:
     """(``search`` | ``divider`` | ``replace``, whether the style accepts it as written)."""
-    char, word = m.group(1), m.group(2)
+    char, written = m.group(1), m.group(2)
     run = len(m.group(0)) - len(m.group(0).lstrip(char))
+    word = _word(written, run)
+    if word is None and written is not None:
+        return None  # `--- Summary`: a line of text, not a marker
     if word == "SEARCH" and char in style.search_chars + "<-":
         what = "search"
         ok = char in style.search_chars
@@ -198,7 +201,24 @@ def _classify(m: re.Match[str], style: MarkerStyle) -> tuple[str, bool] | None:
         ok = False
     elif not low <= run <= high:
         ok = False
+    if written is not None and written != word:
+        ok = False  # `SERACH`, `search`: misspelt
     return what, ok
+
+
+def _word(written: str | None, run: int) -> str | None:
+    """``SEARCH`` or ``REPLACE`` as meant by ``written`` (a misspelling when the marker run is
+    long enough to be meant as one), else None."""
+    if written is None or written in ("SEARCH", "REPLACE"):
+        return written
+    if run < 3 or len(written) < 4:
+        return None
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    for word in ("SEARCH", "REPLACE"):
+        if DamerauLevenshtein.distance(written.upper(), word, score_cutoff=2) <= 2:
+            return word
+    return None
 
 
 def _count_message(text: str, m: re.Match[str], style: MarkerStyle, word: str) -> str:
@@ -206,6 +226,9 @@ def _count_message(text: str, m: re.Match[str], style: MarkerStyle, word: str) -
     low, high = style.counts
     want = f"exactly {low}" if low == high else f"at least {low}"
     char = m.group(1)
+    if word and m.group(2) != word:
+        expected = style.search_marker() if word == "SEARCH" else style.replace_marker()
+        return f"`{written}` is a misspelt marker the agent does not read; write `{expected}`"
     if word and char not in (style.search_chars if word == "SEARCH" else style.replace_chars):
         expected = style.search_marker() if word == "SEARCH" else style.replace_marker()
         return f"`{written}` is not a marker this agent reads; write `{expected}`"

@@ -293,3 +293,21 @@ def test_search_replace_body_in_a_fence() -> None:
     analysis = analyze(text)
     assert analysis.diagnostics == []
     assert [(e.search.value, e.replace.value) for e in analysis.actions[0].edits] == [("let a = 1;\n", "let a = 2;\n")]
+
+
+@pytest.mark.parametrize("typo", ["<<<<<<< SERACH", "<<<<<<< search", "<<<<<<< SEARCHH"])
+def test_a_misspelt_marker_is_reported_and_fixed(typo: str) -> None:
+    text = f'<dyad-search-replace path="a.ts">\n{typo}\na\n=======\nb\n>>>>>>> REPLACE\n</dyad-search-replace>\n'
+    bad = [d for d in analyze(text).diagnostics if d.code == "bad-marker"]
+    assert len(bad) == 1 and "misspelt" in bad[0].message
+    assert text[bad[0].span.start : bad[0].span.end] == typo
+    (edit,) = bad[0].fixes[0].edits
+    fixed = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+    assert analyze(fixed).diagnostics == []
+
+
+def test_marker_like_text_is_not_a_marker() -> None:
+    text = '<dyad-search-replace path="a.md">\n<<<<<<< SEARCH\n--- Summary\n=======\n--- Summary!\n>>>>>>> REPLACE\n</dyad-search-replace>\n'
+    analysis = analyze(text)
+    assert analysis.diagnostics == []
+    assert analysis.actions[0].edits[0].search.value == "--- Summary\n"
