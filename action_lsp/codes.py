@@ -110,6 +110,10 @@ CODES: dict[str, Code] = {
              "edit a later action repairs is not reported). The action is not applied unless "
              "forced (`apply --force`); check the replacement and the place it matched.",
              needs_workspace=True),
+        Code("file-readonly", E, "A create, modify or delete of a file without write permission.",
+             "The file's mode has no write bit (`chmod a-w`, 0444) or this user may not write "
+             "it: someone protected it on purpose. It is not written unless forced (`apply "
+             "--force`); a forced write keeps the read-only mode.", needs_workspace=True),
     )
 }
 
