@@ -279,13 +279,16 @@ class Journal:
         remove_journal(self.root, self.jdir)
 
 
-def remove_journal(root: Path, jdir: Path) -> bool:
-    """Delete the journal's files and its directories when empty; whether anything was there."""
+def remove_journal(root: Path, jdir: Path, *, keep_dir: bool = False) -> bool:
+    """Delete the journal's files and its directories when empty (unless ``keep_dir``: the
+    lock is held on it for a write to come); whether anything was there."""
     found = False
     for name in (JOURNAL_FILE, COMMITTED_FILE, BACKUP_FILE, JOURNAL_FILE + ".tmp"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(jdir / name)
             found = True
+    if keep_dir:
+        return found
     for d in (jdir, jdir.parent):
         try:
             os.rmdir(d)
@@ -427,12 +430,13 @@ def _sync_parents(files: _Files) -> None:
         fsync_dir(d)
 
 
-def _recover_locked(root: Path, jdir: Path) -> Recovery | None:
+def _recover_locked(root: Path, jdir: Path, *, keep_dir: bool = False) -> Recovery | None:
     try:
         raw = (jdir / JOURNAL_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
         # Killed while writing the journal: nothing in the workspace was touched yet.
-        return Recovery(root, "cleaned") if remove_journal(root, jdir) else None
+        found = remove_journal(root, jdir, keep_dir=keep_dir)
+        return Recovery(root, "cleaned") if found else None
     try:
         record = json.loads(raw)
         files = _Files(root, jdir, record)
@@ -456,7 +460,7 @@ def _recover_locked(root: Path, jdir: Path) -> Recovery | None:
             rec.conflicts.clear()
             roll_back_committed(files, rec.conflicts)
     _sync_parents(files)
-    remove_journal(root, jdir)
+    remove_journal(root, jdir, keep_dir=keep_dir)
     return rec
 
 

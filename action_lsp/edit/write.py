@@ -27,6 +27,7 @@ import stat
 from pathlib import Path
 
 from .journal import (
+    STATE_DIR,
     Entry,
     Journal,
     JournalError,
@@ -127,15 +128,15 @@ def write_plan(
     if not changes:
         return
     base = Path(root) if root is not None else _common_root(changes)
+    state = base.resolve() / STATE_DIR
+    for change in changes:
+        if change.path == state or change.path.is_relative_to(state):
+            raise WriteError(f"{change.rel}: action-lsp keeps its journal there")
     try:
         with locked(base, create=True) as jdir:
             assert jdir is not None
             # A write interrupted earlier (and not yet recovered by the caller) goes first.
-            _recover_locked(base, jdir)
-            os.makedirs(jdir, exist_ok=True)
-            for change in changes:
-                if change.path == jdir.parent or change.path.is_relative_to(jdir.parent):
-                    raise WriteError(f"{change.rel}: action-lsp keeps its journal there")
+            _recover_locked(base, jdir, keep_dir=True)
             _write_locked(changes, Journal(base, jdir, label))
     except (OSError, JournalError) as exc:
         raise WriteError(f"nothing was written: {exc}") from exc
