@@ -236,6 +236,9 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
             ) from exc
         journal.discard()
         raise WriteError(f"write failed and was rolled back: {exc}") from exc
+    except BaseException:  # interrupted (Ctrl-C) after the commit mark: finish it now
+        _recover_locked(journal.root, journal.jdir)
+        raise
     for d in {t.parent for _, t, _, _ in jobs}:
         fsync_dir(d)
     journal.discard()

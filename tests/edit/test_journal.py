@@ -313,3 +313,25 @@ def test_a_live_write_is_not_recovered_under_it(tmp_path: Path, tx, killing) -> 
     os.waitpid(pid, 0)
     t.join(5)
     assert result and result[0] is not None and result[0].outcome == "rolled-back"
+
+
+def test_interrupt_after_commit_finishes_at_once(tmp_path: Path, tx, killing, monkeypatch) -> None:
+    """Ctrl-C during the renames: the write is finished before the exception goes on."""
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+    real = os.replace
+    calls = []
+
+    def interrupted(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if ".action-lsp." in os.fspath(src) and "/journal/" not in os.fspath(src):
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_plan(plan, root=tmp_path)
+    monkeypatch.setattr(os, "replace", real)
+    assert killing.snapshot(tmp_path) == expected_after(before)
