@@ -147,7 +147,7 @@ def _digest(path: Path) -> str | None:
 def set_owner(fd: int, uid: int | None, gid: int | None) -> None:
     """Give ``fd`` the owner and group, as far as this process may (before the mode: chown
     clears set-id bits)."""
-    if uid is None or gid is None:
+    if uid is None or gid is None or not hasattr(os, "fchown"):
         return
     st = os.fstat(fd)
     if (st.st_uid, st.st_gid) == (uid, gid):
@@ -201,9 +201,15 @@ def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
     """Hold the journal lock of ``root``; yields the journal directory (None when there is
     none and ``create`` is false)."""
     jdir = journal_dir(root)
-    while True:
+    if os.name == "nt":  # pragma: no cover - no directory handles to lock
         if create:
             os.makedirs(jdir, exist_ok=True)
+        yield jdir if jdir.is_dir() else None
+        return
+    while True:
+        if create:
+            # Owner-only: the backup holds the old bytes of files that may be private.
+            os.makedirs(jdir, mode=0o700, exist_ok=True)
         try:
             fd = os.open(jdir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         except FileNotFoundError:
@@ -248,7 +254,8 @@ class Journal:
 
     def prepare(self, backups: Sequence[bytes]) -> None:
         """Write the backup and the journal, fsynced: from now on a kill is recoverable."""
-        with open(self.jdir / BACKUP_FILE, "wb") as fh:
+        fd = os.open(self.jdir / BACKUP_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "wb") as fh:
             for data in backups:
                 fh.write(data)
             fh.flush()

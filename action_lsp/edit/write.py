@@ -27,6 +27,7 @@ import stat
 from pathlib import Path
 
 from .journal import (
+    JOURNAL_FILE,
     STATE_DIR,
     Entry,
     Journal,
@@ -36,6 +37,7 @@ from .journal import (
     fsync_dir,
     locked,
     remove_dirs,
+    remove_journal,
     roll_back_committed,
     sha,
     temp_name,
@@ -137,7 +139,12 @@ def write_plan(
             assert jdir is not None
             # A write interrupted earlier (and not yet recovered by the caller) goes first.
             _recover_locked(base, jdir, keep_dir=True)
-            _write_locked(changes, Journal(base, jdir, label))
+            try:
+                _write_locked(changes, Journal(base, jdir, label))
+            except BaseException:
+                if not (jdir / JOURNAL_FILE).exists():  # refused before the journal was made
+                    remove_journal(base, jdir)
+                raise
     except (OSError, JournalError) as exc:
         raise WriteError(f"nothing was written: {exc}") from exc
 
@@ -182,6 +189,9 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
         journal.entries.append(entry)
         jobs.append((entry, change.path, temp, change.new_bytes))
 
+    for entry, target, temp, _ in jobs:
+        if temp is not None and target in planned_dirs:
+            raise WriteError(f"{entry.rel}: is to be both a file and a directory")
     try:
         journal.prepare(backups)
     except BaseException:

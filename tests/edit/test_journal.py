@@ -335,3 +335,12 @@ def test_interrupt_after_commit_finishes_at_once(tmp_path: Path, tx, killing, mo
         write_plan(plan, root=tmp_path)
     monkeypatch.setattr(os, "replace", real)
     assert killing.snapshot(tmp_path) == expected_after(before)
+
+
+def test_file_and_directory_at_one_path_fails_before_anything(tmp_path: Path, tx, killing) -> None:
+    """`a` created as a file and as the parent of `a/b`: refused with nothing left behind."""
+    t = tx()
+    plan = plan_changes([t.create("a", "file\n"), t.create("a/b", "child\n")], Workspace(tmp_path))
+    with pytest.raises(WriteError, match="both a file and a directory"):
+        write_plan(plan, root=tmp_path)
+    assert killing.snapshot(tmp_path) == {}
