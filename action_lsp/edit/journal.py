@@ -159,13 +159,33 @@ def set_owner(fd: int, uid: int | None, gid: int | None) -> None:
             os.fchown(fd, -1, gid)
 
 
-def write_new(path: Path, data: bytes, mode: int, uid: int | None, gid: int | None) -> None:
-    """Create ``path`` (must not exist) with ``data``, owner, group and mode, fsynced."""
+def copy_xattrs(source: Path, fd: int) -> None:
+    """Best effort: the extended attributes of ``source`` (POSIX ACLs, SELinux label, user
+    attributes) onto ``fd``."""
+    if not hasattr(os, "listxattr"):  # pragma: no cover - not Linux
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError:
+        return
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(fd, name, os.getxattr(source, name))
+
+
+def write_new(
+    path: Path, data: bytes, mode: int, uid: int | None, gid: int | None,
+    xattrs_from: Path | None = None,
+) -> None:
+    """Create ``path`` (must not exist) with ``data``, owner, group, mode and (from
+    ``xattrs_from``) extended attributes, fsynced."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
         _write_all(fd, data)
         set_owner(fd, uid, gid)
         os.fchmod(fd, mode)
+        if xattrs_from is not None:
+            copy_xattrs(xattrs_from, fd)
         os.fsync(fd)
     finally:
         os.close(fd)

@@ -202,11 +202,12 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
     try:
         for d in journal.dirs:
             os.mkdir(d)
-        for entry, _target, temp, data in jobs:
+        for entry, target, temp, data in jobs:
             if temp is None:
                 continue
             assert entry.mode is not None
-            write_new(temp, data, entry.mode, entry.uid, entry.gid)
+            keep = target if entry.op == "rename" and entry.old_sha is not None else None
+            write_new(temp, data, entry.mode, entry.uid, entry.gid, xattrs_from=keep)
         for d in {t.parent for _, _, t, _ in jobs if t is not None} | {
             d.parent for d in journal.dirs
         }:

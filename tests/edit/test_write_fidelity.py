@@ -145,3 +145,18 @@ def test_readonly_through_the_cli(tmp_path: Path, capsys) -> None:
     assert f.read_bytes().startswith(b"x = 2")
     assert stat.S_IMODE(f.stat().st_mode) == 0o444
     assert sorted(os.listdir(root)) == ["locked.py"]
+
+
+@pytest.mark.skipif(not hasattr(os, "setxattr"), reason="extended attributes are Linux only")
+def test_extended_attributes_kept(tmp_path: Path, tx) -> None:
+    f = tmp_path / "tagged.txt"
+    f.write_bytes(b"a\n")
+    try:
+        os.setxattr(f, "user.origin", b"review-42")
+    except OSError:
+        pytest.skip("this file system has no user extended attributes")
+    t = tx()
+    write_plan(plan_changes([t.modify("tagged.txt", ("a\n", "b\n"))], Workspace(tmp_path)),
+               root=tmp_path)
+    assert f.read_bytes() == b"b\n"
+    assert os.getxattr(f, "user.origin") == b"review-42"
