@@ -212,6 +212,7 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
             d.parent for d in journal.dirs
         }:
             fsync_dir(d)
+        journal.commit()  # from here on, a kill is rolled forward
     except BaseException as exc:
         for _, _, temp, _ in jobs:
             if temp is not None:
@@ -223,7 +224,6 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
             raise WriteError(f"nothing was written: {exc}") from exc
         raise
 
-    journal.commit()  # from here on, a kill is rolled forward
     try:
         for entry, target, temp, _data in jobs:
             if entry.op == "rename":

@@ -344,3 +344,17 @@ def test_file_and_directory_at_one_path_fails_before_anything(tmp_path: Path, tx
     with pytest.raises(WriteError, match="both a file and a directory"):
         write_plan(plan, root=tmp_path)
     assert killing.snapshot(tmp_path) == {}
+
+
+def test_failing_commit_mark_leaves_nothing(tmp_path: Path, tx, killing, monkeypatch) -> None:
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def full(self) -> None:  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal_mod.Journal, "commit", full)
+    with pytest.raises(WriteError, match="nothing was written"):
+        write_plan(plan, root=tmp_path)
+    assert killing.snapshot(tmp_path) == before
