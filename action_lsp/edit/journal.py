@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -227,11 +228,16 @@ def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
         yield jdir if jdir.is_dir() else None
         return
     while True:
+        for d in (jdir.parent, jdir):  # a planted link must not send the journal elsewhere
+            if os.path.islink(d):
+                raise JournalError(f"{d} is a symbolic link; action-lsp keeps its journal only "
+                                   "in a real directory")
         if create:
             # Owner-only: the backup holds the old bytes of files that may be private.
             os.makedirs(jdir, mode=0o700, exist_ok=True)
         try:
-            fd = os.open(jdir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            fd = os.open(jdir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                         | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
             if create:
                 continue
@@ -280,9 +286,11 @@ class Journal:
                 fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        st = os.stat(self.jdir)
         record = {
             "version": VERSION,
             "id": self.id,
+            "place": [st.st_dev, st.st_ino],
             "label": self.label,
             "started": time.time(),
             "dirs": [self.store(d) for d in self.dirs],
@@ -337,6 +345,37 @@ class _Files:
         self.entries = [_entry(e) for e in record.get("entries", [])]
         self.dirs = [self.path(d) for d in record.get("dirs", [])]
         self._backup: bytes | None = None
+
+    def validate(self, record: dict, extra_roots: Iterable[Path | str]) -> None:
+        """Refuse a journal this process did not write here: one copied with the workspace, or
+        planted in a repository to make a recovery overwrite or delete files. It must sit in
+        the very directory it names (device and inode), and every path must be a target inside
+        the roots, its temporary a journal temporary beside it."""
+        st = os.stat(self.jdir)
+        if record.get("place") != [st.st_dev, st.st_ino]:
+            raise JournalError(
+                f"{self.jdir} holds a journal that was not written in this directory (copied "
+                "or planted); it is left untouched: check it, then delete the directory"
+            )
+        roots = [Path(os.path.realpath(r)) for r in (self.root, *extra_roots)]
+        journal_id = str(record.get("id", ""))
+        temp_re = re.compile(rf"\.action-lsp\.{re.escape(journal_id)}\.\d+\.tmp")
+
+        def inside(p: Path) -> bool:
+            real = Path(os.path.realpath(p.parent)) / p.name
+            return ".." not in p.parts and any(real.is_relative_to(r) for r in roots)
+
+        for e in self.entries:
+            target = self.path(e.target)
+            ok = e.op in ("rename", "inplace", "delete") and inside(target)
+            if e.temp is not None:
+                temp = self.path(e.temp)
+                ok = ok and temp.parent == target.parent and bool(temp_re.fullmatch(temp.name))
+            if not ok:
+                raise JournalError(f"{self.jdir}: the journal names a path it may not: {e.rel!r}")
+        for d in self.dirs:
+            if not inside(d):
+                raise JournalError(f"{self.jdir}: the journal names a directory it may not")
 
     def path(self, stored: str) -> Path:
         p = Path(stored)
@@ -457,7 +496,9 @@ def _sync_parents(files: _Files) -> None:
         fsync_dir(d)
 
 
-def _recover_locked(root: Path, jdir: Path, *, keep_dir: bool = False) -> Recovery | None:
+def _recover_locked(
+    root: Path, jdir: Path, *, keep_dir: bool = False, extra_roots: Iterable[Path | str] = ()
+) -> Recovery | None:
     try:
         raw = (jdir / JOURNAL_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -467,8 +508,9 @@ def _recover_locked(root: Path, jdir: Path, *, keep_dir: bool = False) -> Recove
     try:
         record = json.loads(raw)
         files = _Files(root, jdir, record)
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: {exc}") from exc
+    files.validate(record, extra_roots)
     rec = Recovery(
         root, "rolled-back", [e.rel for e in files.entries], label=str(record.get("label", "")),
         started=record.get("started"),
@@ -491,25 +533,29 @@ def _recover_locked(root: Path, jdir: Path, *, keep_dir: bool = False) -> Recove
     return rec
 
 
-def recover(root: Path | str) -> Recovery | None:
+def recover(root: Path | str, extra_roots: Iterable[Path | str] = ()) -> Recovery | None:
     """Finish or undo an interrupted write under ``root``; None when there was none.
+    ``extra_roots``: other directories the write may have touched (the server's extra roots).
 
-    Cheap when there is nothing to do (one ``open`` that fails)."""
+    Cheap when there is nothing to do (one ``stat`` that fails)."""
     root = Path(root)
     if not journal_dir(root).is_dir():
         return None
     with locked(root, create=False) as jdir:
         if jdir is None:
             return None
-        return _recover_locked(root, jdir)
+        return _recover_locked(root, jdir, extra_roots=extra_roots)
 
 
-def recover_messages(roots: Iterable[Path | str]) -> list[str]:
+def recover_messages(
+    roots: Iterable[Path | str], extra_roots: Iterable[Path | str] = ()
+) -> list[str]:
     """:func:`recover` for each root, as messages for the user (errors included)."""
     out: list[str] = []
+    extra = list(extra_roots)
     for root in roots:
         try:
-            rec = recover(root)
+            rec = recover(root, extra)
         except (OSError, JournalError) as exc:
             out.append(f"action-lsp: could not recover an interrupted apply under {root}: {exc}")
             continue

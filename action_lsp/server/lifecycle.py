@@ -100,7 +100,8 @@ class Lifecycle:
         ls = self.ls
         from ..edit.journal import recover_messages
 
-        for message in recover_messages(ls.folders):  # an apply killed earlier: finish or undo
+        # An apply killed earlier: finish or undo it (its files may lie in the extra roots).
+        for message in recover_messages(ls.folders, ls.roots()):
             ls.log_info(message)
             ls.window_show_message(
                 types.ShowMessageParams(type=types.MessageType.Warning, message=message)

@@ -71,7 +71,9 @@ def snapshot(root: Path) -> Snapshot:
     for p in sorted(root.rglob("*")):
         st = p.lstat()
         rel = p.relative_to(root).as_posix()
-        if stat.S_ISDIR(st.st_mode):
+        if stat.S_ISLNK(st.st_mode):
+            out[rel] = ("link", os.readlink(p).encode(), 0, 0)
+        elif stat.S_ISDIR(st.st_mode):
             out[rel] = ("dir", b"", stat.S_IMODE(st.st_mode), 0)
         else:
             out[rel] = ("file", p.read_bytes(), stat.S_IMODE(st.st_mode), st.st_nlink)

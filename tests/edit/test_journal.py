@@ -358,3 +358,65 @@ def test_failing_commit_mark_leaves_nothing(tmp_path: Path, tx, killing, monkeyp
     with pytest.raises(WriteError, match="nothing was written"):
         write_plan(plan, root=tmp_path)
     assert killing.snapshot(tmp_path) == before
+
+
+# -- a journal this process did not write is never acted upon --------------------------------
+
+
+def _interrupted(root: Path, tx, killing, rename: int = 2) -> None:  # type: ignore[no-untyped-def]
+    populate(root)
+    plan = make_plan(root, tx)
+
+    def child() -> None:
+        _die_on_rename(rename, killing)
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+
+
+def test_copied_journal_is_left_alone(tmp_path: Path, tx, killing, capsys) -> None:
+    import shutil
+
+    _interrupted(tmp_path / "ws", tx, killing)
+    shutil.copytree(tmp_path / "ws", tmp_path / "clone", symlinks=True)  # e.g. a repository
+    state = killing.snapshot(tmp_path / "clone")
+    with pytest.raises(journal_mod.JournalError, match="not written in this directory"):
+        recover(tmp_path / "clone")
+    assert killing.snapshot(tmp_path / "clone") == state
+    transcript = tmp_path / "t.md"
+    transcript.write_text(TRANSCRIPT)
+    main(["apply", "--root", str(tmp_path / "clone"), str(transcript)])
+    assert "could not recover" in capsys.readouterr().err
+    assert killing.snapshot(tmp_path / "clone") == state
+
+
+@pytest.mark.parametrize("field", ["temp", "target"])
+def test_journal_naming_other_files_is_refused(tmp_path: Path, tx, killing, field: str) -> None:
+    import json
+
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"precious\n")
+    root = tmp_path / "ws"
+    _interrupted(root, tx, killing)
+    (root / "victim.txt").write_bytes(b"mine\n")
+    path = root / ".action-lsp/journal/journal.json"
+    record = json.loads(path.read_text())
+    entry = next(e for e in record["entries"] if e["op"] == "rename" and e["temp"])
+    entry[field] = "victim.txt" if field == "temp" else str(outside)
+    path.write_text(json.dumps(record))
+    with pytest.raises(journal_mod.JournalError, match="may not"):
+        recover(root)
+    assert (root / "victim.txt").read_bytes() == b"mine\n"
+    assert outside.read_bytes() == b"precious\n"
+
+
+def test_journal_directory_behind_a_symlink_is_refused(tmp_path: Path, tx, killing) -> None:
+    root = tmp_path / "ws"
+    populate(root)
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / ".action-lsp")
+    before = killing.snapshot(root)
+    with pytest.raises(WriteError, match="symbolic link"):
+        write_plan(make_plan(root, tx), root=root)
+    assert killing.snapshot(root) == before
+    assert os.listdir(tmp_path / "elsewhere") == []
