@@ -437,13 +437,20 @@ def apply_entry(files: _Files, e: Entry, conflicts: list[str]) -> bool:
         return True
     temp_ok = temp is not None and _digest(temp) == e.new_sha
     if e.op == "inplace":
-        if temp_ok:
-            assert temp is not None
-            write_in_place(target, temp.read_bytes())
-            os.unlink(temp)
+        if current == e.new_sha:
+            _unlink(temp)
             return True
-        _unlink(temp)
-        return current == e.new_sha
+        if not temp_ok:
+            _unlink(temp)
+            return False
+        assert temp is not None
+        new = temp.read_bytes()
+        if current is None or (current != e.old_sha and not _torn(target, new, files.old_bytes(e))):
+            conflicts.append(e.rel)  # edited (or removed) by someone since the kill
+        else:
+            write_in_place(target, new)
+        os.unlink(temp)
+        return True
     # rename
     if current == e.new_sha:
         _unlink(temp)
@@ -458,6 +465,18 @@ def apply_entry(files: _Files, e: Entry, conflicts: list[str]) -> bool:
         return True
     os.replace(temp, target)
     return True
+
+
+def _torn(target: Path, new: bytes, old: bytes) -> bool:
+    """Whether ``target`` holds what an in-place write killed half-way leaves: the first bytes
+    of ``new`` and the rest of ``old`` (:func:`write_in_place` writes from the start, then
+    truncates)."""
+    current = target.read_bytes()
+    k = 0
+    limit = min(len(current), len(new))
+    while k < limit and current[k] == new[k]:
+        k += 1
+    return current[k:] == old[k:]
 
 
 def restore_entry(files: _Files, e: Entry, conflicts: list[str]) -> None:

@@ -150,13 +150,14 @@ def test_kill_while_writing_the_journal_changes_nothing(tmp_path: Path, tx, kill
 def test_kill_in_the_middle_of_an_in_place_write(tmp_path: Path, tx, killing) -> None:
     populate(tmp_path)
     os.link(tmp_path / "b.py", tmp_path / "b-link.py")
-    before = killing.snapshot(tmp_path)
-    plan = make_plan(tmp_path, tx)
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("a = 1\n", "a = 2\n")),
+                         t.modify("b.py", ("b = 1\n", "b = 2 + 20 + 200\n"))], Workspace(tmp_path))
 
     def child() -> None:
         def half(path: Path, data: bytes) -> None:
-            fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
-            os.write(fd, data[:2])
+            fd = os.open(path, os.O_WRONLY)  # as write_in_place: from the start, no O_TRUNC
+            os.write(fd, data[:5])
             os.close(fd)
             killing.die()
 
@@ -164,13 +165,13 @@ def test_kill_in_the_middle_of_an_in_place_write(tmp_path: Path, tx, killing) ->
         write_plan(plan, root=tmp_path)
 
     assert killing.in_child(child) == "killed"
-    assert (tmp_path / "b-link.py").read_bytes() == b"b "  # torn
+    assert (tmp_path / "b-link.py").read_bytes() == b"b = 2\n"  # torn: new start, old end
     rec = recover(tmp_path)
-    assert rec is not None and rec.outcome == "rolled-forward"
-    after = expected_after(before)
-    after["b.py"] = after["b-link.py"] = ("file", b"b = 2\n", before["b.py"][2], 2)
-    assert killing.snapshot(tmp_path) == after
+    assert rec is not None and rec.outcome == "rolled-forward" and not rec.conflicts
+    assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
+    assert (tmp_path / "b-link.py").read_bytes() == b"b = 2 + 20 + 200\n"
     assert os.path.samefile(tmp_path / "b.py", tmp_path / "b-link.py")
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / ".action-lsp").exists()
 
 
 def test_a_file_changed_after_the_crash_is_left_alone(tmp_path: Path, tx, killing) -> None:
@@ -422,3 +423,21 @@ def test_journal_directory_behind_a_symlink_is_refused(tmp_path: Path, tx, killi
         write_plan(make_plan(root, tx), root=root)
     assert killing.snapshot(root) == before
     assert os.listdir(tmp_path / "elsewhere") == []
+
+
+def test_in_place_target_edited_after_the_kill_is_kept(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    os.link(tmp_path / "b.py", tmp_path / "b-link.py")
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        write_mod.write_in_place = lambda path, data: killing.die()  # type: ignore[assignment]
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    (tmp_path / "b-link.py").write_bytes(b"b = 'the user was here'\n")
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-forward" and rec.conflicts == ["b.py"]
+    assert (tmp_path / "b.py").read_bytes() == b"b = 'the user was here'\n"
+    assert (tmp_path / "c.py").read_bytes() == b"c = 2\n"
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / ".action-lsp").exists()
