@@ -108,7 +108,7 @@ def main() -> None:
                 else:
                     write_without_journal(plan)
                 times[name].append((time.perf_counter() - t0) * 1000)
-                assert not (root / ".action-lsp").exists()
+                assert not (root / ".action-lsp-journal").exists()
             finally:
                 shutil.rmtree(root)
     n = args.modified + args.created

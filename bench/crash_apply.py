@@ -53,7 +53,7 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 
 
 def stage(root: Path) -> str:
-    jdir = root / ".action-lsp/journal"
+    jdir = root / ".action-lsp-journal"
     if not (jdir / "journal.json").exists():
         return "writing the journal" if jdir.exists() else "no journal (before or after)"
     if not (jdir / "committed").exists():

@@ -1,6 +1,6 @@
 """The write journal: what `apply --write` is about to change, kept on disk until it is done.
 
-``write_plan`` records every change under ``<root>/.action-lsp/journal/`` *before* it touches
+``write_plan`` records every change under ``<root>/.action-lsp-journal/`` *before* it touches
 any file of the workspace, so that a kill at any moment can be undone or finished later:
 
 ``journal.json``
@@ -19,8 +19,9 @@ touched yet); a **committed** one is rolled **forward** (the remaining temporari
 in-place writes redone, the deletions done). If rolling forward is impossible (a temporary is
 gone and its target does not hold the new bytes), every file is restored from the backup
 instead. A target that holds neither its old nor its new bytes was changed by someone else
-since: it is left alone and reported. Afterwards the journal directory is removed (and
-``.action-lsp/`` when it is left empty).
+since: it is left alone and reported. Afterwards the journal directory is removed. (It is not
+inside ``.action-lsp``, which the editors take as a workspace-root marker, a file or a
+directory of the user's.)
 
 An exclusive ``flock`` on the journal directory keeps a second apply (or a recovery started by
 the server) away from a write in progress.
@@ -45,8 +46,7 @@ try:  # pragma: no cover - always there on POSIX
 except ImportError:  # pragma: no cover - Windows: no locking between processes
     fcntl = None  # type: ignore[assignment]
 
-STATE_DIR = ".action-lsp"
-JOURNAL_DIR = "journal"
+JOURNAL_DIR = ".action-lsp-journal"
 JOURNAL_FILE = "journal.json"
 BACKUP_FILE = "backup"
 COMMITTED_FILE = "committed"
@@ -214,7 +214,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def journal_dir(root: Path) -> Path:
-    return root / STATE_DIR / JOURNAL_DIR
+    return root / JOURNAL_DIR
 
 
 @contextlib.contextmanager
@@ -228,10 +228,9 @@ def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
         yield jdir if jdir.is_dir() else None
         return
     while True:
-        for d in (jdir.parent, jdir):  # a planted link must not send the journal elsewhere
-            if os.path.islink(d):
-                raise JournalError(f"{d} is a symbolic link; action-lsp keeps its journal only "
-                                   "in a real directory")
+        if os.path.islink(jdir):  # a planted link must not send the journal elsewhere
+            raise JournalError(f"{jdir} is a symbolic link; action-lsp keeps its journal only "
+                               "in a real directory")
         if create:
             # Owner-only: the backup holds the old bytes of files that may be private.
             os.makedirs(jdir, mode=0o700, exist_ok=True)
@@ -315,8 +314,8 @@ class Journal:
 
 
 def remove_journal(root: Path, jdir: Path, *, keep_dir: bool = False) -> bool:
-    """Delete the journal's files and its directories when empty (unless ``keep_dir``: the
-    lock is held on it for a write to come); whether anything was there."""
+    """Delete the journal's files and its directory when empty (unless ``keep_dir``: the lock
+    is held on it for a write to come); whether anything was there."""
     found = False
     for name in (JOURNAL_FILE, COMMITTED_FILE, BACKUP_FILE, JOURNAL_FILE + ".tmp"):
         with contextlib.suppress(FileNotFoundError):
@@ -324,11 +323,8 @@ def remove_journal(root: Path, jdir: Path, *, keep_dir: bool = False) -> bool:
             found = True
     if keep_dir:
         return found
-    for d in (jdir, jdir.parent):
-        try:
-            os.rmdir(d)
-        except OSError:
-            break
+    with contextlib.suppress(OSError):
+        os.rmdir(jdir)
     fsync_dir(root)
     return found
 

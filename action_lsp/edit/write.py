@@ -27,8 +27,8 @@ import stat
 from pathlib import Path
 
 from .journal import (
+    JOURNAL_DIR,
     JOURNAL_FILE,
-    STATE_DIR,
     Entry,
     Journal,
     JournalError,
@@ -130,9 +130,9 @@ def write_plan(
     if not changes:
         return
     base = Path(root) if root is not None else _common_root(changes)
-    state = base.resolve() / STATE_DIR
+    jarea = base.resolve() / JOURNAL_DIR
     for change in changes:
-        if change.path == state or change.path.is_relative_to(state):
+        if change.path == jarea or change.path.is_relative_to(jarea):
             raise WriteError(f"{change.rel}: action-lsp keeps its journal there")
     try:
         with locked(base, create=True) as jdir:

@@ -84,7 +84,7 @@ def slowed_write(plan, root: Path) -> None:  # type: ignore[no-untyped-def]
 
 def phase(root: Path) -> str:
     """Where the killed write stood, read from the disk."""
-    jdir = root / ".action-lsp/journal"
+    jdir = root / ".action-lsp-journal"
     if not (jdir / "journal.json").exists():
         return "journal" if jdir.exists() else "before-journal"
     if not (jdir / "committed").exists():

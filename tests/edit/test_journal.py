@@ -17,6 +17,7 @@ from action_lsp.edit.journal import recover
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
+JDIR = ".action-lsp-journal"
 NEW = {"a.py": b"a = 2\n", "b.py": b"b = 2\n", "c.py": b"c = 2\n", "d/e/n1.txt": b"n1\n",
        "d/e/n2.txt": b"n2\n"}
 
@@ -55,16 +56,27 @@ def _umask() -> int:
     return mask
 
 
-def test_success_leaves_no_journal_and_keeps_other_state(tmp_path: Path, tx, killing) -> None:
+def test_success_leaves_no_journal(tmp_path: Path, tx, killing) -> None:
     populate(tmp_path)
+    before = set(killing.snapshot(tmp_path))
     write_plan(make_plan(tmp_path, tx), root=tmp_path)
-    assert not (tmp_path / ".action-lsp").exists()
-    # A .action-lsp directory holding something else stays; only the journal goes.
-    populate(tmp_path / "again")
-    (tmp_path / "again/.action-lsp").mkdir()
-    (tmp_path / "again/.action-lsp/notes").write_text("mine\n")
-    write_plan(make_plan(tmp_path / "again", tx), root=tmp_path / "again")
-    assert sorted(os.listdir(tmp_path / "again/.action-lsp")) == ["notes"]
+    assert set(killing.snapshot(tmp_path)) == (before - {"gone.txt"}) | set(NEW) | {"d", "d/e"}
+
+
+@pytest.mark.parametrize("marker", ["dir", "file"])
+def test_workspace_marker_untouched(tmp_path: Path, tx, killing, marker: str) -> None:
+    """`.action-lsp` (an empty directory or a file) marks a workspace root for the editors;
+    the journal lives beside it and leaves it as it was."""
+    populate(tmp_path)
+    if marker == "dir":
+        (tmp_path / ".action-lsp").mkdir()
+    else:
+        (tmp_path / ".action-lsp").write_text("")
+    write_plan(make_plan(tmp_path, tx), root=tmp_path)
+    assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
+    mark = tmp_path / ".action-lsp"
+    assert (mark.is_dir() and os.listdir(mark) == []) if marker == "dir" else mark.is_file()
+    assert not (tmp_path / JDIR).exists()
 
 
 def test_kill_while_writing_temporaries_rolls_back(tmp_path: Path, tx, killing) -> None:
@@ -88,7 +100,7 @@ def test_kill_while_writing_temporaries_rolls_back(tmp_path: Path, tx, killing) 
     assert killing.in_child(child) == "killed"
     litter = [p for p in killing.snapshot(tmp_path) if p not in before]
     assert any(".action-lsp." in p and p.endswith(".tmp") for p in litter)
-    assert (tmp_path / ".action-lsp/journal/journal.json").exists()
+    assert (tmp_path / JDIR / "journal.json").exists()
     rec = recover(tmp_path)
     assert rec is not None and rec.outcome == "rolled-back"
     assert "apply --write t.md" in rec.message() and "rolled back" in rec.message()
@@ -124,7 +136,7 @@ def test_kill_during_renames_rolls_forward(tmp_path: Path, tx, killing) -> None:
     # Half applied on disk: two renamed, the rest waiting.
     assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
     assert (tmp_path / "b.py").read_bytes() == b"b = 1\n"
-    assert (tmp_path / ".action-lsp/journal/committed").exists()
+    assert (tmp_path / JDIR / "committed").exists()
     rec = recover(tmp_path)
     assert rec is not None and rec.outcome == "rolled-forward" and not rec.conflicts
     assert "was finished" in rec.message()
@@ -141,7 +153,7 @@ def test_kill_while_writing_the_journal_changes_nothing(tmp_path: Path, tx, kill
         write_plan(plan, root=tmp_path)
 
     assert killing.in_child(child) == "killed"
-    assert (tmp_path / ".action-lsp/journal/backup").exists()
+    assert (tmp_path / JDIR / "backup").exists()
     rec = recover(tmp_path)
     assert rec is not None and rec.outcome == "cleaned"
     assert killing.snapshot(tmp_path) == before
@@ -171,7 +183,7 @@ def test_kill_in_the_middle_of_an_in_place_write(tmp_path: Path, tx, killing) ->
     assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
     assert (tmp_path / "b-link.py").read_bytes() == b"b = 2 + 20 + 200\n"
     assert os.path.samefile(tmp_path / "b.py", tmp_path / "b-link.py")
-    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / ".action-lsp").exists()
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / JDIR).exists()
 
 
 def test_a_file_changed_after_the_crash_is_left_alone(tmp_path: Path, tx, killing) -> None:
@@ -233,10 +245,10 @@ def test_rename_failure_rolls_back_at_once(tmp_path: Path, tx, killing, monkeypa
 
 def test_journal_area_is_not_a_target(tmp_path: Path, tx) -> None:
     t = tx()
-    plan = plan_changes([t.create(".action-lsp/journal/journal.json", "{}")], Workspace(tmp_path))
+    plan = plan_changes([t.create(f"{JDIR}/journal.json", "{}")], Workspace(tmp_path))
     with pytest.raises(WriteError, match="journal"):
         write_plan(plan, root=tmp_path)
-    assert not (tmp_path / ".action-lsp").exists()
+    assert not (tmp_path / JDIR).exists()
 
 
 TRANSCRIPT = """<modify_file>
@@ -269,8 +281,8 @@ def test_cli_apply_recovers_first_and_says_so(tmp_path: Path, tx, killing, capsy
     assert "an interrupted apply (apply --write big.md)" in err and "was finished" in err
     assert killing.snapshot(root) == expected_after(before)
     # `check` never touches the workspace, and skips the hidden journal directory.
-    (root / ".action-lsp/journal").mkdir(parents=True)
-    (root / ".action-lsp/journal/x.md").write_text("<create_file>\n<path>/etc/x</path>\n")
+    (root / JDIR).mkdir(parents=True)
+    (root / JDIR / "x.md").write_text("<create_file>\n<path>/etc/x</path>\n")
     assert main(["check", str(root)]) == 0
     assert "x.md" not in capsys.readouterr().out
 
@@ -402,7 +414,7 @@ def test_journal_naming_other_files_is_refused(tmp_path: Path, tx, killing, fiel
     root = tmp_path / "ws"
     _interrupted(root, tx, killing)
     (root / "victim.txt").write_bytes(b"mine\n")
-    path = root / ".action-lsp/journal/journal.json"
+    path = root / JDIR / "journal.json"
     record = json.loads(path.read_text())
     entry = next(e for e in record["entries"] if e["op"] == "rename" and e["temp"])
     entry[field] = "victim.txt" if field == "temp" else str(outside)
@@ -417,7 +429,7 @@ def test_journal_directory_behind_a_symlink_is_refused(tmp_path: Path, tx, killi
     root = tmp_path / "ws"
     populate(root)
     (tmp_path / "elsewhere").mkdir()
-    os.symlink(tmp_path / "elsewhere", root / ".action-lsp")
+    os.symlink(tmp_path / "elsewhere", root / JDIR)
     before = killing.snapshot(root)
     with pytest.raises(WriteError, match="symbolic link"):
         write_plan(make_plan(root, tx), root=root)
@@ -440,4 +452,4 @@ def test_in_place_target_edited_after_the_kill_is_kept(tmp_path: Path, tx, killi
     assert rec is not None and rec.outcome == "rolled-forward" and rec.conflicts == ["b.py"]
     assert (tmp_path / "b.py").read_bytes() == b"b = 'the user was here'\n"
     assert (tmp_path / "c.py").read_bytes() == b"c = 2\n"
-    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / ".action-lsp").exists()
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / JDIR).exists()

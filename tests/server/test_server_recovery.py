@@ -57,7 +57,7 @@ def interrupt_after_commit(root: Path) -> None:
             os._exit(0)
     _, status = os.waitpid(pid, 0)
     assert os.WIFSIGNALED(status)
-    assert (root / ".action-lsp/journal/committed").exists()
+    assert (root / ".action-lsp-journal/committed").exists()
     assert (root / "b.py").read_text() == "b = 1\n"
 
 
