@@ -4,7 +4,9 @@ files refused (`file-readonly`) unless forced."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -160,3 +162,58 @@ def test_extended_attributes_kept(tmp_path: Path, tx) -> None:
                root=tmp_path)
     assert f.read_bytes() == b"b\n"
     assert os.getxattr(f, "user.origin") == b"review-42"
+
+
+def _as_nobody(fn) -> int:  # type: ignore[no-untyped-def]
+    """Run ``fn`` in a child process switched to an unprivileged user; its exit code."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 3
+        try:
+            os.setgid(65534)
+            os.setgroups([])
+            os.setuid(65534)
+            code = fn()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@pytest.fixture
+def open_dir():  # type: ignore[no-untyped-def]
+    """A directory every user can reach (pytest's tmp_path sits under a root-only one)."""
+    d = Path(tempfile.mkdtemp(prefix="action-lsp-"))
+    d.chmod(0o777)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@root_only
+def test_unprivileged_user_and_someone_elses_files(open_dir: Path, tx) -> None:
+    """As another user: a file they may not write is `file-readonly`; one they may write but do
+    not own is written in place, so it keeps its owner (a new inode would be theirs)."""
+    tmp_path = open_dir
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_bytes(b"a\n")
+    theirs.chmod(0o644)
+    shared = tmp_path / "shared.txt"
+    shared.write_bytes(b"a\n")
+    shared.chmod(0o666)
+    inode = shared.stat().st_ino
+    t = tx()
+
+    def child() -> int:
+        plan = plan_changes([t.modify("theirs.txt", ("a\n", "b\n"))], Workspace(tmp_path))
+        if [d.code for d in plan.diagnostics] != ["file-readonly"]:
+            return 10
+        plan = plan_changes([t.modify("shared.txt", ("a\n", "b\n"))], Workspace(tmp_path))
+        write_plan(plan, root=tmp_path)
+        return 0
+
+    assert _as_nobody(child) == 0
+    assert theirs.read_bytes() == b"a\n"
+    assert shared.read_bytes() == b"b\n"
+    st = shared.stat()
+    assert (st.st_ino, st.st_uid, st.st_gid) == (inode, 0, 0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shared.txt", "theirs.txt"]
