@@ -118,6 +118,10 @@ CODES: dict[str, Code] = {
              "Written as is, the placeholder replaces the code it stands for and the file loses "
              "it. The edit engine refuses such a write unless forced. Ask the model for the "
              "whole file, or for search/replace edits of the parts that change."),
+        Code("file-readonly", E, "A create, modify or delete of a file without write permission.",
+             "The file's mode has no write bit (`chmod a-w`, 0444) or this user may not write "
+             "it: someone protected it on purpose. It is not written unless forced (`apply "
+             "--force`); a forced write keeps the read-only mode.", needs_workspace=True),
     )
 }
 

@@ -37,8 +37,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     p.add_argument(
         "--force", action="store_true",
-        help="apply despite the transcript's own errors and new syntax errors, and let create "
-        "actions overwrite existing files",
+        help="apply despite the transcript's own errors and new syntax errors, let create "
+        "actions overwrite existing files, and write read-only files",
     )
     p.add_argument(
         "--accept-fuzzy", action="store_true",
@@ -110,6 +110,7 @@ def parse_transcript(text: str) -> tuple[list[Action], list[Diagnostic]]:
 
 def run(args: argparse.Namespace) -> int:
     from ..edit import Workspace, WriteError, plan_changes, unified_diff, write_plan
+    from ..edit.journal import recover_messages
     from ..edit.plan import blocking_diagnostics
 
     path = Path(args.transcript)
@@ -117,6 +118,10 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.root)
     if not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
+    err = sys.stderr
+    # An apply interrupted earlier (killed, power loss) is finished or undone first.
+    for message in recover_messages([root]):
+        print(message, file=err)
     actions, found = parse_transcript(text)
     only = parse_select(args.select, len(actions))
     choices = parse_candidates(args.accept_candidate, len(actions))
@@ -126,7 +131,6 @@ def run(args: argparse.Namespace) -> int:
         force=args.force, blockers=blocking_diagnostics(found),
     )
     lines = LineIndex(text)
-    err = sys.stderr
 
     for outcome in plan.outcomes:
         action = actions[outcome.action_index]
@@ -168,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"nothing written: {len(failed)} action(s) cannot be applied.", file=err)
         return 1
     try:
-        write_plan(plan)
+        write_plan(plan, root=ws.root, label=f"apply --write {path}")
     except WriteError as exc:
         print(f"nothing written: {exc}", file=err)
         return 1

@@ -6,7 +6,8 @@ Public API::
     Workspace(root, extra_roots=(), allow_overwrite=False, read_override=None)
     plan_changes(actions, ws, *, only=None) -> Plan     # Plan.changes, Plan.outcomes, Plan.ok
     unified_diff(plan) -> str
-    write_plan(plan) -> None                            # all or none; raises WriteError
+    write_plan(plan, *, root=None, label="") -> None   # all or none, journaled; WriteError
+    recover(root) -> Recovery | None                    # finish or undo an interrupted write
     workspace_diagnostics(actions, ws) -> list[Diagnostic]
 
 No LSP import here: the server and the CLI are fronts over these functions.
@@ -14,6 +15,7 @@ No LSP import here: the server and the CLI are fronts over these functions.
 
 from .checks import workspace_diagnostics
 from .diff import unified_diff
+from .journal import Recovery, recover
 from .locate import Located, Refused, ReplacementTransform, locate
 from .plan import ActionOutcome, FileChange, Plan, plan_changes
 from .workspace import FileText, PathProblem, Target, Workspace
@@ -26,6 +28,7 @@ __all__ = [
     "Located",
     "PathProblem",
     "Plan",
+    "Recovery",
     "Refused",
     "ReplacementTransform",
     "Target",
@@ -33,6 +36,7 @@ __all__ = [
     "WriteError",
     "locate",
     "plan_changes",
+    "recover",
     "unified_diff",
     "workspace_diagnostics",
     "write_plan",

@@ -296,6 +296,16 @@ class _Planner:
         if as_dir:
             self.dirs_needed.setdefault(path, index)
 
+    def writable(self, state: _State, span: Span) -> None:
+        """Refuse to change a file on disk without write permission (unless forced)."""
+        orig = state.original
+        if orig is None or not orig.readonly or self.force or self.ws.allow_readonly:
+            return
+        mode = f" (mode {orig.mode:04o})" if orig.mode is not None else ""
+        msg = (f"{state.target.rel} is read-only{mode}; action-lsp does not change it "
+               "(make it writable, or apply with --force)")
+        raise ActionFailed(_diag("file-readonly", msg, span), msg)
+
     # -- actions ------------------------------------------------------------------------
     def create(self, index: int, action: Action, outcome: ActionOutcome) -> None:
         state = self.state(action)
@@ -323,6 +333,7 @@ class _Planner:
                 msg = (f"{rel} already exists{how}; creating it would overwrite it "
                        "(allow overwrites, or apply with --force)")
                 raise ActionFailed(_diag("file-exists", msg, span), msg)
+            self.writable(state, span)
         else:
             self.check_place(index, state, span, as_dir=False)
         self.check_truncation(action, state, content)
@@ -381,6 +392,7 @@ class _Planner:
             msg = f"{state.target.rel} does not exist" if state.text is None else (
                 f"{state.target.rel} is a directory")
             raise ActionFailed(_diag("file-not-found", msg, span), msg)
+        self.writable(state, span)
         state.edits.add(0, len(state.text), "", state.text)
         state.text = None
         state.changed = True
@@ -525,6 +537,7 @@ class _Planner:
             outcome.applied = True
         if not edits:
             return
+        self.writable(state, path_span)
         before = state.text
         current = before or ""
         for s, e, t in edits:

@@ -41,6 +41,7 @@ class FileText:
     bom: bool
     newline: Newline
     mode: int | None  # permission bits (st_mode & 0o7777)
+    readonly: bool = False  # no write permission (mode without any w bit, or not for us)
 
     def encode(self, text: str) -> bytes:
         return (BOM if self.bom else b"") + text.encode("utf-8")
@@ -71,6 +72,11 @@ def decode(data: bytes) -> tuple[str, bool] | None:
         return None
 
 
+def _readonly(path: Path, st: os.stat_result) -> bool:
+    """No write bit at all (``chmod a-w``, even for root), or none this process may use."""
+    return not st.st_mode & 0o222 or not os.access(path, os.W_OK)
+
+
 class Workspace:
     """The roots actions are resolved against, and the way files are read."""
 
@@ -80,11 +86,13 @@ class Workspace:
         extra_roots: Iterable[Path | str] = (),
         allow_overwrite: bool = False,
         read_override: Callable[[Path], str | None] | None = None,
+        allow_readonly: bool = False,
     ) -> None:
         self.root = Path(root).resolve()
         self.roots: tuple[Path, ...] = (self.root, *(Path(r).resolve() for r in extra_roots))
         self.allow_overwrite = allow_overwrite
         self.read_override = read_override
+        self.allow_readonly = allow_readonly  # write files without write permission (--force)
 
     def contains(self, real: Path) -> bool:
         return any(real == r or real.is_relative_to(r) for r in self.roots)
@@ -134,7 +142,8 @@ class Workspace:
                 except OSError:
                     pass
             mode = stat.S_IMODE(st.st_mode) if st is not None else None
-            return FileText(override, raw, bom, newline_style(override), mode)
+            ro = st is not None and _readonly(path, st)
+            return FileText(override, raw, bom, newline_style(override), mode, ro)
         if st is None:
             return ReadProblem("file-not-found", "the file does not exist")
         if stat.S_ISDIR(st.st_mode):
@@ -153,7 +162,9 @@ class Workspace:
                 "action-lsp will not modify it",
             )
         text, bom = decoded
-        return FileText(text, data, bom, newline_style(text), stat.S_IMODE(st.st_mode))
+        return FileText(
+            text, data, bom, newline_style(text), stat.S_IMODE(st.st_mode), _readonly(path, st)
+        )
 
     def exists(self, path: Path) -> bool:
         return os.path.lexists(path)

@@ -1,25 +1,54 @@
-"""Write a plan to disk, all or nothing.
+"""Write a plan to disk, all or nothing, even across a crash.
 
-Every new content goes to a temporary file beside its target (same directory, so the final
-rename is atomic), is fsynced and given the old file's mode; only when all of them are ready
-are they renamed over their targets. A failure before that removes the temporaries and the
-directories this write created, and raises: nothing visible has changed. Before writing, every
-target is checked against the bytes the plan was made from, so a file changed in between is
-never overwritten. Bytes are written exactly as planned (BOM and line endings included).
+1. Under the journal lock, every target is checked against the bytes the plan was made from
+   (a file changed in between is never overwritten) and its mode, owner, group and link count
+   are read.
+2. The journal (:mod:`.journal`) is written and fsynced: every entry, and the old bytes of
+   every file to modify or delete. Nothing of the workspace has been touched yet.
+3. The missing directories are created and every new content is written to a temporary file
+   beside its target, fsynced, with the target's owner, group and mode (new files: the
+   directory's group as the system gives it, mode ``0666 & ~umask``). A failure here removes
+   the temporaries and the new directories and raises :class:`WriteError`.
+4. The journal is marked committed; then the temporaries are renamed over their targets
+   (atomic each). A file with several hard links, or whose owner this process could not give
+   back, is instead written *in place* (same inode: every name sees the change; the journal's
+   backup makes it recoverable). Deletions come last.
+5. The journal is removed.
+
+A kill before 4 is rolled back by the next recovery, a kill after it rolled forward (see
+:func:`.journal.recover`). Bytes are written exactly as planned (BOM and line endings).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import stat
 from pathlib import Path
 
+from .journal import (
+    JOURNAL_DIR,
+    JOURNAL_FILE,
+    Entry,
+    Journal,
+    JournalError,
+    _Files,
+    _recover_locked,
+    fsync_dir,
+    locked,
+    remove_dirs,
+    remove_journal,
+    roll_back_committed,
+    sha,
+    temp_name,
+    write_in_place,
+    write_new,
+)
 from .plan import FileChange, Plan
 
 
 class WriteError(Exception):
-    """Nothing was written (or, for a failed rename, what could be was rolled back)."""
+    """Nothing was written (or, for a failure after the commit point, it was rolled back)."""
 
 
 def _umask() -> int:
@@ -35,114 +64,192 @@ def _umask() -> int:
     return mask
 
 
-def _check_unchanged(change: FileChange) -> None:
+def _check_unchanged(change: FileChange) -> os.stat_result | None:
+    """Raise unless the target is as planned; the stat of an existing file to modify/delete."""
     path = change.path
     if change.kind == "mkdir":
         if os.path.lexists(path) and not path.is_dir():
             raise WriteError(f"{change.rel}: a file now exists where a directory is to be made")
-        return
+        return None
     if change.old_bytes is None:
         if os.path.lexists(path):
             raise WriteError(f"{change.rel}: the file appeared since the plan was made")
-        return
+        return None
     try:
-        current = path.read_bytes()
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            current = fh.read()
     except OSError as exc:
         raise WriteError(f"{change.rel}: cannot read it again: {exc.strerror}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise WriteError(f"{change.rel}: no longer a regular file")
     if current != change.old_bytes:
         raise WriteError(f"{change.rel}: the file changed since the plan was made")
+    return st
 
 
-def _make_parents(directory: Path, created: list[Path]) -> None:
+def _missing_dirs(directory: Path, planned: set[Path], out: list[Path]) -> None:
     missing: list[Path] = []
     d = directory
-    while not d.exists():
+    while d not in planned and not d.exists():
         missing.append(d)
         if d.parent == d:
             break
         d = d.parent
     for d in reversed(missing):
-        os.mkdir(d)
-        created.append(d)
+        planned.add(d)
+        out.append(d)
 
 
-def write_plan(plan: Plan | list[FileChange]) -> None:
-    """Apply the changes of ``plan`` to disk, all or none (raises :class:`WriteError`)."""
-    changes = plan.changes if isinstance(plan, Plan) else plan
+def _may_keep_owner(st: os.stat_result) -> bool:
+    """Whether a new inode could get ``st``'s owner and group back."""
+    if os.geteuid() == 0:
+        return True
+    if st.st_uid != os.geteuid():
+        return False
+    return st.st_gid == os.getegid() or st.st_gid in os.getgroups()
+
+
+def _common_root(changes: list[FileChange]) -> Path:
+    parents = [str(c.path if c.kind == "mkdir" else c.path.parent) for c in changes]
+    root = Path(os.path.commonpath(parents))
+    while not root.is_dir() and root.parent != root:
+        root = root.parent
+    return root
+
+
+def write_plan(
+    plan: Plan | list[FileChange], *, root: Path | str | None = None, label: str = ""
+) -> None:
+    """Apply the changes of ``plan`` to disk, all or none (raises :class:`WriteError`).
+
+    The journal lives under ``root`` (the workspace root; default: the deepest directory
+    holding every change); ``label`` names the write in a later recovery report.
+    """
+    changes = [c for c in (plan.changes if isinstance(plan, Plan) else plan)]
+    if not changes:
+        return
+    base = Path(root) if root is not None else _common_root(changes)
+    jarea = base.resolve() / JOURNAL_DIR
     for change in changes:
-        _check_unchanged(change)
-    created_dirs: list[Path] = []
-    temps: list[tuple[str, FileChange]] = []
-    default_mode = 0o666 & ~_umask()
+        if change.path == jarea or change.path.is_relative_to(jarea):
+            raise WriteError(f"{change.rel}: action-lsp keeps its journal there")
     try:
-        for change in changes:
-            if change.kind == "mkdir":
-                _make_parents(change.path, created_dirs)
+        with locked(base, create=True) as jdir:
+            assert jdir is not None
+            # A write interrupted earlier (and not yet recovered by the caller) goes first.
+            _recover_locked(base, jdir, keep_dir=True)
+            try:
+                _write_locked(changes, Journal(base, jdir, label))
+            except BaseException:
+                if not (jdir / JOURNAL_FILE).exists():  # refused before the journal was made
+                    remove_journal(base, jdir)
+                raise
+    except (OSError, JournalError) as exc:
+        raise WriteError(f"nothing was written: {exc}") from exc
+
+
+def _write_locked(changes: list[FileChange], journal: Journal) -> None:
+    stats = [_check_unchanged(c) for c in changes]
+    default_mode = 0o666 & ~_umask()
+    planned_dirs: set[Path] = set()
+    backups: list[bytes] = []
+    offset = 0
+    jobs: list[tuple[Entry, Path, Path | None, bytes]] = []  # entry, target, temp, new bytes
+    for i, (change, st) in enumerate(zip(changes, stats, strict=True)):
+        if change.kind == "mkdir":
+            _missing_dirs(change.path, planned_dirs, journal.dirs)
+            continue
+        entry = Entry("rename", change.rel, journal.store(change.path))
+        if change.old_bytes is not None:
+            assert st is not None
+            entry.old_sha = sha(change.old_bytes)
+            entry.backup = (offset, len(change.old_bytes))
+            offset += len(change.old_bytes)
+            backups.append(change.old_bytes)
+            entry.mode = stat.S_IMODE(st.st_mode)
+            entry.uid, entry.gid = st.st_uid, st.st_gid
+        temp: Path | None = None
+        if change.kind == "delete":
+            entry.op = "delete"
+        else:
+            _missing_dirs(change.path.parent, planned_dirs, journal.dirs)
+            entry.new_sha = sha(change.new_bytes)
+            if st is not None and (st.st_nlink > 1 or not _may_keep_owner(st)):
+                entry.op = "inplace"
+                if not os.access(change.path, os.W_OK):
+                    raise WriteError(
+                        f"{change.rel}: has {st.st_nlink} hard links or another owner, so it "
+                        "must be written in place, and this process may not write it"
+                    )
+            if entry.mode is None:
+                entry.mode = change.mode if change.mode is not None else default_mode
+            temp = temp_name(change.path, journal.id, i)
+            entry.temp = journal.store(temp)
+        journal.entries.append(entry)
+        jobs.append((entry, change.path, temp, change.new_bytes))
+
+    for entry, target, temp, _ in jobs:
+        if temp is not None and target in planned_dirs:
+            raise WriteError(f"{entry.rel}: is to be both a file and a directory")
+    try:
+        journal.prepare(backups)
+    except BaseException:
+        journal.discard()
+        raise
+    files = _Files(journal.root, journal.jdir, {})
+    files.entries, files.dirs = journal.entries, journal.dirs
+    try:
+        for d in journal.dirs:
+            os.mkdir(d)
+        for entry, target, temp, data in jobs:
+            if temp is None:
                 continue
-            if change.kind == "delete":
-                continue
-            _make_parents(change.path.parent, created_dirs)
-            fd, tmp = tempfile.mkstemp(
-                prefix=f".{change.path.name}.", suffix=".action-lsp.tmp", dir=change.path.parent
-            )
-            temps.append((tmp, change))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(change.new_bytes)
-                fh.flush()
-                os.fchmod(fh.fileno(), change.mode if change.mode is not None else default_mode)
-                os.fsync(fh.fileno())
+            assert entry.mode is not None
+            keep = target if entry.op == "rename" and entry.old_sha is not None else None
+            write_new(temp, data, entry.mode, entry.uid, entry.gid, xattrs_from=keep)
+        for d in {t.parent for _, _, t, _ in jobs if t is not None} | {
+            d.parent for d in journal.dirs
+        }:
+            fsync_dir(d)
+        journal.commit()  # from here on, a kill is rolled forward
     except BaseException as exc:
-        for tmp, _ in temps:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        for d in reversed(created_dirs):
-            with contextlib.suppress(OSError):
-                os.rmdir(d)
+        for _, _, temp, _ in jobs:
+            if temp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+        remove_dirs(journal.dirs)
+        journal.discard()
         if isinstance(exc, OSError):
             raise WriteError(f"nothing was written: {exc}") from exc
         raise
-    # The commit point: renames (atomic each); deletions last.
-    done: list[FileChange] = []
+
     try:
-        for tmp, change in temps:
-            os.replace(tmp, change.path)
-            done.append(change)
-        for change in changes:
-            if change.kind == "delete":
-                os.unlink(change.path)
-                done.append(change)
+        for entry, target, temp, _data in jobs:
+            if entry.op == "rename":
+                assert temp is not None
+                os.replace(temp, target)
+            elif entry.op == "inplace":
+                assert temp is not None
+                write_in_place(target, _data)
+                os.unlink(temp)
+        for entry, target, _temp, _data in jobs:
+            if entry.op == "delete":
+                os.unlink(target)
     except OSError as exc:
-        _roll_back(done, [t for t, c in temps if c not in done])
+        conflicts: list[str] = []
+        try:
+            roll_back_committed(files, conflicts)
+        except (OSError, JournalError) as again:
+            raise WriteError(
+                f"write failed ({exc}) and so did rolling it back ({again}); the journal under "
+                f"{journal.jdir} is kept: the next `action-lsp apply` retries"
+            ) from exc
+        journal.discard()
         raise WriteError(f"write failed and was rolled back: {exc}") from exc
-    for directory in {c.path.parent for c in changes}:
-        _fsync_dir(directory)
-
-
-def _roll_back(done: list[FileChange], pending: list[str]) -> None:
-    for tmp in pending:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-    for change in reversed(done):
-        with contextlib.suppress(OSError):
-            if change.old_bytes is None:
-                os.unlink(change.path)
-            else:
-                fd, tmp = tempfile.mkstemp(dir=change.path.parent)
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(change.old_bytes)
-                    if change.mode is not None:
-                        os.fchmod(fh.fileno(), change.mode)
-                os.replace(tmp, change.path)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    except BaseException:  # interrupted (Ctrl-C) after the commit mark: finish it now
+        _recover_locked(journal.root, journal.jdir)
+        raise
+    for d in {t.parent for _, t, _, _ in jobs}:
+        fsync_dir(d)
+    journal.discard()

@@ -298,7 +298,7 @@ class Commands:
             self._record(plan)
         else:
             try:
-                write_plan(plan)
+                write_plan(plan, root=ls.workspace_for(od).root)
             except WriteError as exc:
                 self._tell(types.MessageType.Error, f"Nothing applied: {exc}")
                 return {"applied": False, "message": str(exc)}

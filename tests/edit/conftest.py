@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import stat
+import time
 from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -38,6 +45,9 @@ class Transcript:
     def mkdir(self, path: str) -> Action:
         return self.action(ActionKind.CREATE_DIRECTORY, path)
 
+    def delete(self, path: str) -> Action:
+        return self.action(ActionKind.DELETE_FILE, path)
+
     def other(self) -> Action:
         start = self.pos
         self.pos += 10
@@ -48,3 +58,54 @@ class Transcript:
 @pytest.fixture
 def tx() -> Callable[[], Transcript]:
     return Transcript
+
+
+# -- killing a write ------------------------------------------------------------------------
+
+Snapshot = dict[str, tuple[str, bytes, int, int]]
+
+
+def snapshot(root: Path) -> Snapshot:
+    """Every entry under ``root`` (hidden ones too): kind, bytes, mode, link count."""
+    out: Snapshot = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        rel = p.relative_to(root).as_posix()
+        if stat.S_ISLNK(st.st_mode):
+            out[rel] = ("link", os.readlink(p).encode(), 0, 0)
+        elif stat.S_ISDIR(st.st_mode):
+            out[rel] = ("dir", b"", stat.S_IMODE(st.st_mode), 0)
+        else:
+            out[rel] = ("file", p.read_bytes(), stat.S_IMODE(st.st_mode), st.st_nlink)
+    return out
+
+
+def in_child(fn: Callable[[], object], kill_after: float | None = None) -> str:
+    """Run ``fn`` in a forked process; "killed" when it died of SIGKILL (by itself or after
+    ``kill_after`` seconds), else "exited"."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 0
+        try:
+            fn()
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    if kill_after is not None:
+        time.sleep(kill_after)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        return "killed"
+    return "exited"
+
+
+def die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.fixture
+def killing() -> SimpleNamespace:
+    return SimpleNamespace(snapshot=snapshot, in_child=in_child, die=die)

@@ -1,0 +1,579 @@
+"""The write journal: what `apply --write` is about to change, kept on disk until it is done.
+
+``write_plan`` records every change under ``<root>/.action-lsp-journal/`` *before* it touches
+any file of the workspace, so that a kill at any moment can be undone or finished later:
+
+``journal.json``
+    one entry per file (target, temporary file, how it is written, SHA-256 of the old and new
+    bytes, mode/owner/group) and the directories the write creates; written to a temporary
+    name, fsynced and renamed, so it is either absent or complete.
+``backup``
+    the old bytes of every file to modify or delete, concatenated (offsets in the entries).
+``committed``
+    created once every new content sits fsynced in its temporary file, just before the first
+    rename.
+
+The rule (:func:`recover`): an interrupted write whose journal is **not committed** is rolled
+**back** (its temporary files and the directories it created are removed; no target had been
+touched yet); a **committed** one is rolled **forward** (the remaining temporaries renamed, the
+in-place writes redone, the deletions done). If rolling forward is impossible (a temporary is
+gone and its target does not hold the new bytes), every file is restored from the backup
+instead. A target that holds neither its old nor its new bytes was changed by someone else
+since: it is left alone and reported. Afterwards the journal directory is removed. (It is not
+inside ``.action-lsp``, which the editors take as a workspace-root marker, a file or a
+directory of the user's.)
+
+An exclusive ``flock`` on the journal directory keeps a second apply (or a recovery started by
+the server) away from a write in progress.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+try:  # pragma: no cover - always there on POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no locking between processes
+    fcntl = None  # type: ignore[assignment]
+
+JOURNAL_DIR = ".action-lsp-journal"
+JOURNAL_FILE = "journal.json"
+BACKUP_FILE = "backup"
+COMMITTED_FILE = "committed"
+VERSION = 1
+
+Op = Literal["rename", "inplace", "delete"]
+
+
+class JournalError(Exception):
+    """The journal cannot be written or read."""
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def temp_name(target: Path, journal_id: str, index: int) -> Path:
+    """The temporary file beside ``target`` (short: a long file name must not overflow)."""
+    return target.parent / f".action-lsp.{journal_id}.{index}.tmp"
+
+
+@dataclass(slots=True)
+class Entry:
+    """One file of an interrupted write, as recorded in ``journal.json``."""
+
+    op: Op
+    rel: str  # as shown to the user
+    target: str  # relative to the journal's root when inside it, else absolute
+    temp: str | None = None
+    old_sha: str | None = None  # None: the file did not exist
+    new_sha: str | None = None  # None: the file is deleted
+    backup: tuple[int, int] | None = None  # (offset, length) in the backup file
+    mode: int | None = None
+    uid: int | None = None
+    gid: int | None = None
+
+
+@dataclass(slots=True)
+class Recovery:
+    """What :func:`recover` did with an interrupted write."""
+
+    root: Path
+    outcome: Literal["rolled-forward", "rolled-back", "cleaned"]
+    files: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    label: str = ""
+    started: float | None = None
+
+    def message(self) -> str:
+        what = f" ({self.label})" if self.label else ""
+        when = (
+            time.strftime(" started %Y-%m-%d %H:%M:%S", time.localtime(self.started))
+            if self.started
+            else ""
+        )
+        head = f"an interrupted apply{what}{when} under {self.root}"
+        n = len(self.files)
+        if self.outcome == "rolled-forward":
+            text = f"{head} was finished: all {n} planned change(s) are written"
+        elif self.outcome == "rolled-back":
+            text = f"{head} was rolled back: its {n} file(s) are as they were before it"
+        else:
+            text = f"{head} had not changed any file yet; its journal was removed"
+        if self.conflicts:
+            text += (
+                f"; {len(self.conflicts)} file(s) changed since and were left as they are: "
+                + ", ".join(self.conflicts)
+            )
+        return text
+
+
+# -- small file-system helpers -------------------------------------------------------------
+
+
+def fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _digest(path: Path) -> str | None:
+    """SHA-256 of a regular file's bytes, None when it does not exist."""
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        return "<directory>"
+
+
+def set_owner(fd: int, uid: int | None, gid: int | None) -> None:
+    """Give ``fd`` the owner and group, as far as this process may (before the mode: chown
+    clears set-id bits)."""
+    if uid is None or gid is None or not hasattr(os, "fchown"):
+        return
+    st = os.fstat(fd)
+    if (st.st_uid, st.st_gid) == (uid, gid):
+        return
+    try:
+        os.fchown(fd, uid, gid)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.fchown(fd, -1, gid)
+
+
+def copy_xattrs(source: Path, fd: int) -> None:
+    """Best effort: the extended attributes of ``source`` (POSIX ACLs, SELinux label, user
+    attributes) onto ``fd``."""
+    if not hasattr(os, "listxattr"):  # pragma: no cover - not Linux
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError:
+        return
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(fd, name, os.getxattr(source, name))
+
+
+def write_new(
+    path: Path, data: bytes, mode: int, uid: int | None, gid: int | None,
+    xattrs_from: Path | None = None,
+) -> None:
+    """Create ``path`` (must not exist) with ``data``, owner, group, mode and (from
+    ``xattrs_from``) extended attributes, fsynced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        _write_all(fd, data)
+        set_owner(fd, uid, gid)
+        os.fchmod(fd, mode)
+        if xattrs_from is not None:
+            copy_xattrs(xattrs_from, fd)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_in_place(path: Path, data: bytes) -> None:
+    """Overwrite ``path``'s content keeping its inode (hard links, owner, mode, ACLs)."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+# -- the journal ---------------------------------------------------------------------------
+
+
+def journal_dir(root: Path) -> Path:
+    return root / JOURNAL_DIR
+
+
+@contextlib.contextmanager
+def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
+    """Hold the journal lock of ``root``; yields the journal directory (None when there is
+    none and ``create`` is false)."""
+    jdir = journal_dir(root)
+    if os.name == "nt":  # pragma: no cover - no directory handles to lock
+        if create:
+            os.makedirs(jdir, exist_ok=True)
+        yield jdir if jdir.is_dir() else None
+        return
+    while True:
+        if os.path.islink(jdir):  # a planted link must not send the journal elsewhere
+            raise JournalError(f"{jdir} is a symbolic link; action-lsp keeps its journal only "
+                               "in a real directory")
+        if create:
+            # Owner-only: the backup holds the old bytes of files that may be private.
+            os.makedirs(jdir, mode=0o700, exist_ok=True)
+        try:
+            fd = os.open(jdir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                         | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            if create:
+                continue
+            yield None
+            return
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.path.samestat(os.stat(jdir), os.fstat(fd))
+            except FileNotFoundError:
+                same = False
+            if not same:  # removed by the holder before we got it: start again
+                if create:
+                    continue
+                yield None
+                return
+            yield jdir
+            return
+        finally:
+            os.close(fd)
+
+
+class Journal:
+    """The record of one write, in ``jdir`` (the caller holds the lock)."""
+
+    def __init__(self, root: Path, jdir: Path, label: str = "") -> None:
+        self.root = root
+        self.jdir = jdir
+        self.id = secrets.token_hex(6)
+        self.label = label
+        self.entries: list[Entry] = []
+        self.dirs: list[Path] = []  # to create, parents first
+
+    def store(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def prepare(self, backups: Sequence[bytes]) -> None:
+        """Write the backup and the journal, fsynced: from now on a kill is recoverable."""
+        fd = os.open(self.jdir / BACKUP_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "wb") as fh:
+            for data in backups:
+                fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        st = os.stat(self.jdir)
+        record = {
+            "version": VERSION,
+            "id": self.id,
+            "place": [st.st_dev, st.st_ino],
+            "label": self.label,
+            "started": time.time(),
+            "dirs": [self.store(d) for d in self.dirs],
+            "entries": [asdict(e) for e in self.entries],
+        }
+        tmp = self.jdir / (JOURNAL_FILE + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(record, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.jdir / JOURNAL_FILE)
+        fsync_dir(self.jdir)
+
+    def commit(self) -> None:
+        fd = os.open(self.jdir / COMMITTED_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        fsync_dir(self.jdir)
+
+    def discard(self) -> None:
+        """Remove the journal (the write is complete, or was undone)."""
+        remove_journal(self.root, self.jdir)
+
+
+def remove_journal(root: Path, jdir: Path, *, keep_dir: bool = False) -> bool:
+    """Delete the journal's files and its directory when empty (unless ``keep_dir``: the lock
+    is held on it for a write to come); whether anything was there."""
+    found = False
+    for name in (JOURNAL_FILE, COMMITTED_FILE, BACKUP_FILE, JOURNAL_FILE + ".tmp"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(jdir / name)
+            found = True
+    if keep_dir:
+        return found
+    with contextlib.suppress(OSError):
+        os.rmdir(jdir)
+    fsync_dir(root)
+    return found
+
+
+# -- finishing or undoing ------------------------------------------------------------------
+
+
+class _Files:
+    """Entries with their paths resolved against the root and access to the backup."""
+
+    def __init__(self, root: Path, jdir: Path, record: dict) -> None:
+        self.root = root
+        self.jdir = jdir
+        self.entries = [_entry(e) for e in record.get("entries", [])]
+        self.dirs = [self.path(d) for d in record.get("dirs", [])]
+        self._backup: bytes | None = None
+
+    def validate(self, record: dict, extra_roots: Iterable[Path | str]) -> None:
+        """Refuse a journal this process did not write here: one copied with the workspace, or
+        planted in a repository to make a recovery overwrite or delete files. It must sit in
+        the very directory it names (device and inode), and every path must be a target inside
+        the roots, its temporary a journal temporary beside it."""
+        st = os.stat(self.jdir)
+        if record.get("place") != [st.st_dev, st.st_ino]:
+            raise JournalError(
+                f"{self.jdir} holds a journal that was not written in this directory (copied "
+                "or planted); it is left untouched: check it, then delete the directory"
+            )
+        roots = [Path(os.path.realpath(r)) for r in (self.root, *extra_roots)]
+        journal_id = str(record.get("id", ""))
+        temp_re = re.compile(rf"\.action-lsp\.{re.escape(journal_id)}\.\d+\.tmp")
+
+        def inside(p: Path) -> bool:
+            real = Path(os.path.realpath(p.parent)) / p.name
+            return ".." not in p.parts and any(real.is_relative_to(r) for r in roots)
+
+        for e in self.entries:
+            target = self.path(e.target)
+            ok = e.op in ("rename", "inplace", "delete") and inside(target)
+            if e.temp is not None:
+                temp = self.path(e.temp)
+                ok = ok and temp.parent == target.parent and bool(temp_re.fullmatch(temp.name))
+            if not ok:
+                raise JournalError(f"{self.jdir}: the journal names a path it may not: {e.rel!r}")
+        for d in self.dirs:
+            if not inside(d):
+                raise JournalError(f"{self.jdir}: the journal names a directory it may not")
+
+    def path(self, stored: str) -> Path:
+        p = Path(stored)
+        return p if p.is_absolute() else self.root / p
+
+    def old_bytes(self, e: Entry) -> bytes:
+        if self._backup is None:
+            self._backup = (self.jdir / BACKUP_FILE).read_bytes()
+        assert e.backup is not None
+        off, n = e.backup
+        data = self._backup[off : off + n]
+        if len(data) != n or sha(data) != e.old_sha:
+            raise JournalError(f"{e.rel}: the backup in the journal is damaged")
+        return data
+
+
+def _entry(raw: dict) -> Entry:
+    backup = raw.get("backup")
+    return Entry(
+        op=raw["op"], rel=raw["rel"], target=raw["target"], temp=raw.get("temp"),
+        old_sha=raw.get("old_sha"), new_sha=raw.get("new_sha"),
+        backup=(int(backup[0]), int(backup[1])) if backup else None,
+        mode=raw.get("mode"), uid=raw.get("uid"), gid=raw.get("gid"),
+    )
+
+
+def _unlink(path: Path | None) -> None:
+    if path is not None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
+def remove_dirs(dirs: Iterable[Path]) -> None:
+    """Remove the directories a write created (deepest first, only when empty)."""
+    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            os.rmdir(d)
+
+
+def roll_back_uncommitted(files: _Files) -> None:
+    """Nothing was renamed yet: remove the temporaries and the directories made for them."""
+    for e in files.entries:
+        _unlink(files.path(e.temp) if e.temp else None)
+    remove_dirs(files.dirs)
+
+
+def apply_entry(files: _Files, e: Entry, conflicts: list[str]) -> bool:
+    """Finish one entry of a committed write; False when it cannot be finished."""
+    target = files.path(e.target)
+    temp = files.path(e.temp) if e.temp else None
+    current = _digest(target)
+    if e.op == "delete":
+        if current is None:
+            return True
+        if current == e.old_sha:
+            os.unlink(target)
+        else:
+            conflicts.append(e.rel)
+        return True
+    temp_ok = temp is not None and _digest(temp) == e.new_sha
+    if e.op == "inplace":
+        if current == e.new_sha:
+            _unlink(temp)
+            return True
+        if not temp_ok:
+            _unlink(temp)
+            return False
+        assert temp is not None
+        new = temp.read_bytes()
+        if current is None or (current != e.old_sha and not _torn(target, new, files.old_bytes(e))):
+            conflicts.append(e.rel)  # edited (or removed) by someone since the kill
+        else:
+            write_in_place(target, new)
+        os.unlink(temp)
+        return True
+    # rename
+    if current == e.new_sha:
+        _unlink(temp)
+        return True
+    if not temp_ok:
+        _unlink(temp)
+        return False
+    assert temp is not None
+    if current != e.old_sha:
+        conflicts.append(e.rel)
+        _unlink(temp)
+        return True
+    os.replace(temp, target)
+    return True
+
+
+def _torn(target: Path, new: bytes, old: bytes) -> bool:
+    """Whether ``target`` holds what an in-place write killed half-way leaves: the first bytes
+    of ``new`` and the rest of ``old`` (:func:`write_in_place` writes from the start, then
+    truncates)."""
+    current = target.read_bytes()
+    k = 0
+    limit = min(len(current), len(new))
+    while k < limit and current[k] == new[k]:
+        k += 1
+    return current[k:] == old[k:]
+
+
+def restore_entry(files: _Files, e: Entry, conflicts: list[str]) -> None:
+    """Put one entry's target back as it was before the write."""
+    target = files.path(e.target)
+    _unlink(files.path(e.temp) if e.temp else None)
+    current = _digest(target)
+    if current == e.old_sha:
+        return
+    if current is not None and current != e.new_sha:
+        conflicts.append(e.rel)
+        return
+    if e.old_sha is None:
+        os.unlink(target)
+        return
+    data = files.old_bytes(e)
+    if e.op == "inplace" and current is not None:
+        write_in_place(target, data)
+        return
+    tmp = target.parent / f".action-lsp.restore.{secrets.token_hex(6)}.tmp"
+    try:
+        write_new(tmp, data, e.mode if e.mode is not None else 0o644, e.uid, e.gid)
+        os.replace(tmp, target)
+    finally:
+        _unlink(tmp)
+
+
+def roll_back_committed(files: _Files, conflicts: list[str]) -> None:
+    for e in reversed(files.entries):
+        restore_entry(files, e, conflicts)
+    remove_dirs(files.dirs)
+
+
+def _sync_parents(files: _Files) -> None:
+    for d in {files.path(e.target).parent for e in files.entries}:
+        fsync_dir(d)
+
+
+def _recover_locked(
+    root: Path, jdir: Path, *, keep_dir: bool = False, extra_roots: Iterable[Path | str] = ()
+) -> Recovery | None:
+    try:
+        raw = (jdir / JOURNAL_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        # Killed while writing the journal: nothing in the workspace was touched yet.
+        found = remove_journal(root, jdir, keep_dir=keep_dir)
+        return Recovery(root, "cleaned") if found else None
+    try:
+        record = json.loads(raw)
+        files = _Files(root, jdir, record)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: {exc}") from exc
+    files.validate(record, extra_roots)
+    rec = Recovery(
+        root, "rolled-back", [e.rel for e in files.entries], label=str(record.get("label", "")),
+        started=record.get("started"),
+    )
+    if not (jdir / COMMITTED_FILE).exists():
+        roll_back_uncommitted(files)
+    else:
+        finished = True
+        for e in files.entries:
+            if not apply_entry(files, e, rec.conflicts):
+                finished = False
+                break
+        if finished:
+            rec.outcome = "rolled-forward"
+        else:
+            rec.conflicts.clear()
+            roll_back_committed(files, rec.conflicts)
+    _sync_parents(files)
+    remove_journal(root, jdir, keep_dir=keep_dir)
+    return rec
+
+
+def recover(root: Path | str, extra_roots: Iterable[Path | str] = ()) -> Recovery | None:
+    """Finish or undo an interrupted write under ``root``; None when there was none.
+    ``extra_roots``: other directories the write may have touched (the server's extra roots).
+
+    Cheap when there is nothing to do (one ``stat`` that fails)."""
+    root = Path(root)
+    if not journal_dir(root).is_dir():
+        return None
+    with locked(root, create=False) as jdir:
+        if jdir is None:
+            return None
+        return _recover_locked(root, jdir, extra_roots=extra_roots)
+
+
+def recover_messages(
+    roots: Iterable[Path | str], extra_roots: Iterable[Path | str] = ()
+) -> list[str]:
+    """:func:`recover` for each root, as messages for the user (errors included)."""
+    out: list[str] = []
+    extra = list(extra_roots)
+    for root in roots:
+        try:
+            rec = recover(root, extra)
+        except (OSError, JournalError) as exc:
+            out.append(f"action-lsp: could not recover an interrupted apply under {root}: {exc}")
+            continue
+        if rec is not None:
+            out.append(f"action-lsp: {rec.message()}")
+    return out

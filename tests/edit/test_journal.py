@@ -1,0 +1,455 @@
+"""The write journal: a write killed at a chosen point is rolled back (before the commit mark)
+or forward (after it) by the next recovery, and leaves no litter either way."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from action_lsp.cli import main
+from action_lsp.edit import Workspace, WriteError, plan_changes, write_plan
+from action_lsp.edit import journal as journal_mod
+from action_lsp.edit import write as write_mod
+from action_lsp.edit.journal import recover
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+
+JDIR = ".action-lsp-journal"
+NEW = {"a.py": b"a = 2\n", "b.py": b"b = 2\n", "c.py": b"c = 2\n", "d/e/n1.txt": b"n1\n",
+       "d/e/n2.txt": b"n2\n"}
+
+
+def populate(root: Path) -> None:
+    root.mkdir(exist_ok=True)
+    for name in "abc":
+        (root / f"{name}.py").write_bytes(f"{name} = 1\n".encode())
+    (root / "gone.txt").write_bytes(b"to delete\n")
+
+
+def make_plan(root: Path, tx):  # type: ignore[no-untyped-def]
+    t = tx()
+    plan = plan_changes(
+        [t.modify("a.py", ("a = 1\n", "a = 2\n")), t.create("d/e/n1.txt", "n1\n"),
+         t.modify("b.py", ("b = 1\n", "b = 2\n")), t.create("d/e/n2.txt", "n2\n"),
+         t.modify("c.py", ("c = 1\n", "c = 2\n")), t.delete("gone.txt")],
+        Workspace(root),
+    )
+    assert plan.ok
+    return plan
+
+
+def expected_after(before: dict) -> dict:
+    after = {k: v for k, v in before.items() if k != "gone.txt"}
+    for rel, data in NEW.items():
+        old = before.get(rel)
+        after[rel] = ("file", data, old[2] if old else 0o666 & ~_umask(), 1)
+    after["d"] = after["d/e"] = ("dir", b"", 0o777 & ~_umask(), 0)
+    return after
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_success_leaves_no_journal(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    before = set(killing.snapshot(tmp_path))
+    write_plan(make_plan(tmp_path, tx), root=tmp_path)
+    assert set(killing.snapshot(tmp_path)) == (before - {"gone.txt"}) | set(NEW) | {"d", "d/e"}
+
+
+@pytest.mark.parametrize("marker", ["dir", "file"])
+def test_workspace_marker_untouched(tmp_path: Path, tx, killing, marker: str) -> None:
+    """`.action-lsp` (an empty directory or a file) marks a workspace root for the editors;
+    the journal lives beside it and leaves it as it was."""
+    populate(tmp_path)
+    if marker == "dir":
+        (tmp_path / ".action-lsp").mkdir()
+    else:
+        (tmp_path / ".action-lsp").write_text("")
+    write_plan(make_plan(tmp_path, tx), root=tmp_path)
+    assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
+    mark = tmp_path / ".action-lsp"
+    assert (mark.is_dir() and os.listdir(mark) == []) if marker == "dir" else mark.is_file()
+    assert not (tmp_path / JDIR).exists()
+
+
+def test_kill_while_writing_temporaries_rolls_back(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        calls = []
+        real = write_mod.write_new
+
+        def dying(*args, **kwargs):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            if len(calls) == 3:
+                killing.die()
+            return real(*args, **kwargs)
+
+        write_mod.write_new = dying  # type: ignore[assignment]
+        write_plan(plan, root=tmp_path, label="apply --write t.md")
+
+    assert killing.in_child(child) == "killed"
+    litter = [p for p in killing.snapshot(tmp_path) if p not in before]
+    assert any(".action-lsp." in p and p.endswith(".tmp") for p in litter)
+    assert (tmp_path / JDIR / "journal.json").exists()
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-back"
+    assert "apply --write t.md" in rec.message() and "rolled back" in rec.message()
+    assert killing.snapshot(tmp_path) == before
+    assert recover(tmp_path) is None
+
+
+def _die_on_rename(n: int, killing) -> None:  # type: ignore[no-untyped-def]
+    """In the child: SIGKILL at the n-th rename of a temporary over a target."""
+    real = os.replace
+    calls = []
+
+    def dying(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if ".action-lsp." in os.fspath(src) and "/journal/" not in os.fspath(src):
+            calls.append(1)
+            if len(calls) == n:
+                killing.die()
+        return real(src, dst, *a, **k)
+
+    os.replace = dying  # type: ignore[assignment]
+
+
+def test_kill_during_renames_rolls_forward(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        _die_on_rename(3, killing)
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    # Half applied on disk: two renamed, the rest waiting.
+    assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
+    assert (tmp_path / "b.py").read_bytes() == b"b = 1\n"
+    assert (tmp_path / JDIR / "committed").exists()
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-forward" and not rec.conflicts
+    assert "was finished" in rec.message()
+    assert killing.snapshot(tmp_path) == expected_after(before)
+
+
+def test_kill_while_writing_the_journal_changes_nothing(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        journal_mod.json.dump = lambda *a, **k: killing.die()  # type: ignore[assignment]
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    assert (tmp_path / JDIR / "backup").exists()
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "cleaned"
+    assert killing.snapshot(tmp_path) == before
+
+
+def test_kill_in_the_middle_of_an_in_place_write(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    os.link(tmp_path / "b.py", tmp_path / "b-link.py")
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("a = 1\n", "a = 2\n")),
+                         t.modify("b.py", ("b = 1\n", "b = 2 + 20 + 200\n"))], Workspace(tmp_path))
+
+    def child() -> None:
+        def half(path: Path, data: bytes) -> None:
+            fd = os.open(path, os.O_WRONLY)  # as write_in_place: from the start, no O_TRUNC
+            os.write(fd, data[:5])
+            os.close(fd)
+            killing.die()
+
+        write_mod.write_in_place = half  # type: ignore[assignment]
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    assert (tmp_path / "b-link.py").read_bytes() == b"b = 2\n"  # torn: new start, old end
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-forward" and not rec.conflicts
+    assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
+    assert (tmp_path / "b-link.py").read_bytes() == b"b = 2 + 20 + 200\n"
+    assert os.path.samefile(tmp_path / "b.py", tmp_path / "b-link.py")
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / JDIR).exists()
+
+
+def test_a_file_changed_after_the_crash_is_left_alone(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        _die_on_rename(2, killing)
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    (tmp_path / "c.py").write_bytes(b"c = 'edited by the user'\n")
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-forward"
+    assert rec.conflicts == ["c.py"] and "c.py" in rec.message()
+    assert (tmp_path / "c.py").read_bytes() == b"c = 'edited by the user'\n"
+    assert (tmp_path / "b.py").read_bytes() == b"b = 2\n"
+    assert not [p for p in killing.snapshot(tmp_path) if ".action-lsp" in p]
+
+
+def test_lost_temporary_after_commit_restores_the_backup(tmp_path: Path, tx, killing) -> None:
+    """Rolling forward is impossible without the new bytes: everything goes back instead."""
+    populate(tmp_path)
+    (tmp_path / "a.py").chmod(0o640)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        _die_on_rename(3, killing)
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    for temp in tmp_path.rglob(".action-lsp.*.tmp"):
+        temp.unlink()
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-back"
+    assert killing.snapshot(tmp_path) == before
+
+
+def test_rename_failure_rolls_back_at_once(tmp_path: Path, tx, killing, monkeypatch) -> None:
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+    real = os.replace
+    calls = []
+
+    def failing(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if ".action-lsp." in os.fspath(src) and "/journal/" not in os.fspath(src):
+            calls.append(1)
+            if len(calls) == 3:
+                raise OSError(5, "Input/output error")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(WriteError, match="rolled back"):
+        write_plan(plan, root=tmp_path)
+    assert killing.snapshot(tmp_path) == before
+
+
+def test_journal_area_is_not_a_target(tmp_path: Path, tx) -> None:
+    t = tx()
+    plan = plan_changes([t.create(f"{JDIR}/journal.json", "{}")], Workspace(tmp_path))
+    with pytest.raises(WriteError, match="journal"):
+        write_plan(plan, root=tmp_path)
+    assert not (tmp_path / JDIR).exists()
+
+
+TRANSCRIPT = """<modify_file>
+<path>a.py</path>
+<search>
+a = 1
+</search>
+<replace>
+a = 2
+</replace>
+</modify_file>
+"""
+
+
+def test_cli_apply_recovers_first_and_says_so(tmp_path: Path, tx, killing, capsys) -> None:
+    root = tmp_path / "ws"
+    populate(root)
+    before = killing.snapshot(root)
+    plan = make_plan(root, tx)
+
+    def child() -> None:
+        _die_on_rename(2, killing)
+        write_plan(plan, root=root, label="apply --write big.md")
+
+    assert killing.in_child(child) == "killed"
+    transcript = tmp_path / "t.md"
+    transcript.write_text(TRANSCRIPT)
+    assert main(["apply", "--root", str(root), str(transcript)]) == 0  # a dry run
+    err = capsys.readouterr().err
+    assert "an interrupted apply (apply --write big.md)" in err and "was finished" in err
+    assert killing.snapshot(root) == expected_after(before)
+    # `check` never touches the workspace, and skips the hidden journal directory.
+    (root / JDIR).mkdir(parents=True)
+    (root / JDIR / "x.md").write_text("<create_file>\n<path>/etc/x</path>\n")
+    assert main(["check", str(root)]) == 0
+    assert "x.md" not in capsys.readouterr().out
+
+
+def test_a_live_write_is_not_recovered_under_it(tmp_path: Path, tx, killing) -> None:
+    """A recovery (another apply, a server start) waits for the lock of a running write."""
+    populate(tmp_path)
+    plan = make_plan(tmp_path, tx)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(r)
+
+            def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+                os.write(w, b"x")
+                os.kill(os.getpid(), signal.SIGSTOP)
+
+            write_mod.write_new = slow  # type: ignore[assignment]
+            write_plan(plan, root=tmp_path)
+        finally:
+            os._exit(0)
+    os.close(w)
+    assert os.read(r, 1) == b"x"  # the child holds the lock, mid-write
+    os.waitpid(pid, os.WUNTRACED)
+    import threading
+
+    result: list[object] = []
+    def run() -> None:
+        try:
+            result.append(recover(tmp_path))
+        except BaseException as exc:
+            result.append(exc)
+            raise
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(0.3)
+    assert t.is_alive(), result  # blocked on the lock
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    t.join(5)
+    assert result and result[0] is not None and result[0].outcome == "rolled-back"
+
+
+def test_interrupt_after_commit_finishes_at_once(tmp_path: Path, tx, killing, monkeypatch) -> None:
+    """Ctrl-C during the renames: the write is finished before the exception goes on."""
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+    real = os.replace
+    calls = []
+
+    def interrupted(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if ".action-lsp." in os.fspath(src) and "/journal/" not in os.fspath(src):
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_plan(plan, root=tmp_path)
+    monkeypatch.setattr(os, "replace", real)
+    assert killing.snapshot(tmp_path) == expected_after(before)
+
+
+def test_file_and_directory_at_one_path_fails_before_anything(tmp_path: Path, tx, killing) -> None:
+    """`a` created as a file and as the parent of `a/b`: refused with nothing left behind (the
+    planner refuses such a plan; the write does not rely on it)."""
+    t = tx()
+    changes = [*plan_changes([t.create("a", "file\n")], Workspace(tmp_path)).changes,
+               *plan_changes([t.create("a/b", "child\n")], Workspace(tmp_path)).changes]
+    with pytest.raises(WriteError, match="both a file and a directory"):
+        write_plan(changes, root=tmp_path)
+    assert killing.snapshot(tmp_path) == {}
+
+
+def test_failing_commit_mark_leaves_nothing(tmp_path: Path, tx, killing, monkeypatch) -> None:
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def full(self) -> None:  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal_mod.Journal, "commit", full)
+    with pytest.raises(WriteError, match="nothing was written"):
+        write_plan(plan, root=tmp_path)
+    assert killing.snapshot(tmp_path) == before
+
+
+# -- a journal this process did not write is never acted upon --------------------------------
+
+
+def _interrupted(root: Path, tx, killing, rename: int = 2) -> None:  # type: ignore[no-untyped-def]
+    populate(root)
+    plan = make_plan(root, tx)
+
+    def child() -> None:
+        _die_on_rename(rename, killing)
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+
+
+def test_copied_journal_is_left_alone(tmp_path: Path, tx, killing, capsys) -> None:
+    import shutil
+
+    _interrupted(tmp_path / "ws", tx, killing)
+    shutil.copytree(tmp_path / "ws", tmp_path / "clone", symlinks=True)  # e.g. a repository
+    state = killing.snapshot(tmp_path / "clone")
+    with pytest.raises(journal_mod.JournalError, match="not written in this directory"):
+        recover(tmp_path / "clone")
+    assert killing.snapshot(tmp_path / "clone") == state
+    transcript = tmp_path / "t.md"
+    transcript.write_text(TRANSCRIPT)
+    main(["apply", "--root", str(tmp_path / "clone"), str(transcript)])
+    assert "could not recover" in capsys.readouterr().err
+    assert killing.snapshot(tmp_path / "clone") == state
+
+
+@pytest.mark.parametrize("field", ["temp", "target"])
+def test_journal_naming_other_files_is_refused(tmp_path: Path, tx, killing, field: str) -> None:
+    import json
+
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"precious\n")
+    root = tmp_path / "ws"
+    _interrupted(root, tx, killing)
+    (root / "victim.txt").write_bytes(b"mine\n")
+    path = root / JDIR / "journal.json"
+    record = json.loads(path.read_text())
+    entry = next(e for e in record["entries"] if e["op"] == "rename" and e["temp"])
+    entry[field] = "victim.txt" if field == "temp" else str(outside)
+    path.write_text(json.dumps(record))
+    with pytest.raises(journal_mod.JournalError, match="may not"):
+        recover(root)
+    assert (root / "victim.txt").read_bytes() == b"mine\n"
+    assert outside.read_bytes() == b"precious\n"
+
+
+def test_journal_directory_behind_a_symlink_is_refused(tmp_path: Path, tx, killing) -> None:
+    root = tmp_path / "ws"
+    populate(root)
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / JDIR)
+    before = killing.snapshot(root)
+    with pytest.raises(WriteError, match="symbolic link"):
+        write_plan(make_plan(root, tx), root=root)
+    assert killing.snapshot(root) == before
+    assert os.listdir(tmp_path / "elsewhere") == []
+
+
+def test_in_place_target_edited_after_the_kill_is_kept(tmp_path: Path, tx, killing) -> None:
+    populate(tmp_path)
+    os.link(tmp_path / "b.py", tmp_path / "b-link.py")
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        write_mod.write_in_place = lambda path, data: killing.die()  # type: ignore[assignment]
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    (tmp_path / "b-link.py").write_bytes(b"b = 'the user was here'\n")
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-forward" and rec.conflicts == ["b.py"]
+    assert (tmp_path / "b.py").read_bytes() == b"b = 'the user was here'\n"
+    assert (tmp_path / "c.py").read_bytes() == b"c = 2\n"
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / JDIR).exists()
