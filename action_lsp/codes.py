@@ -122,6 +122,10 @@ CODES: dict[str, Code] = {
              "The file's mode has no write bit (`chmod a-w`, 0444) or this user may not write "
              "it: someone protected it on purpose. It is not written unless forced (`apply "
              "--force`); a forced write keeps the read-only mode.", needs_workspace=True),
+        Code("tool-error", H, "A tool call whose result in the session was an error (a failed edit, a call the user rejected).",
+             "The call is shown as it was made but is not applied: the agent's tool refused it "
+             "(the search text was not found, the user said no), so replaying it would do what "
+             "the session never did. The hint quotes the result's first line."),
     )
 }
 

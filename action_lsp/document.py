@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dialects import DialectSet
+from .dialects import Dialect, DialectSet
 from .markdown import line_end
 from .model import Action, Diagnostic, Span, shift_action, shift_diagnostic
+from .records import records_owner, sniff_extent
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan
 from .text import EditableLineIndex
@@ -65,9 +66,11 @@ def _check_unit(unit: Unit, ctx: RuleContext) -> Unit:
     return unit
 
 
-def scan_units(text: str, dialects: DialectSet, ctx: RuleContext, start: int = 0) -> Iterator[Unit]:
-    """Scanned and rule-checked units from ``start`` on."""
-    for unit in scan(text, dialects, start):
+def scan_units(
+    text: str, dialects: DialectSet, ctx: RuleContext, start: int = 0, records: Dialect | None = None
+) -> Iterator[Unit]:
+    """Scanned and rule-checked units from ``start`` on (``records``: see :func:`scan`)."""
+    for unit in scan(text, dialects, start, records):
         yield _check_unit(unit, ctx)
 
 
@@ -77,7 +80,7 @@ def analyze(
     """Parse and check a whole text."""
     ds = dialects if isinstance(dialects, DialectSet) else DialectSet.named(dialects)
     ctx = RuleContext(ds, tuple(roots))
-    units = list(scan_units(text, ds, ctx))
+    units = list(scan_units(text, ds, ctx, records=records_owner(text, ds)))
     return _assemble(text, lambda start: text[start : line_end(text, start)], len(text), [(u, 0) for u in units])
 
 
@@ -189,7 +192,10 @@ class IncrementalDocument:
         return self.lines.text
 
     def _rescan_all(self) -> None:
-        self._set_units(list(scan_units(self.text, self.dialects, self.ctx)))
+        text = self.text
+        self._records = records_owner(text, self.dialects)
+        self._sniffed = sniff_extent(text)
+        self._set_units(list(scan_units(text, self.dialects, self.ctx, records=self._records)))
         self.rescanned = len(self.text)
 
     def _set_units(self, units: list[Unit]) -> None:
@@ -223,6 +229,11 @@ class IncrementalDocument:
         watched = self._watchers_before(start, end) if self._units else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
+        if start <= self._sniffed and records_owner(self.text, self.dialects) is not self._records:
+            self._rescan_all()  # the first line decides how the document is read, and it changed
+            return
+        if start <= self._sniffed:
+            self._sniffed = sniff_extent(self.text)
         if not self._units:
             self._rescan_all()
             return
@@ -331,7 +342,7 @@ class IncrementalDocument:
         fresh: list[Unit] = []
         resume = len(self._units)
         scanned = 0
-        for unit in scan_units(text, self.dialects, self.ctx):
+        for unit in scan_units(text, self.dialects, self.ctx, records=self._records):
             if not complete and unit.lookahead >= len(text):
                 return None
             if not complete and any(

@@ -66,6 +66,52 @@ class SourceMap:
         begin = self.to_source(start)
         return Span(begin, max(begin, self.to_source(end)))
 
+    def slice(self, start: int) -> SourceMap:
+        """The map of ``value[start:]`` (a path with its workspace prefix cut off)."""
+        if start <= 0:
+            return self
+        start = min(start, self.length)
+        return SourceMap(
+            self.to_source(start),
+            self.length - start,
+            self.source_end,
+            tuple((i - start, s) for i, s in self.breaks if i > start),
+        )
+
+    def compose(self, inner: SourceMap) -> SourceMap:
+        """The map of a value decoded from *this map's value* (``inner`` maps indices of the
+        twice-decoded value to indices of this value) straight to document offsets: a string
+        inside the JSON of a tool call's ``arguments``, which is itself a JSON string.
+
+        Both maps are linear between their breaks, so the composition is linear between the
+        union of ``inner``'s breaks and this map's breaks pulled back through ``inner``.
+        """
+        cuts: set[int] = {0}
+        cuts.update(i for i, _ in inner.breaks if i < inner.length)
+        if self.breaks:
+            # Pieces of `inner`: (first value index, first source index), in order.
+            pieces = [(0, inner.base), *inner.breaks]
+            k = 0
+            lo, hi = inner.base, inner.source_end
+            for v, _ in self.breaks:
+                if not lo < v < hi:
+                    continue
+                while k + 1 < len(pieces) and pieces[k + 1][1] <= v:
+                    k += 1
+                j0, s0 = pieces[k]
+                end = pieces[k + 1][0] if k + 1 < len(pieces) else inner.length
+                j = j0 + (v - s0)
+                if j < end:
+                    cuts.add(j)
+        ordered = sorted(cuts)
+        breaks = tuple((j, self.to_source(inner.to_source(j))) for j in ordered if j > 0)
+        return SourceMap(
+            self.to_source(inner.to_source(0)) if inner.length else self.to_source(inner.base),
+            inner.length,
+            self.to_source(inner.source_end),
+            breaks,
+        )
+
     def shift(self, delta: int) -> SourceMap:
         if not delta:
             return self

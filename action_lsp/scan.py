@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .dialects import Construct, DialectSet, TagOpen
+from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import EOL, fence_open_at, find_fence_close, line_end, next_line_start
 from .model import Action, Diagnostic, Fix, Span, TextEdit
 
@@ -248,8 +248,17 @@ class _Events:
         return at, "json", None
 
 
-def scan(text: str, dialects: DialectSet, start: int = 0) -> Iterator[Unit]:
-    """Yield the units of ``text`` from ``start`` (a unit boundary) to the end, in order."""
+def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | None = None) -> Iterator[Unit]:
+    """Yield the units of ``text`` from ``start`` (a unit boundary) to the end, in order.
+
+    ``records`` is the dialect reading a line-structured document (a JSON Lines session, see
+    :mod:`action_lsp.records`): it cuts the units itself, a run of whole lines each.
+    """
+    if records is not None:
+        from .records import scan_records
+
+        yield from scan_records(text, dialects, records, start)
+        return
     ctx = _Context(text, dialects)
     events = _Events(text)
     n = len(text)

@@ -98,6 +98,20 @@ class Dialect:
     type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON
     sequential: bool = False  # its actions form one plan run in order (the repetition rule)
 
+    # Reads line-structured documents (JSON Lines sessions): offered the document's first
+    # record by ``claims_records``; when it claims it, the whole document is read by
+    # ``parse_records``, a run of whole lines at a time (see :mod:`action_lsp.records`).
+    records: bool = False
+
+    def claims_records(self, first: Any) -> bool:
+        """Is ``first`` (the decoded first line of a JSON Lines document) this dialect's?"""
+        return False
+
+    def parse_records(self, ctx: ScanContext, start: int) -> Construct:
+        """Parse whole lines from the line start ``start``; the construct ends at a line start
+        (or the end of the text) after at least one line: one scan unit."""
+        raise NotImplementedError
+
     def claims_tag(self, name: str) -> bool:
         return name in self.tag_names or name.startswith(self.tag_prefixes or ("\0",))
 

@@ -1,0 +1,333 @@
+"""Tool calls as actions: shared by the session dialects (``claude-code``, ``tool-calls``).
+
+A tool call is a name and an input object: a JSON object in the document (Claude Code's and
+Anthropic's ``tool_use.input``), or a JSON *string* holding one (OpenAI's
+``function.arguments``, Codex's ``function_call.arguments``). Either way every field keeps the
+exact document range of its value: the input of an ``arguments`` string is parsed from the
+decoded string, and each string's map is composed with the ``arguments`` string's own map
+(:meth:`SourceMap.compose`), so a syntax error in code written through two levels of JSON
+escapes still lands on its characters.
+
+The common edit tools are recognised by name and input shape and mapped to canonical fields
+(``path``, ``content``, ``search`` / ``replace`` edits, ``command``); any other tool is an
+action of kind ``other`` named after the tool. Nothing is ever run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..jsonscan import JNode, parse_json, trailing_data_error
+from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
+from ..schema import ActionSpec, opt, req, text
+
+__all__ = ["Call", "Input", "call_action", "relative_path", "tool_specs"]
+
+
+@dataclass(slots=True)
+class Input:
+    """A tool call's input object with the map from its offsets to document offsets.
+
+    ``node`` was parsed either from the document (``outer`` None: its spans are document
+    spans) or from a decoded string whose indices ``outer`` maps to the document.
+    """
+
+    node: JNode
+    outer: SourceMap | None = None
+
+    def span(self, s: Span) -> Span:
+        return s if self.outer is None else self.outer.span(s.start, s.end)
+
+    def member(self, *names: str) -> tuple[str, JNode, Span] | None:
+        """The first member present among ``names``: (key, value node, key span in the doc)."""
+        for name in names:
+            m = self.node.get(name)
+            if m is not None:
+                ks = m.key_span
+                if len(ks) == len(m.key) + 2:
+                    ks = Span(ks.start + 1, ks.end - 1)
+                return name, m.value, self.span(ks)
+        return None
+
+    def field(self, canonical: str, *names: str) -> Field | None:
+        found = self.member(*names)
+        if found is None:
+            return None
+        _, node, key_span = found
+        return self.as_field(canonical, node, key_span)
+
+    def as_field(self, name: str, node: JNode, key_span: Span | None) -> Field:
+        smap = node.source_map if node.kind == "string" else None
+        if smap is not None and self.outer is not None:
+            smap = self.outer.compose(smap)
+        span = Span(smap.base, smap.source_end) if smap is not None else self.span(node.span)
+        return Field(name, node.value, span, key_span, smap)
+
+    def rest(self, used: set[str]) -> dict[str, Field]:
+        """The members not mapped to canonical fields, under their own names."""
+        out: dict[str, Field] = {}
+        for m in self.node.members or ():
+            if m.key in used or m.key in out:
+                continue
+            member = self.member(m.key)
+            assert member is not None
+            out[m.key] = self.as_field(m.key, member[1], member[2])
+        return out
+
+
+def decode_arguments(node: JNode, what: str) -> tuple[Input | None, list[Diagnostic]]:
+    """Parse the JSON held in the string ``node`` (an ``arguments`` string): its input and
+    ``bad-json`` diagnostics at the document characters of the error."""
+    smap = node.source_map
+    assert smap is not None
+    value: str = node.value
+    result = parse_json(value, 0, len(value))
+    diagnostics: list[Diagnostic] = []
+    errors = list(result.errors)
+    if result.ok and (extra := trailing_data_error(value, result.end)) is not None:
+        errors.append(extra)
+    for e in errors[:1]:
+        end = e.end if e.end > e.offset else min(len(value), e.offset + 1)
+        diagnostics.append(
+            Diagnostic(
+                "bad-json",
+                f"bad JSON in the {what} arguments string: {e.message}",
+                smap.span(e.offset, max(end, e.offset)) if end > e.offset else Span(smap.to_source(e.offset), smap.to_source(e.offset) + 1),
+            )
+        )
+    if result.node is None or result.node.kind != "object":
+        if result.node is not None and not errors:
+            diagnostics.append(
+                Diagnostic("invalid-value", f"the {what} arguments must be a JSON object", node.span)
+            )
+        return None, diagnostics
+    return Input(result.node, smap), diagnostics
+
+
+@dataclass(slots=True)
+class Call:
+    """One tool call as written: name, input, where it stands and how to label it."""
+
+    dialect: str
+    name: str
+    name_span: Span
+    span: Span
+    input: Input | None
+    group: Span
+    label: str
+    relativize: Callable[[Field], Field] | None = None  # maps absolute paths into the workspace
+    raw: Field | None = None  # an input given as a bare string (Codex's custom_tool_call)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+# Tool names, lower-cased, by what they do.
+_WRITE = {"write", "write_file", "create_file", "writefile", "createfile", "write_to_file"}
+_EDIT = {"edit", "edit_file", "str_replace", "replace_in_file", "multiedit", "multi_edit"}
+_EDITOR = {"str_replace_based_edit_tool", "str_replace_editor", "text_editor"}
+_SHELL = {"bash", "shell", "execute_command", "run_command", "exec_command", "run_terminal_cmd",
+          "shell_command", "local_shell", "container.exec", "run_shell_command"}
+_READ = {"read", "read_file", "view", "view_file", "readfile", "cat"}
+_PATCH = {"apply_patch", "applypatch"}
+_PATH_KEYS = ("file_path", "path", "filePath", "filepath", "file", "target_file", "filename")
+_CONTENT_KEYS = ("content", "file_text", "contents", "text", "new_content")
+
+
+def tool_specs(*names: str) -> dict[str, ActionSpec]:
+    """Specs for the named tools (so their required fields are checked); any other tool is
+    described by :data:`GENERIC`."""
+    out: dict[str, ActionSpec] = {}
+    for n in names:
+        low = n.lower()
+        if low in _WRITE:
+            out[n] = ActionSpec(n, ActionKind.WRITE_FILE, (req("path", text(), "the file written"),
+                                req("content", text(), "its whole new content")),
+                                "Write a whole file (created or replaced).", open_fields=True)
+        elif low in _EDIT:
+            out[n] = ActionSpec(n, ActionKind.MODIFY_FILE, (req("path", text(), "the file changed"),),
+                                "Replace text in a file (old -> new).", open_fields=True)
+        elif low in _SHELL:
+            out[n] = ActionSpec(n, ActionKind.COMMAND, (opt("command"),), "A shell command (never run).",
+                                open_fields=True)
+        elif low in _READ:
+            out[n] = ActionSpec(n, ActionKind.READ_FILE, (opt("path", text()),), "Read a file.",
+                                open_fields=True)
+        else:
+            out[n] = ActionSpec(n, ActionKind.OTHER, (), f"The `{n}` tool.", open_fields=True)
+    return out
+
+
+GENERIC = ActionSpec("tool", ActionKind.OTHER, (), "A tool call (shown, never run).", open_fields=True)
+
+
+def relative_path(f: Field, cwd: str | None) -> Field:
+    """``f`` with an absolute path under ``cwd`` made relative to it (the value and its map
+    cover the relative part only); any other path as written."""
+    path = f.value
+    if not cwd or not isinstance(path, str):
+        return f
+    root = cwd.rstrip("/\\")
+    if not root or not path.startswith(root) or len(path) == len(root) or path[len(root)] not in "/\\":
+        return f
+    cut = len(root) + 1
+    while cut < len(path) and path[cut] in "/\\":
+        cut += 1
+    rel = path[cut:]
+    if not rel:
+        return f
+    smap = f.source_map.slice(cut) if f.source_map is not None else None
+    span = Span(smap.base, smap.source_end) if smap is not None else f.span
+    return Field(f.name, rel, span, f.key_span, smap)
+
+
+def _text_value(node: JNode | None) -> bool:
+    return node is not None and node.kind == "string"
+
+
+def call_action(call: Call) -> Action:
+    """The action a tool call stands for."""
+    low = call.name.lower()
+    inp = call.input
+    fields: dict[str, Field] = {}
+    kind = ActionKind.OTHER
+    edits: list[Edit] = []
+    used: set[str] = set()
+
+    def take(canonical: str, *names: str) -> Field | None:
+        if inp is None:
+            return None
+        found = inp.member(*names)
+        if found is None:
+            return None
+        used.add(found[0])
+        f = inp.as_field(canonical, found[1], found[2])
+        fields[canonical] = f
+        return f
+
+    def path(*names: str) -> None:
+        f = take("path", *names)
+        if f is not None and call.relativize is not None:
+            fields["path"] = call.relativize(f)
+
+    command = ""
+    if inp is not None and low in _EDITOR:
+        c = inp.member("command")
+        command = c[1].value if c is not None and isinstance(c[1].value, str) else ""
+        if c is not None:
+            used.add("command")
+            fields["command"] = inp.as_field("command", c[1], c[2])
+    if low in _WRITE or command == "create":
+        kind = ActionKind.WRITE_FILE
+        path(*_PATH_KEYS)
+        take("content", *_CONTENT_KEYS)
+    elif low in _EDIT or command == "str_replace":
+        kind = ActionKind.MODIFY_FILE
+        path(*_PATH_KEYS)
+        many = inp.member("edits") if inp is not None else None
+        if many is not None and many[1].kind == "array":
+            used.add("edits")
+            assert inp is not None
+            for item in many[1].items or ():
+                if item.kind != "object":
+                    continue
+                sub = Input(item, inp.outer)
+                s = sub.field("search", "old_string", "old_str", "oldText", "old_text", "search")
+                r = sub.field("replace", "new_string", "new_str", "newText", "new_text", "replace")
+                if s is not None and r is not None:
+                    edits.append(Edit(s, r))
+        else:
+            s = take("search", "old_string", "old_str", "oldText", "old_text", "search")
+            r = take("replace", "new_string", "new_str", "newText", "new_text", "replace")
+            if s is not None and r is not None:
+                edits.append(Edit(s, r))
+    elif command == "insert":
+        kind = ActionKind.MODIFY_FILE
+        path(*_PATH_KEYS)
+        after = take("line", "insert_line")
+        new = take("content", "new_str", "text")
+        if after is not None and new is not None and isinstance(after.value, int) and after.value >= 0:
+            at = after.value + 1  # insert_line N: after line N, i.e. before line N + 1
+            piece = new.value if new.value.endswith(("\n", "\r")) or not new.value else new.value + "\n"
+            empty = Field("search", "", Span(new.span.start, new.span.start))
+            edits.append(Edit(empty, Field("replace", piece, new.span, new.key_span, new.source_map), at))
+    elif command in ("view",) or low in _READ:
+        kind = ActionKind.READ_FILE
+        path(*_PATH_KEYS)
+    elif low in _SHELL:
+        kind = ActionKind.COMMAND
+        _command(call, inp, fields, used)
+    elif low in _PATCH:
+        kind = ActionKind.OTHER
+        f = call.raw
+        if f is None and inp is not None:
+            f = take("patch", "input", "patch", "diff")
+        if f is not None:
+            fields["patch"] = Field("patch", f.value, f.span, f.key_span, f.source_map)
+    if inp is not None:
+        for k, f in inp.rest(used).items():
+            fields.setdefault(k, f)
+    return Action(
+        call.dialect,
+        call.name,
+        kind,
+        call.span,
+        call.name_span,
+        fields,
+        group=call.group,
+        group_label=call.label,
+        edits=edits,
+    )
+
+
+def _command(call: Call, inp: Input | None, fields: dict[str, Field], used: set[str]) -> None:
+    """``command`` as one string: a string as is; Codex's ``["bash", "-lc", script]`` as the
+    script; any other list joined by spaces (its span the whole list)."""
+    if inp is None:
+        return
+    found = inp.member("command", "cmd", "script")
+    if found is None:
+        return
+    key, node, key_span = found
+    used.add(key)
+    if node.kind == "string":
+        fields["command"] = inp.as_field("command", node, key_span)
+        return
+    if node.kind == "array" and node.items:
+        items = node.items
+        if (
+            len(items) == 3
+            and all(_text_value(i) for i in items)
+            and items[1].value in ("-lc", "-c")
+        ):
+            fields["command"] = inp.as_field("command", items[2], key_span)
+            return
+        words = [str(i.value) for i in items]
+        fields["command"] = Field("command", " ".join(words), inp.span(node.span), key_span)
+
+
+def first_line(value: Any, limit: int = 120) -> str:
+    """A short one-line excerpt of a tool result."""
+    if isinstance(value, list):
+        parts = [p.get("text", "") for p in value if isinstance(p, dict)]
+        value = "\n".join(p for p in parts if isinstance(p, str))
+    if not isinstance(value, str):
+        return ""
+    for tag in ("<tool_use_error>", "</tool_use_error>"):
+        value = value.replace(tag, "")
+    line = next((x.strip() for x in value.splitlines() if x.strip()), "")
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def failed(action: Action, message: str, at: Span | None) -> tuple[Action, Diagnostic]:
+    """The action of a call whose result was an error: shown, of kind ``other`` (the edit
+    engine never applies it), with a ``tool-error`` hint."""
+    action.kind = ActionKind.OTHER
+    note = f": {message.rstrip('.')}" if message else ""
+    diagnostic = Diagnostic(
+        "tool-error",
+        f"this {action.type} call failed in the session{note}; it is shown, not applied",
+        action.name_span,
+        related=[(at, "the tool result")] if at is not None else [],
+    )
+    return action, diagnostic
