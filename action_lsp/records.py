@@ -111,8 +111,8 @@ def load(text: str, start: int, end: int, what: str) -> tuple[Any, Diagnostic | 
     if unfinished or (end >= len(text) and error.offset >= end - 1 and not error.repairable):
         return None, Diagnostic(
             "bad-json",
-            f"the last line of the {what.split(' ', 1)[-1]} is unfinished (the session is still "
-            "being written, or was cut off); it is read when complete",
+            "the last line is unfinished (the session is still being written, or was cut "
+            "off); it is read when complete",
             Span(start, end),
             severity=Severity.INFORMATION,
         )

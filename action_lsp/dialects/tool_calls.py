@@ -1,0 +1,268 @@
+"""``tool-calls``: tool calls in OpenAI- and Anthropic-style JSON, and Codex CLI rollouts.
+
+Recognised by shape, as a whole JSON document (a ``.json`` export), a JSON object in prose, or
+line by line in a JSON Lines file:
+
+* OpenAI chat: ``{"messages": [{"role": "assistant", "tool_calls": [{"id", "type":
+  "function", "function": {"name", "arguments"}}]}]}`` (also a response's ``choices[].message``
+  and fine-tuning JSONL, one ``{"messages": [...]}`` per line). ``arguments`` is a JSON
+  *string*: its fields are read from the decoded string, with ranges through both levels of
+  escapes.
+* Anthropic messages: ``content[]`` blocks ``{"type": "tool_use", "id", "name", "input"}`` in a
+  message, a ``messages`` list or a response; a ``tool_result`` with ``is_error`` marks its call
+  failed (a ``tool-error`` hint; never applied).
+* Codex CLI rollouts (``~/.codex/sessions/.../rollout-*.jsonl``): records ``{"type":
+  "response_item", "payload": {...}}`` (and the older bare items) with ``function_call``
+  (``name``, ``arguments`` string), ``custom_tool_call`` (``apply_patch`` with its patch as
+  ``input``) and ``local_shell_call``.
+
+The edit tools are recognised by name and input (see :mod:`.tool_use`):
+``str_replace_based_edit_tool`` / ``str_replace_editor`` (``create``, ``str_replace``,
+``insert``, ``view``), ``write_file`` / ``create_file`` / ``edit_file``, ``shell`` / ``bash`` /
+``execute_command`` as commands, ``apply_patch`` as a Codex patch (read by the ``codex-patch``
+dialect's parser when it is installed; otherwise shown as a call that is not applied).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ..jsonscan import JNode, JResult, parse_json
+from ..model import Action, Diagnostic, Field, Fix, Span
+from ..records import line_end, load, next_line
+from ..schema import ActionSpec
+from .base import Construct, Dialect, ScanContext
+from .json_fields import json_diagnostics
+from .tool_use import GENERIC, Call, Input, call_action, decode_arguments, failed, first_line, tool_specs
+
+SPECS = tool_specs(
+    "str_replace_based_edit_tool", "str_replace_editor", "write_file", "create_file", "edit_file",
+    "apply_patch", "shell", "bash", "execute_command", "read_file",
+)
+_CODEX_RECORDS = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
+_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+_MARKERS = ('"tool_calls"', '"tool_use"', '"function_call"', '"custom_tool_call"', '"local_shell_call"')
+
+
+def _patch_parser() -> Any:
+    """``parse_patch`` of the ``codex-patch`` dialect, when this installation has it."""
+    try:
+        return importlib.import_module(f"{__package__}.codex_patch").parse_patch
+    except (ImportError, AttributeError):
+        return None
+
+
+class ToolCalls(Dialect):
+    name = "tool-calls"
+    description = "OpenAI/Anthropic tool-call JSON (messages, tool_calls, tool_use) and Codex CLI rollout JSONL"
+    order = 75
+    records = True
+    prose_json = True
+    specs = SPECS
+
+    def spec(self, type_name: str) -> ActionSpec | None:
+        return self.specs.get(type_name) or GENERIC
+
+    def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
+        return None
+
+    # -- recognising ---------------------------------------------------------------------------
+
+    def claims_records(self, first: Any) -> bool:
+        if isinstance(first.get("messages"), list):
+            return True
+        kind = first.get("type")
+        if kind in _CODEX_RECORDS and "payload" in first:
+            return True
+        # The first Codex rollouts: a header line, then bare response items.
+        return ("instructions" in first and "timestamp" in first) or kind in _ITEMS
+
+    @staticmethod
+    def _shaped(node: JNode) -> bool:
+        """A tool-call document: messages, a response with choices/content/output, one
+        message, or a rollout item."""
+        v = node.value
+        if not isinstance(v, dict):
+            return False
+        if isinstance(v.get("messages"), list) or isinstance(v.get("choices"), list):
+            return True
+        if isinstance(v.get("input"), list) or isinstance(v.get("output"), list):
+            return True
+        if v.get("role") in ("assistant", "user", "tool") and ("tool_calls" in v or isinstance(v.get("content"), list)):
+            return True
+        return v.get("type") in _ITEMS or (v.get("type") == "message" and isinstance(v.get("content"), list))
+
+    def parse_prose_json(self, ctx: ScanContext, start: int, result: JResult) -> Construct | None:
+        node = result.node
+        if node is None or node.kind != "object" or not self._shaped(node):
+            return None
+        span = Span(start, result.end)
+        actions, diagnostics = self._walk(node, span, "tool calls")
+        diagnostics[:0] = json_diagnostics(ctx.text, result, span, "bad JSON in tool calls")
+        return Construct(span, actions, diagnostics, lookahead=result.end)
+
+    # -- JSON Lines ----------------------------------------------------------------------------
+
+    def parse_records(self, ctx: ScanContext, start: int) -> Construct:
+        text = ctx.text
+        a = start
+        b = line_end(text, a)
+        end = next_line(text, b)
+        actions: list[Action] = []
+        diagnostics: list[Diagnostic] = []
+        if text[a:b].strip():
+            record, problem = load(text, a, b, "session record")
+            if problem is not None:
+                diagnostics.append(problem)
+            elif isinstance(record, dict) and any(text.find(m, a, b) >= 0 for m in _MARKERS):
+                node = parse_json(text, a, b).node
+                if node is not None:
+                    actions, diagnostics = self._walk(node, Span(a, b), "session record")
+        return Construct(Span(start, end), actions, diagnostics, lookahead=end)
+
+    # -- walking the shapes --------------------------------------------------------------------
+
+    def _walk(self, node: JNode, group: Span, label: str) -> tuple[list[Action], list[Diagnostic]]:
+        actions: list[Action] = []
+        diagnostics: list[Diagnostic] = []
+        calls: dict[str, int] = {}
+        errors: dict[str, tuple[str, Span]] = {}
+
+        def items(member: str, of: JNode) -> list[JNode]:
+            m = of.get(member)
+            return [i for i in (m.value.items or ()) if i.kind == "object"] if m and m.value.kind == "array" else []
+
+        def visit(obj: JNode) -> None:
+            v = obj.value
+            if not isinstance(v, dict):
+                return
+            payload = obj.get("payload")
+            if payload is not None and payload.value.kind == "object":
+                visit(payload.value)
+                return
+            for key in ("messages", "input", "output"):
+                for item in items(key, obj):
+                    visit(item)
+            for choice in items("choices", obj):
+                msg = choice.get("message") or choice.get("delta")
+                if msg is not None and msg.value.kind == "object":
+                    visit(msg.value)
+            kind = v.get("type")
+            if kind in _ITEMS:
+                self._item(obj, group, label, actions, diagnostics, calls)
+                return
+            for call in items("tool_calls", obj):
+                self._openai_call(call, group, label, actions, diagnostics, calls)
+            if "role" in v or kind == "message":
+                for block in items("content", obj):
+                    bv = block.value
+                    if bv.get("type") == "tool_use":
+                        self._anthropic_call(block, group, label, actions, calls)
+                    elif bv.get("type") == "tool_result" and bv.get("is_error"):
+                        call_id = str(bv.get("tool_use_id", ""))
+                        member = block.get("tool_use_id")
+                        where = member.value.inner_span if member is not None else block.span
+                        errors[call_id] = (first_line(bv.get("content")), where)
+
+        visit(node)
+        for call_id, (message, where) in errors.items():
+            k = calls.get(call_id)
+            if k is not None:
+                actions[k], note = failed(actions[k], message, where)
+                diagnostics.append(note)
+        return actions, diagnostics
+
+    def _add(self, call: Call, call_id: Any, actions: list[Action], diagnostics: list[Diagnostic],
+             calls: dict[str, int]) -> None:
+        diagnostics.extend(call.diagnostics)
+        action = call_action(call)
+        patch = action.fields.get("patch")
+        found = self._patch_actions(action, patch) if patch is not None else None
+        if isinstance(call_id, str):
+            calls[call_id] = len(actions)
+        if found:
+            patch_actions, patch_diagnostics = found
+            actions.extend(patch_actions)
+            diagnostics.extend(patch_diagnostics)
+            return
+        actions.append(action)
+
+    def _patch_actions(self, action: Action, patch: Field) -> tuple[list[Action], list[Diagnostic]] | None:
+        parse_patch = _patch_parser()
+        value = patch.value
+        if parse_patch is None or not isinstance(value, str) or patch.source_map is None:
+            return None
+        begin = value.find("*** Begin Patch")
+        if begin < 0:
+            return None
+        result = parse_patch(value, begin, len(value), dialect=self.name, outer=patch.source_map,
+                             group=action.group)
+        if not result.actions:
+            return None
+        for a in result.actions:
+            a.group_label = action.group_label
+        return list(result.actions), list(result.diagnostics)
+
+    def _openai_call(self, call: JNode, group: Span, label: str, actions: list[Action],
+                     diagnostics: list[Diagnostic], calls: dict[str, int]) -> None:
+        fn = call.get("function")
+        if fn is None or fn.value.kind != "object":
+            return
+        self._function(fn.value, call, call.value.get("id"), group, label, actions, diagnostics, calls)
+
+    def _item(self, item: JNode, group: Span, label: str, actions: list[Action],
+              diagnostics: list[Diagnostic], calls: dict[str, int]) -> None:
+        """A Responses-API / Codex item: function_call, custom_tool_call, local_shell_call."""
+        v = item.value
+        call_id = v.get("call_id") or v.get("id")
+        if v.get("type") == "local_shell_call":
+            act = item.get("action")
+            inp = Input(act.value) if act is not None and act.value.kind == "object" else None
+            kind_member = item.get("type")
+            assert kind_member is not None
+            self._add(Call(self.name, "local_shell", kind_member.value.inner_span, item.span, inp, group, label),
+                      call_id, actions, diagnostics, calls)
+            return
+        if v.get("type") == "custom_tool_call":
+            name = item.get("name")
+            raw = item.get("input")
+            if name is None or name.value.kind != "string":
+                return
+            field = None
+            if raw is not None and raw.value.kind == "string":
+                smap = raw.value.source_map
+                field = Field("patch", raw.value.value, raw.value.inner_span, None, smap)
+            call = Call(self.name, name.value.value, name.value.inner_span, item.span, None, group, label, raw=field)
+            self._add(call, call_id, actions, diagnostics, calls)
+            return
+        self._function(item, item, call_id, group, label, actions, diagnostics, calls)
+
+    def _function(self, fn: JNode, whole: JNode, call_id: Any, group: Span, label: str,
+                  actions: list[Action], diagnostics: list[Diagnostic], calls: dict[str, int]) -> None:
+        name = fn.get("name")
+        if name is None or name.value.kind != "string":
+            return
+        args = fn.get("arguments")
+        inp: Input | None = None
+        problems: list[Diagnostic] = []
+        if args is not None and args.value.kind == "string":
+            inp, problems = decode_arguments(args.value, f"`{name.value.value}`")
+        elif args is not None and args.value.kind == "object":
+            inp = Input(args.value)
+        call = Call(self.name, name.value.value, name.value.inner_span, whole.span, inp, group, label,
+                    diagnostics=problems)
+        self._add(call, call_id, actions, diagnostics, calls)
+
+    def _anthropic_call(self, block: JNode, group: Span, label: str, actions: list[Action],
+                        calls: dict[str, int]) -> None:
+        name = block.get("name")
+        if name is None or name.value.kind != "string":
+            return
+        inp = block.get("input")
+        call = Call(self.name, name.value.value, name.value.inner_span, block.span,
+                    Input(inp.value) if inp is not None and inp.value.kind == "object" else None, group, label)
+        self._add(call, block.value.get("id"), actions, [], calls)
+
+
+DIALECT = ToolCalls()
