@@ -11,7 +11,7 @@ from ..model import Diagnostic, Severity
 
 # Files a directory walk treats as transcripts.
 TRANSCRIPT_SUFFIXES = frozenset(
-    {".md", ".markdown", ".mdx", ".txt", ".text", ".transcript", ".chat", ".log", ".json"}
+    {".md", ".markdown", ".mdx", ".txt", ".text", ".transcript", ".chat", ".log", ".json", ".jsonl"}
 )
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
 

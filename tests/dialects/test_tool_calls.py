@@ -1,0 +1,110 @@
+"""``tool-calls``: OpenAI chat JSON, Anthropic messages JSON and Codex CLI rollout JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from action_lsp.cli import main
+from action_lsp.dialects import file_view
+from action_lsp.document import analyze
+from action_lsp.model import ActionKind, Severity
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "dialects" / "tool-calls"
+
+
+def _read(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def _twice_decoded(text: str, s: int, e: int) -> str:
+    """The characters text[s:e] inside an arguments string, decoded through both levels."""
+    once = json.loads(f'"{text[s:e]}"')
+    return json.loads(f'"{once}"') if once.startswith("\\") else once
+
+
+def test_openai_chat_tool_calls_and_arguments_ranges() -> None:
+    text = _read("openai-chat.json")
+    a = analyze(text)
+    assert [(x.type, x.kind) for x in a.actions] == [
+        ("str_replace_based_edit_tool", ActionKind.WRITE_FILE),
+        ("str_replace_based_edit_tool", ActionKind.MODIFY_FILE),
+        ("str_replace_based_edit_tool", ActionKind.MODIFY_FILE),
+        ("shell", ActionKind.COMMAND),
+    ]
+    assert a.diagnostics == []
+    create = a.actions[0]
+    content = create.fields["content"]
+    assert content.value.startswith("def add(a, b):\n")
+    for i, ch in enumerate(content.value):
+        s, e = content.source_map.to_source(i), content.source_map.to_source(i + 1)
+        assert _twice_decoded(text, s, e) == ch
+    path = create.fields["path"]
+    assert text[path.span.start : path.span.end] == "calc.py"
+    replace = a.actions[1].edits[0].replace
+    assert replace.value.endswith("# «sum» ✓")
+    insert = file_view(a.actions[2])
+    assert insert is not None and insert.edits[0].line == 1 and insert.edits[0].search.value == ""
+
+
+def test_bad_json_inside_the_arguments_string_points_at_its_character() -> None:
+    args = '{"path": "a.py", "content": "x = 1\\n" "y"}'  # a missing comma, inside the string
+    doc = json.dumps({"messages": [{"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "write_file", "arguments": args}}]}]})
+    a = analyze(doc)
+    bad = [d for d in a.diagnostics if d.code == "bad-json"]
+    assert len(bad) == 1
+    at = bad[0].span.start
+    assert doc[at : at + 3] == '\\"y'  # the escaped quote opening "y", where the comma is missing
+    assert "arguments" in bad[0].message
+
+
+def test_anthropic_messages_with_a_failed_call(tmp_path: Path) -> None:
+    text = _read("anthropic-messages.json")
+    a = analyze(text)
+    kinds = [x.kind for x in a.actions]
+    assert kinds == [ActionKind.WRITE_FILE, ActionKind.OTHER, ActionKind.MODIFY_FILE]
+    hint = [d for d in a.diagnostics if d.code == "tool-error"]
+    assert len(hint) == 1 and "did not appear verbatim" in hint[0].message
+    root = tmp_path / "ws"
+    root.mkdir()
+    assert main(["apply", "--root", str(root), "--write", str(FIXTURES / "anthropic-messages.json")]) == 0
+    assert (root / "notes.md").read_text(encoding="utf-8") == "# Notes\n\nThe first note — ünïcode.\n"
+
+
+def test_openai_chat_applies_end_to_end(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    assert main(["apply", "--root", str(root), "--write", str(FIXTURES / "openai-chat.json")]) == 0
+    assert (root / "calc.py").read_text(encoding="utf-8") == (
+        '"""Arithmetic — tiny."""\ndef add(a, b):\n    return a + b  # «sum» ✓\n\n\ndef sub(a, b):\n    return a - b\n'
+    )
+
+
+def test_codex_rollout_records_and_truncated_last_line() -> None:
+    text = _read("codex-rollout.jsonl")
+    a = analyze(text)
+    shell = a.actions[0]
+    assert shell.kind is ActionKind.COMMAND and shell.get("command") == "ls -1 && cat README.md"
+    s = shell.fields["command"].span
+    assert _twice_decoded(text, s.start, s.end) == "ls -1 && cat README.md"
+    bad = [d for d in a.diagnostics if d.code == "bad-json"]
+    assert len(bad) == 1 and bad[0].severity is Severity.INFORMATION
+    names = [x.type for x in a.actions]
+    assert names[0] == "shell"
+    # apply_patch calls are recognised (as Codex patches when the codex-patch parser is there)
+    patched = [x for x in a.actions if x.type == "apply_patch" or x.group_label == "apply_patch"]
+    assert patched or any(x.get("path") == "hello.txt" for x in a.actions)
+
+
+def test_openai_jsonl_one_conversation_per_line() -> None:
+    line = json.dumps({"messages": [{"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
+        "name": "bash", "arguments": json.dumps({"command": "echo 'é'"})}}]}]}, ensure_ascii=False)
+    a = analyze(line + "\n" + line + "\n" + "{not json}\n")
+    assert [x.get("command") for x in a.actions] == ["echo 'é'", "echo 'é'"]
+    assert [d.code for d in a.diagnostics] == ["bad-json"]
+
+
+def test_unrelated_json_is_not_a_tool_call_document() -> None:
+    assert analyze('{"name": "pkg", "version": "1.0.0"}\n').actions == []
+    assert analyze('```json\n{"messages": []}\n```\n').actions == []
