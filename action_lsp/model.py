@@ -45,6 +45,17 @@ class SourceMap:
     length: int
     source_end: int
     breaks: tuple[tuple[int, int], ...] = ()
+    offset: int = 0  # added to every break's source offset: a shift costs O(1), not O(breaks)
+
+    def _key(self) -> tuple[int, int, int, tuple[tuple[int, int], ...]]:
+        off = self.offset
+        return (self.base, self.length, self.source_end, tuple((i, s + off) for i, s in self.breaks) if off else self.breaks)
+
+    def __eq__(self, other: object) -> bool:  # the same mapping, however it was shifted
+        return isinstance(other, SourceMap) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @classmethod
     def verbatim(cls, start: int, end: int) -> SourceMap:
@@ -59,7 +70,7 @@ class SourceMap:
         if pos < 0:
             return self.base + index
         value_index, source = self.breaks[pos]
-        return source + (index - value_index)
+        return source + self.offset + (index - value_index)
 
     def span(self, start: int, end: int) -> Span:
         """The document span of the decoded slice ``value[start:end]``."""
@@ -75,7 +86,7 @@ class SourceMap:
             self.to_source(start),
             self.length - start,
             self.source_end,
-            tuple((i - start, s) for i, s in self.breaks if i > start),
+            tuple((i - start, s + self.offset) for i, s in self.breaks if i > start),
         )
 
     def compose(self, inner: SourceMap) -> SourceMap:
@@ -90,7 +101,7 @@ class SourceMap:
         cuts.update(i for i, _ in inner.breaks if i < inner.length)
         if self.breaks:
             # Pieces of `inner`: (first value index, first source index), in order.
-            pieces = [(0, inner.base), *inner.breaks]
+            pieces = [(0, inner.base), *((i, s + inner.offset) for i, s in inner.breaks)]
             k = 0
             lo, hi = inner.base, inner.source_end
             for v, _ in self.breaks:
@@ -115,12 +126,7 @@ class SourceMap:
     def shift(self, delta: int) -> SourceMap:
         if not delta:
             return self
-        return SourceMap(
-            self.base + delta,
-            self.length,
-            self.source_end + delta,
-            tuple((i, s + delta) for i, s in self.breaks),
-        )
+        return SourceMap(self.base + delta, self.length, self.source_end + delta, self.breaks, self.offset + delta)
 
 
 @dataclass(slots=True)

@@ -1,0 +1,169 @@
+"""Benchmark: a large Claude Code session JSONL, checked as ``action-lsp check`` does.
+
+Generates (or reads) a session file and measures, in this process:
+
+- ``analyze(text)`` time and throughput in MB/s (10**6 bytes of UTF-8), best of ``--runs``;
+- peak RSS growth during the first run (``VmHWM`` in ``/proc/self/status``, reset through
+  ``/proc/self/clear_refs``) and the size of the text itself, for comparison;
+- keystrokes in an ``IncrementalDocument`` of the same text: characters re-scanned and time
+  per edit (median and max), with a check that the last edit's analysis equals a full one.
+
+Run: ``python bench/bench_sessions.py --generate /tmp/session.jsonl --size 100m`` (writes the
+file, then measures it) or ``python bench/bench_sessions.py PATH`` for an existing file.
+The generated session is deterministic: user prompts, assistant text, Write / Edit / MultiEdit /
+Bash / Read calls with realistic inputs (escapes, multi-byte characters), their tool results
+(some errors), and Claude Code's ``toolUseResult`` copies of file contents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+CWD = "/home/dev/project"
+_WORDS = "the of and to a in is for that with on as it by this be are from or 'quoted' é ü 🌍 — «x»".split()
+
+
+def _size(s: str) -> int:
+    s = s.lower()
+    mult = {"k": 10**3, "m": 10**6, "g": 10**9}.get(s[-1], 1)
+    return int(float(s[:-1] if s[-1] in "kmg" else s) * mult)
+
+
+def _code(rng: random.Random, lines: int) -> str:
+    out = []
+    for i in range(lines):
+        w = rng.choice(_WORDS)
+        out.append(f'    value_{i} = compute("{w}", {i})  # {rng.choice(_WORDS)}\\n\t"tab"')
+    return "def generated():\n" + "\n".join(out) + "\n    return None\n"
+
+
+def generate(path: Path, size: int, seed: int = 1) -> int:
+    """Write a session of about ``size`` bytes to ``path``; returns the bytes written."""
+    rng = random.Random(seed)
+    sid = "2f1c9a7e-0b6d-4e55-9d1a-7c3e5b2a9f10"
+    written = 0
+    n = 0
+    with path.open("w", encoding="utf-8") as f:
+
+        def emit(rec: dict) -> None:
+            nonlocal written, n
+            n += 1
+            rec.update({"cwd": CWD, "sessionId": sid, "uuid": f"u-{n}", "timestamp": "2025-09-01T10:00:00Z"})
+            line = json.dumps(rec, ensure_ascii=n % 3 == 0) + "\n"
+            f.write(line)
+            written += len(line.encode("utf-8"))
+
+        emit({"type": "summary", "summary": "generated", "leafUuid": "x"})
+        k = 0
+        while written < size:
+            k += 1
+            name = f"src/mod_{k % 500}/file_{k}.py"
+            body = _code(rng, rng.randint(10, 120))
+            emit({"type": "user", "message": {"role": "user", "content": f"Please write {name} — {rng.choice(_WORDS)}"}})
+            emit({"type": "assistant", "message": {"id": f"msg_{k}", "role": "assistant", "content": [
+                {"type": "text", "text": "I'll write it. " * rng.randint(1, 20)},
+                {"type": "tool_use", "id": f"toolu_w{k}", "name": "Write",
+                 "input": {"file_path": f"{CWD}/{name}", "content": body}}]}})
+            emit({"type": "user", "message": {"role": "user", "content": [
+                {"tool_use_id": f"toolu_w{k}", "type": "tool_result", "content": f"File created successfully at: {CWD}/{name}"}]},
+                "toolUseResult": {"type": "create", "filePath": f"{CWD}/{name}", "content": body}})
+            old = body.splitlines()[1]
+            emit({"type": "assistant", "message": {"id": f"msg_e{k}", "role": "assistant", "content": [
+                {"type": "tool_use", "id": f"toolu_e{k}", "name": "Edit",
+                 "input": {"file_path": f"{CWD}/{name}", "old_string": old, "new_string": old + "  # ✓"}},
+                {"type": "tool_use", "id": f"toolu_b{k}", "name": "Bash",
+                 "input": {"command": f"python -m pytest -q {name}", "description": "Run tests"}}]}})
+            err = k % 7 == 0
+            emit({"type": "user", "message": {"role": "user", "content": [
+                {"tool_use_id": f"toolu_e{k}", "type": "tool_result", "is_error": err,
+                 "content": "<tool_use_error>String to replace not found in file.</tool_use_error>" if err else "updated"},
+                {"tool_use_id": f"toolu_b{k}", "type": "tool_result", "content": "1 passed in 0.01s"}]},
+                "toolUseResult": {"filePath": f"{CWD}/{name}", "originalFile": body}})
+    return written
+
+
+def _hwm_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _reset_hwm() -> None:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("path", nargs="?", help="a session JSONL to measure")
+    p.add_argument("--generate", metavar="PATH", help="write a generated session here, then measure it")
+    p.add_argument("--size", default="100m", help="size of the generated session (k/m/g = 10^3/10^6/10^9 bytes)")
+    p.add_argument("--runs", type=int, default=1)
+    p.add_argument("--edits", type=int, default=30, help="keystrokes timed in an IncrementalDocument (0: none)")
+    args = p.parse_args(argv)
+    if args.generate:
+        path = Path(args.generate)
+        t = time.perf_counter()
+        n = generate(path, _size(args.size))
+        print(f"generated {path}: {n / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    elif args.path:
+        path = Path(args.path)
+    else:
+        p.error("give a PATH or --generate PATH")
+
+    from action_lsp.document import IncrementalDocument, analyze
+
+    text = path.read_text(encoding="utf-8")
+    mb = len(text.encode("utf-8")) / 1e6
+    base = _hwm_kb()
+    _reset_hwm()
+    before = _hwm_kb()
+    times = []
+    analysis = None
+    for _ in range(max(1, args.runs)):
+        t = time.perf_counter()
+        c = time.process_time()
+        analysis = analyze(text)
+        times.append((time.perf_counter() - t, time.process_time() - c))
+        if len(times) == 1:
+            peak = _hwm_kb() - before
+    assert analysis is not None
+    wall, cpu = min(times)
+    codes: dict[str, int] = {}
+    for d in analysis.diagnostics:
+        codes[d.code] = codes.get(d.code, 0) + 1
+    print(f"{path.name}: {mb:.1f} MB, {len(analysis.actions)} actions, diagnostics {codes}")
+    print(f"analyze: {wall:.2f} s wall, {cpu:.2f} s CPU -> {mb / wall:.1f} MB/s ({mb / cpu:.1f} MB/s CPU)")
+    print(f"peak RSS growth during analyze: {peak / 1024:.0f} MB (text itself: {len(text) / 1e6:.0f} M chars; "
+          f"process peak before: {base / 1024:.0f} MB)")
+    del analysis
+    if args.edits:
+        t = time.perf_counter()
+        doc = IncrementalDocument(text)
+        print(f"open IncrementalDocument: {time.perf_counter() - t:.2f} s")
+        rng = random.Random(3)
+        per_edit: list[float] = []
+        rescanned: list[int] = []
+        for _ in range(args.edits):
+            at = rng.randrange(len(doc.text))
+            t = time.perf_counter()
+            doc.edit(at, at, "x")
+            doc.analysis()
+            per_edit.append((time.perf_counter() - t) * 1000)
+            rescanned.append(doc.rescanned)
+        print(f"keystrokes: median {statistics.median(per_edit):.1f} ms, max {max(per_edit):.1f} ms; "
+              f"re-scanned median {statistics.median(rescanned):.0f} chars, max {max(rescanned)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
