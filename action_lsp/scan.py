@@ -386,10 +386,11 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
                 )
             )
     if owner is not None:
-        construct = owner.parse_fence(ctx, fence)
-        if construct is not None:
-            construct.diagnostics[:0] = diagnostics
-            return construct, construct.end
+        for candidate in dialects.fence_owners(fence.word) or (owner,):
+            construct = candidate.parse_fence(ctx, fence)
+            if construct is not None:
+                construct.diagnostics[:0] = diagnostics
+                return construct, construct.end
     close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
     end = close[1] if close else len(text)
     if diagnostics:

@@ -18,6 +18,7 @@ Bash / Read calls with realistic inputs (escapes, multi-byte characters), their 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -26,7 +27,7 @@ import time
 from pathlib import Path
 
 CWD = "/home/dev/project"
-_WORDS = "the of and to a in is for that with on as it by this be are from or 'quoted' é ü 🌍 — «x»".split()
+_WORDS = ["the", "of", "and", "to", "a", "in", "is", "for", "that", "with", "on", "as", "it", "by", "this", "be", "are", "from", "or", "'quoted'", "é", "ü", "🌍", "—", "«x»"]
 
 
 def _size(s: str) -> int:
@@ -96,10 +97,8 @@ def _hwm_kb() -> int:
 
 
 def _reset_hwm() -> None:
-    try:
+    with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         per_edit: list[float] = []
         rescanned: list[int] = []
         for _ in range(args.edits):
-            at = rng.randrange(len(doc.text))
+            at = rng.randrange(len(doc.lines))
             t = time.perf_counter()
             doc.edit(at, at, "x")
             doc.analysis()

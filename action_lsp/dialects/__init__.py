@@ -138,9 +138,11 @@ class DialectSet:
     def __init__(self, dialects: Iterable[Dialect] | None = None) -> None:
         self.dialects: tuple[Dialect, ...] = tuple(ALL if dialects is None else dialects)
         self._fence_owner: dict[str, Dialect] = {}
+        self._fence_owners: dict[str, tuple[Dialect, ...]] = {}
         for d in self.dialects:
             for info in d.fence_infos:
                 self._fence_owner.setdefault(info, d)
+                self._fence_owners[info] = (*self._fence_owners.get(info, ()), d)
         self._by_name = {d.name: d for d in self.dialects}
         self._tag_cache: dict[str, tuple[Dialect, str] | None] = {}
         self._fence_near: dict[str, str | None] = {}
@@ -164,6 +166,11 @@ class DialectSet:
 
     def fence_owner(self, word: str) -> Dialect | None:
         return self._fence_owner.get(word.lower()) if word else None
+
+    def fence_owners(self, word: str) -> tuple[Dialect, ...]:
+        """Every dialect claiming the fence info ``word``, in registry order: a ```` ```json ````
+        fence is offered to each until one recognises its body's shape."""
+        return self._fence_owners.get(word.lower(), ()) if word else ()
 
     def fence_near_miss(self, word: str) -> str | None:
         """The known fence info that ``word`` misspells, if any."""

@@ -28,7 +28,16 @@ from ..model import Action, Diagnostic, Field, Fix, Span
 from ..records import line_end, load, next_line
 from ..schema import ActionSpec
 from .base import Construct, Dialect, ScanContext
-from .tool_use import GENERIC, Call, Input, call_action, failed, first_line, relative_path, tool_specs
+from .tool_use import (
+    GENERIC,
+    Call,
+    Input,
+    call_action,
+    failed,
+    first_line,
+    relative_path,
+    tool_specs,
+)
 
 MAX_RUN = 64  # lines a unit may run on waiting for its calls' results
 

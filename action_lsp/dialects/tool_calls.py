@@ -29,12 +29,22 @@ import importlib
 from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
+from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, Field, Fix, Span
 from ..records import line_end, load, next_line
 from ..schema import ActionSpec
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
-from .tool_use import GENERIC, Call, Input, call_action, decode_arguments, failed, first_line, tool_specs
+from .tool_use import (
+    GENERIC,
+    Call,
+    Input,
+    call_action,
+    decode_arguments,
+    failed,
+    first_line,
+    tool_specs,
+)
 
 SPECS = tool_specs(
     "str_replace_based_edit_tool", "str_replace_editor", "write_file", "create_file", "edit_file",
@@ -59,6 +69,7 @@ class ToolCalls(Dialect):
     order = 75
     records = True
     prose_json = True
+    fence_infos = frozenset({"json"})
     specs = SPECS
 
     def spec(self, type_name: str) -> ActionSpec | None:
@@ -101,6 +112,19 @@ class ToolCalls(Dialect):
         actions, diagnostics = self._walk(node, span, "tool calls")
         diagnostics[:0] = json_diagnostics(ctx.text, result, span, "bad JSON in tool calls")
         return Construct(span, actions, diagnostics, lookahead=result.end)
+
+    def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
+        """A ```` ```json ```` fence whose body is a tool-call document (else an example)."""
+        close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
+        body_end = close[0] if close else len(ctx.text)
+        result = parse_json(ctx.text, fence.body_start, body_end)
+        if result.node is None or result.node.kind != "object" or not self._shaped(result.node):
+            return None
+        end = close[1] if close else len(ctx.text)
+        span = Span(fence.start, end)
+        actions, diagnostics = self._walk(result.node, span, "```json tool calls")
+        diagnostics[:0] = json_diagnostics(ctx.text, result, Span(fence.body_start, body_end), "bad JSON in tool calls")
+        return Construct(span, actions, diagnostics, lookahead=end)
 
     # -- JSON Lines ----------------------------------------------------------------------------
 

@@ -90,7 +90,7 @@ def test_syntax_error_in_written_code_lands_on_its_characters() -> None:
 
 def test_one_bad_line_is_one_diagnostic_and_the_rest_still_parses() -> None:
     lines = _text().splitlines(keepends=True)
-    broken = lines[:5] + ['{"type": "assistant", "message": {"content": [}\n'] + lines[5:]
+    broken = [*lines[:5], '{"type": "assistant", "message": {"content": [}\n', *lines[5:]]
     a = analyze("".join(broken))
     bad = [d for d in a.diagnostics if d.code == "bad-json"]
     assert len(bad) == 1 and bad[0].severity is None

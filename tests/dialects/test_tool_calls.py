@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from action_lsp.cli import main
 from action_lsp.dialects import file_view
 from action_lsp.document import analyze
@@ -108,3 +110,38 @@ def test_openai_jsonl_one_conversation_per_line() -> None:
 def test_unrelated_json_is_not_a_tool_call_document() -> None:
     assert analyze('{"name": "pkg", "version": "1.0.0"}\n').actions == []
     assert analyze('```json\n{"messages": []}\n```\n').actions == []
+    assert analyze('```json\n{"name": "x"}\n```\n').actions == []
+
+
+def test_a_json_fence_holding_tool_calls_in_a_markdown_transcript() -> None:
+    body = json.dumps({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "write_file",
+                       "input": {"path": "a.txt", "content": "hé\n"}}]}, indent=2, ensure_ascii=False)
+    text = f"# Log\n\nThe model answered:\n\n```json\n{body}\n```\n"
+    a = analyze(text)
+    assert [(x.dialect, x.type, x.path) for x in a.actions] == [("tool-calls", "write_file", "a.txt")]
+    content = a.actions[0].fields["content"]
+    assert text[content.span.start : content.span.end] == "hé\\n"
+    plan = '```json\n{"actions": [{"action": "THINK", "context": "x"}], "can_extend": false, "reasoning": "r"}\n```\n'
+    assert [x.dialect for x in analyze(plan).actions] == ["action-plan"]
+
+
+def test_codex_apply_patch_calls_apply_when_the_codex_patch_parser_is_installed(tmp_path: Path) -> None:
+    pytest.importorskip("action_lsp.dialects.codex_patch")
+    root = tmp_path / "ws"
+    root.mkdir()
+    assert main(["apply", "--root", str(root), "--write", str(FIXTURES / "codex-rollout.jsonl")]) == 0
+    assert (root / "hello.txt").read_text(encoding="utf-8") == 'Hello, "world"!\n'
+    text = _read("codex-rollout.jsonl")
+    add = next(x for x in analyze(text).actions if x.get("path") == "hello.txt")
+    p = add.fields["path"].span
+    assert text[p.start : p.end] == "hello.txt"
+
+
+def test_apply_patch_without_the_parser_is_shown_and_not_applied(monkeypatch) -> None:
+    from action_lsp.dialects import tool_calls
+
+    monkeypatch.setattr(tool_calls, "_patch_parser", lambda: None)
+    a = analyze(_read("codex-rollout.jsonl"))
+    patches = [x for x in a.actions if x.type == "apply_patch"]
+    assert len(patches) == 2 and all(x.kind is ActionKind.OTHER for x in patches)
+    assert patches[0].get("patch").startswith("*** Begin Patch\n*** Add File: hello.txt")
