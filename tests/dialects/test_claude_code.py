@@ -177,3 +177,25 @@ def test_check_walks_jsonl_files(tmp_path: Path, capsys) -> None:
     assert main(["check", str(tmp_path)]) == 1  # /etc/hosts is outside the session's cwd
     out = capsys.readouterr().out
     assert "session.jsonl:12:" in out and "[absolute-path]" in out and "[tool-error]" in out
+
+
+def _summary(a) -> list:
+    return (
+        [(x.dialect, x.type, x.kind, x.span, x.path, [(e.search.span, e.replace.span) for e in x.edits]) for x in a.actions],
+        sorted((d.code, d.span.start, d.span.end, d.severity) for d in a.diagnostics),
+    )
+
+
+def test_random_edits_agree_with_a_full_analysis() -> None:
+    import random
+
+    rng = random.Random(11)
+    pieces = ["x", "\n", "}", "{", '"', "\\", "é", '"is_error":true,', "toolu_03Edit", ""]
+    doc = IncrementalDocument(_text() * 3)
+    for step in range(150):
+        n = len(doc.lines)
+        start = rng.randrange(n + 1)
+        end = min(n, start + rng.choice([0, 0, 1, 3, 40]))
+        doc.edit(start, end, rng.choice(pieces))
+        if step % 10 == 0 or step > 140:
+            assert _summary(doc.analysis()) == _summary(analyze(doc.text)), step
