@@ -97,6 +97,7 @@ class Dialect:
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion
     type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON
     sequential: bool = False  # its actions form one plan run in order (the repetition rule)
+    any_type: bool = False  # every action type is valid (a session's tool names): no unknown-action
 
     # Reads line-structured documents (JSON Lines sessions): offered the document's first
     # record by ``claims_records``; when it claims it, the whole document is read by

@@ -23,7 +23,7 @@ from ..jsonscan import JNode, parse_json, trailing_data_error
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
 from ..schema import ActionSpec, opt, req, text
 
-__all__ = ["Call", "Input", "call_action", "relative_path", "tool_specs"]
+__all__ = ["Call", "Input", "call_action", "decode_arguments", "failed", "relative_path", "tool_specs"]
 
 
 @dataclass(slots=True)
@@ -135,8 +135,8 @@ _CONTENT_KEYS = ("content", "file_text", "contents", "text", "new_content")
 
 
 def tool_specs(*names: str) -> dict[str, ActionSpec]:
-    """Specs for the named tools (so their required fields are checked); any other tool is
-    described by :data:`GENERIC`."""
+    """Specs for the named tools (so their required fields are checked); any other tool name is
+    valid too (the session dialects set ``any_type``)."""
     out: dict[str, ActionSpec] = {}
     for n in names:
         low = n.lower()
@@ -156,9 +156,6 @@ def tool_specs(*names: str) -> dict[str, ActionSpec]:
         else:
             out[n] = ActionSpec(n, ActionKind.OTHER, (), f"The `{n}` tool.", open_fields=True)
     return out
-
-
-GENERIC = ActionSpec("tool", ActionKind.OTHER, (), "A tool call (shown, never run).", open_fields=True)
 
 
 def relative_path(f: Field, cwd: str | None) -> Field:

@@ -17,6 +17,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             continue
         spec = dialect.spec(action.type)
         if spec is None:
+            if dialect.any_type:
+                continue
             severity = dialect.unknown_action_severity(action.type)
             yield _unknown_action(action, list(dialect.specs), dialect.name, severity)
             continue

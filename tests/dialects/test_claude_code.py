@@ -199,3 +199,11 @@ def test_random_edits_agree_with_a_full_analysis() -> None:
         doc.edit(start, end, rng.choice(pieces))
         if step % 10 == 0 or step > 140:
             assert _summary(doc.analysis()) == _summary(analyze(doc.text)), step
+
+
+def test_any_tool_name_is_valid_and_a_write_needs_its_path() -> None:
+    line = _record("assistant", [_use("t1", "mcp__github__create_issue", title="x"), _use("t2", "Write", content="x\n")])
+    a = analyze(line + "\n")
+    assert [x.type for x in a.actions] == ["mcp__github__create_issue", "Write"]
+    assert [d.code for d in a.diagnostics] == ["missing-field"]
+    assert "`Write` needs `path`" in a.diagnostics[0].message
