@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lsprotocol import types
-
 from .conftest import Session
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "dialects" / "claude-code" / "session.jsonl"
