@@ -26,6 +26,7 @@ dialect's parser when it is installed; otherwise shown as a call that is not app
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
@@ -51,6 +52,48 @@ SPECS = tool_specs(
 _CODEX_RECORDS = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _MARKERS = ('"tool_calls"', '"tool_use"', '"function_call"', '"custom_tool_call"', '"local_shell_call"')
+
+
+MAX_RUN = 64  # lines a unit may run on waiting for a Codex call's output
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+def _failure(output: Any) -> str | None:
+    """The message of a Codex call output that reports a failure, else None: a JSON output
+    whose ``metadata.exit_code`` is not 0, a text starting ``Exit code: N`` with N not 0, or
+    apply_patch's ``verification failed``."""
+    if not isinstance(output, str):
+        return None
+    text = output
+    if output.startswith("{"):
+        try:
+            data = json.loads(output)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            meta = data.get("metadata")
+            code = meta.get("exit_code") if isinstance(meta, dict) else None
+            if isinstance(code, int) and code != 0:
+                return first_line(data.get("output")) or f"exit code {code}"
+            return None
+    head = text.lstrip()
+    if head.startswith("Exit code:"):
+        number = head[len("Exit code:"):].split(None, 1)[0] if head[len("Exit code:"):].strip() else "0"
+        if number.lstrip("-").isdigit() and int(number) != 0:
+            return first_line(text)
+        return None
+    if "verification failed" in head[:200] or head.startswith(("Failed to apply", "error:")):
+        return first_line(text)
+    return None
+
+
+def _resolve(actions: list[Action], diagnostics: list[Diagnostic], calls: dict[str, list[int]],
+             errors: dict[str, tuple[str, Span]]) -> None:
+    """Mark the calls whose results were errors as failed (shown, not applied)."""
+    for call_id, (message, where) in errors.items():
+        for k in calls.get(call_id, ()):
+            actions[k], note = failed(actions[k], message, where)
+            diagnostics.append(note)
 
 
 def _patch_parser() -> Any:
@@ -125,29 +168,73 @@ class ToolCalls(Dialect):
     # -- JSON Lines ----------------------------------------------------------------------------
 
     def parse_records(self, ctx: ScanContext, start: int) -> Construct:
+        """One line, or a Codex call and the lines up to its output (at most ``MAX_RUN``): a
+        call whose output says it failed is shown with a ``tool-error`` hint, not applied."""
         text = ctx.text
-        a = start
-        b = line_end(text, a)
-        end = next_line(text, b)
+        n = len(text)
+        pos = start
         actions: list[Action] = []
         diagnostics: list[Diagnostic] = []
-        if text[a:b].strip():
-            record, problem = load(text, a, b, "session record")
-            if problem is not None:
-                diagnostics.append(problem)
-            elif isinstance(record, dict) and any(text.find(m, a, b) >= 0 for m in _MARKERS):
-                node = parse_json(text, a, b).node
-                if node is not None:
-                    actions, diagnostics = self._walk(node, Span(a, b), "session record")
-        return Construct(Span(start, end), actions, diagnostics, lookahead=end)
+        calls: dict[str, list[int]] = {}
+        errors: dict[str, tuple[str, Span]] = {}
+        pending: set[str] = set()
+        lines = 0
+        while pos < n:
+            a = pos
+            b = line_end(text, a)
+            pos = next_line(text, b)
+            lines += 1
+            if text[a:b].strip():
+                self._record(text, a, b, actions, diagnostics, calls, errors, pending)
+            if not pending or lines >= MAX_RUN:
+                break
+        _resolve(actions, diagnostics, calls, errors)
+        return Construct(Span(start, pos), actions, diagnostics, lookahead=pos)
+
+    def _record(self, text: str, a: int, b: int, actions: list[Action], diagnostics: list[Diagnostic],
+                calls: dict[str, list[int]], errors: dict[str, tuple[str, Span]], pending: set[str]) -> None:
+        record, problem = load(text, a, b, "session record")
+        if problem is not None:
+            diagnostics.append(problem)
+            return
+        if not isinstance(record, dict):
+            return
+        payload = record.get("payload")
+        item: dict[str, Any] = payload if isinstance(payload, dict) else record
+        kind = item.get("type")
+        if kind in _OUTPUTS:
+            call_id = str(item.get("call_id", ""))
+            pending.discard(call_id)
+            message = _failure(item.get("output"))
+            if message is not None:
+                at = text.find(call_id, a, b) if call_id else -1
+                errors[call_id] = (message, Span(at, at + len(call_id)) if at >= 0 else Span(a, b))
+            return
+        if not any(text.find(m, a, b) >= 0 for m in _MARKERS):
+            return
+        node = parse_json(text, a, b).node
+        if node is None:
+            return
+        before = set(calls)
+        self._visit(node, Span(a, b), "session record", actions, diagnostics, calls, errors)
+        if kind in _ITEMS:  # a Codex call: its output follows on a later line
+            pending.update(k for k in calls if k not in before)
 
     # -- walking the shapes --------------------------------------------------------------------
 
     def _walk(self, node: JNode, group: Span, label: str) -> tuple[list[Action], list[Diagnostic]]:
+        """The calls of one JSON document, failed ones (by their results in it) marked."""
         actions: list[Action] = []
         diagnostics: list[Diagnostic] = []
-        calls: dict[str, int] = {}
+        calls: dict[str, list[int]] = {}
         errors: dict[str, tuple[str, Span]] = {}
+        self._visit(node, group, label, actions, diagnostics, calls, errors)
+        _resolve(actions, diagnostics, calls, errors)
+        return actions, diagnostics
+
+    def _visit(self, node: JNode, group: Span, label: str, actions: list[Action],
+               diagnostics: list[Diagnostic], calls: dict[str, list[int]],
+               errors: dict[str, tuple[str, Span]]) -> None:
 
         def items(member: str, of: JNode) -> list[JNode]:
             m = of.get(member)
@@ -186,27 +273,19 @@ class ToolCalls(Dialect):
                         errors[call_id] = (first_line(bv.get("content")), where)
 
         visit(node)
-        for call_id, (message, where) in errors.items():
-            k = calls.get(call_id)
-            if k is not None:
-                actions[k], note = failed(actions[k], message, where)
-                diagnostics.append(note)
-        return actions, diagnostics
 
     def _add(self, call: Call, call_id: Any, actions: list[Action], diagnostics: list[Diagnostic],
-             calls: dict[str, int]) -> None:
+             calls: dict[str, list[int]]) -> None:
         diagnostics.extend(call.diagnostics)
         action = call_action(call)
         patch = action.fields.get("patch")
         found = self._patch_actions(action, patch) if patch is not None else None
+        added = found[0] if found else [action]
         if isinstance(call_id, str):
-            calls[call_id] = len(actions)
+            calls[call_id] = list(range(len(actions), len(actions) + len(added)))
+        actions.extend(added)
         if found:
-            patch_actions, patch_diagnostics = found
-            actions.extend(patch_actions)
-            diagnostics.extend(patch_diagnostics)
-            return
-        actions.append(action)
+            diagnostics.extend(found[1])
 
     def _patch_actions(self, action: Action, patch: Field) -> tuple[list[Action], list[Diagnostic]] | None:
         parse_patch = _patch_parser()
@@ -225,14 +304,14 @@ class ToolCalls(Dialect):
         return list(result.actions), list(result.diagnostics)
 
     def _openai_call(self, call: JNode, group: Span, label: str, actions: list[Action],
-                     diagnostics: list[Diagnostic], calls: dict[str, int]) -> None:
+                     diagnostics: list[Diagnostic], calls: dict[str, list[int]]) -> None:
         fn = call.get("function")
         if fn is None or fn.value.kind != "object":
             return
         self._function(fn.value, call, call.value.get("id"), group, label, actions, diagnostics, calls)
 
     def _item(self, item: JNode, group: Span, label: str, actions: list[Action],
-              diagnostics: list[Diagnostic], calls: dict[str, int]) -> None:
+              diagnostics: list[Diagnostic], calls: dict[str, list[int]]) -> None:
         """A Responses-API / Codex item: function_call, custom_tool_call, local_shell_call."""
         v = item.value
         call_id = v.get("call_id") or v.get("id")
@@ -259,7 +338,7 @@ class ToolCalls(Dialect):
         self._function(item, item, call_id, group, label, actions, diagnostics, calls)
 
     def _function(self, fn: JNode, whole: JNode, call_id: Any, group: Span, label: str,
-                  actions: list[Action], diagnostics: list[Diagnostic], calls: dict[str, int]) -> None:
+                  actions: list[Action], diagnostics: list[Diagnostic], calls: dict[str, list[int]]) -> None:
         name = fn.get("name")
         if name is None or name.value.kind != "string":
             return
@@ -275,7 +354,7 @@ class ToolCalls(Dialect):
         self._add(call, call_id, actions, diagnostics, calls)
 
     def _anthropic_call(self, block: JNode, group: Span, label: str, actions: list[Action],
-                        calls: dict[str, int]) -> None:
+                        calls: dict[str, list[int]]) -> None:
         name = block.get("name")
         if name is None or name.value.kind != "string":
             return

@@ -145,3 +145,27 @@ def test_apply_patch_without_the_parser_is_shown_and_not_applied(monkeypatch) ->
     patches = [x for x in a.actions if x.type == "apply_patch"]
     assert len(patches) == 2 and all(x.kind is ActionKind.OTHER for x in patches)
     assert patches[0].get("patch").startswith("*** Begin Patch\n*** Add File: hello.txt")
+
+
+def test_codex_call_whose_output_failed_is_a_hint_and_not_applied() -> None:
+    def rec(payload: dict) -> str:
+        return json.dumps({"timestamp": "2025-10-29T01:00:00.000Z", "type": "response_item", "payload": payload})
+
+    args = json.dumps({"command": "create", "path": "a.txt", "file_text": "é\n"})
+    lines = [
+        json.dumps({"timestamp": "t", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}),
+        rec({"type": "function_call", "name": "str_replace_editor", "arguments": args, "call_id": "call_1"}),
+        rec({"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["ls"]}), "call_id": "call_2"}),
+        rec({"type": "function_call_output", "call_id": "call_2", "output": json.dumps({"output": "a\n", "metadata": {"exit_code": 0}})}),
+        rec({"type": "function_call_output", "call_id": "call_1", "output": json.dumps(
+            {"output": "permission denied: a.txt", "metadata": {"exit_code": 1}})}),
+        rec({"type": "function_call", "name": "str_replace_editor", "arguments": args, "call_id": "call_3"}),
+        rec({"type": "function_call_output", "call_id": "call_3", "output": "Exit code: 0\\nWall time: 0.1 seconds"}),
+    ]
+    text = "\n".join(lines) + "\n"
+    a = analyze(text)
+    assert [x.kind for x in a.actions] == [ActionKind.OTHER, ActionKind.COMMAND, ActionKind.WRITE_FILE]
+    hint = [d for d in a.diagnostics if d.code == "tool-error"]
+    assert len(hint) == 1 and "permission denied: a.txt" in hint[0].message
+    related = hint[0].related[0][0]
+    assert text[related.start : related.end] == "call_1"
