@@ -11,7 +11,7 @@ Measures, per input:
 - beside it a naive baseline in the same process on the same text: the seed's own approach (seed
   000, GemBrain), one regex over all ```` ```actions ```` blocks + ``json.loads(strict=False)``.
 
-Inputs: the 4 MB Aider chat history (read in place from the shared corpus) and generated
+Inputs: a real transcript given with `--aider PATH` (the 4 MB Aider chat history) and generated
 transcripts of 40 KB, 400 KB, 4 MB and 40 MB that mix all four dialects (actions-json, xml-tags,
 aether, action-plan) with prose, ordinary example fences and a few deliberate errors. Generation
 is deterministic (fixed seed) and happens in memory.
@@ -43,7 +43,6 @@ from typing import Any
 
 from action_lsp.document import Analysis, IncrementalDocument, analyze
 
-AIDER = "/work/shared/corpus/aider/chat-history.md"
 SEED = 20240601
 ALL_SIZES = ("40k", "400k", "4m", "40m")
 NOT_LINEAR_RATIO = 12.0
@@ -665,7 +664,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--quick", action="store_true", help="skip sizes above 4 MB")
     ap.add_argument("--json", action="store_true", help="print machine-readable results only")
-    ap.add_argument("--no-aider", action="store_true", help="skip the Aider chat history")
+    ap.add_argument(
+        "--aider", metavar="PATH", help="also time a real transcript (Aider's chat-history.md)"
+    )
+    ap.add_argument("--no-aider", action="store_true", help="skip the --aider transcript")
     ap.add_argument("--no-tracemalloc", action="store_true", help="skip the extra tracemalloc run")
     ap.add_argument(
         "--edits", type=int, default=50, help="keystrokes on the 4 MB transcript (0: skip)"
@@ -689,8 +691,8 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.perf_counter()
     rows: list[Row] = []
     log(f"bench_parse: python {sys.version.split()[0]}, {os.cpu_count()} cpus, seed {args.seed}")
-    if not args.no_aider and os.path.exists(AIDER):
-        with open(AIDER, encoding="utf-8") as f:
+    if args.aider and not args.no_aider:
+        with open(args.aider, encoding="utf-8") as f:
             aider = f.read()
         rows.append(bench_text("aider chat-history.md", aider, 3, trace, None, args.timeout))
         del aider

@@ -24,12 +24,14 @@ from action_lsp.text import LineIndex, Range
 REPO = Path(__file__).resolve().parent.parent
 
 
+FIXTURES = REPO / "tests" / "fixtures"
+
+
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """``../shared`` next to the repository: seeds, spec and the real-transcript corpus."""
-    path = REPO.parent / "shared"
-    assert path.is_dir(), f"the shared directory {path} is missing (seeds, spec, corpus)"
-    return path
+def fixtures_dir() -> Path:
+    """``tests/fixtures``: real transcripts, the seeds and the contract (origin and licence in
+    its README). Tests read nothing outside the repository."""
+    return FIXTURES
 
 
 def _apply(text: str, edits: Iterable[TextEdit]) -> str:

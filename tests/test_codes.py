@@ -15,17 +15,17 @@ from action_lsp.model import Severity
 REPO = Path(__file__).resolve().parent.parent
 
 
-def contract_codes(shared_dir: Path) -> list[str]:
+def contract_codes(fixtures_dir: Path) -> list[str]:
     """The codes listed in the contract's "Diagnostic codes" table."""
-    text = (shared_dir / "spec" / "contract.md").read_text(encoding="utf-8")
+    text = (fixtures_dir / "spec" / "contract.md").read_text(encoding="utf-8")
     section = text.split("## Diagnostic codes", 1)[1]
     found = re.findall(r"^\| `([a-z][a-z-]+)` \|", section, flags=re.MULTILINE)
     assert len(found) >= 20, "the contract's code table was not found"
     return found
 
 
-def test_every_contract_code_is_registered(shared_dir: Path) -> None:
-    for code in contract_codes(shared_dir):
+def test_every_contract_code_is_registered(fixtures_dir: Path) -> None:
+    for code in contract_codes(fixtures_dir):
         assert code in codes.CODES, f"{code} is in the contract but not in the registry"
         entry = codes.get(code)
         assert isinstance(entry.severity, Severity)
@@ -56,12 +56,12 @@ def test_unknown_code_defaults_to_warning() -> None:
     assert codes.default_severity("no-such-code") is Severity.WARNING
 
 
-def test_rules_command_lists_every_code(capsys, shared_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rules_command_lists_every_code(capsys, fixtures_dir: Path) -> None:  # type: ignore[no-untyped-def]
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
     listed = [line.split()[0] for line in out.splitlines() if line.strip()]
     assert listed == list(codes.CODES)
-    for code in contract_codes(shared_dir):
+    for code in contract_codes(fixtures_dir):
         line = next(line for line in out.splitlines() if line.split()[0] == code)
         assert codes.get(code).severity.label in line
         assert codes.get(code).summary in line

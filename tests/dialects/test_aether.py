@@ -9,7 +9,7 @@ from pathlib import Path
 from action_lsp.document import Analysis, analyze
 from action_lsp.model import Action, ActionKind, Diagnostic, Severity, Span
 
-SEED = Path("/work/shared/seeds/003_a0d35d1808570646.txt")
+SEED = Path(__file__).resolve().parents[1] / "fixtures" / "seeds" / "003_a0d35d1808570646.txt"
 
 
 def span_of(text: str, needle: str, start: int = 0) -> Span:
@@ -40,7 +40,7 @@ def apply_fix(text: str, d: Diagnostic) -> str:
 
 
 def test_seed_003_example_response() -> None:
-    seed = SEED.read_text()
+    seed = SEED.read_text(encoding="utf-8")
     start = seed.index('User: "Create a web scraper for Hacker News"')
     response = seed[start : seed.index("\n```", start)]
     analysis = analyze(response)
@@ -72,7 +72,7 @@ def test_seed_003_example_response() -> None:
 def test_seed_003_whole_document() -> None:
     # The seed shows its examples in fences; one aether-write sits between escaped backticks
     # (\`\`\`xml), which are no fence, so it is an action.
-    analysis = analyze(SEED.read_text())
+    analysis = analyze(SEED.read_text(encoding="utf-8"))
     assert [(a.type, a.path) for a in analysis.actions] == [("aether-write", "hello.py")]
 
 

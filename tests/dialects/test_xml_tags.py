@@ -9,8 +9,9 @@ from pathlib import Path
 from action_lsp.document import Analysis, analyze
 from action_lsp.model import Action, ActionKind, Diagnostic, Span
 
-SEEDS = Path("/work/shared/seeds")
-DYAD = Path("/work/shared/corpus/dyad")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SEEDS = FIXTURES / "seeds"
+DYAD = FIXTURES / "dyad"
 
 
 def span_of(text: str, needle: str, start: int = 0) -> Span:
@@ -336,7 +337,7 @@ def test_document_order_across_dialects() -> None:
 
 
 def test_seed_001_example_response() -> None:
-    seed = (SEEDS / "001_e0bf2e158d800d9e.txt").read_text()
+    seed = (SEEDS / "001_e0bf2e158d800d9e.txt").read_text(encoding="utf-8")
     start = seed.index("I'll create a simple web server with proper structure.")
     response = seed[start : seed.index("\n```\n\n**Notice:**", start)]
     analysis = analyze(response)
@@ -355,13 +356,13 @@ def test_seed_001_example_response() -> None:
 
 
 def test_seed_001_system_prompt_examples_are_not_actions() -> None:
-    seed = (SEEDS / "001_e0bf2e158d800d9e.txt").read_text()
+    seed = (SEEDS / "001_e0bf2e158d800d9e.txt").read_text(encoding="utf-8")
     head = seed[: seed.index("## Usage in REPL")]
     assert analyze(head).actions == []
 
 
 def test_seed_002_diagram_response() -> None:
-    seed = (SEEDS / "002_9e9f6572173cf4d2.txt").read_text()
+    seed = (SEEDS / "002_9e9f6572173cf4d2.txt").read_text(encoding="utf-8")
     lines = seed[
         seed.index("  <create_file>") : seed.index("Regular markdown for explanations only.")
     ]

@@ -17,7 +17,7 @@ def test_settings_from_dict_and_wrapped() -> None:
                 "dialects": ["actions-json", "nope"],
                 "severity": {"repetition": "off", "unknown-field": "error", "x": "loud"},
                 "allowOverwrite": True,
-                "workspaceRoots": ["../shared"],
+                "workspaceRoots": ["../vendor"],
                 "docsUrl": "https://example.org/rules",
             }
         },
@@ -28,7 +28,7 @@ def test_settings_from_dict_and_wrapped() -> None:
     assert s.severity_of("unknown-field") is Severity.ERROR
     assert s.severity_of("bad-json") is Severity.ERROR
     assert s.severity_of("search-fuzzy") is Severity.INFORMATION
-    assert s.allow_overwrite and s.workspace_roots == ("../shared",)
+    assert s.allow_overwrite and s.workspace_roots == ("../vendor",)
     assert s.docs_url == "https://example.org/rules"
     assert len(problems) == 2  # the unknown dialect and the bad severity
 
