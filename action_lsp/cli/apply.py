@@ -12,19 +12,29 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..codes import default_severity
-from ..model import Action, Diagnostic
-from ..text import LineIndex
-from .common import CliError, read_transcript
+from .common import (
+    CliError,
+    add_color_option,
+    add_stdin_filename_option,
+    display_name,
+    read_transcript,
+)
+
+if TYPE_CHECKING:
+    from ..model import Action, Diagnostic
+    from .output import Style
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "apply",
         help="apply the file actions of a transcript (dry run by default)",
-        description="Apply the file actions (create, modify, create directory, delete) of a "
-        "transcript to the tree under --root. Without --write, print the unified diff only.",
+        description="Apply the file actions of a transcript (create a file, modify a file, "
+        "create a directory) to the tree under --root; `-` reads the transcript from standard "
+        "input. Without --write, print the unified diff only. Other actions (tasks, commands, "
+        "code) are listed as skipped: nothing is ever run.",
     )
     p.add_argument("transcript", metavar="TRANSCRIPT")
     p.add_argument("--root", metavar="DIR", default=".", help="workspace root (default: .)")
@@ -50,7 +60,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="apply search block E (default 1) of action N at the candidate place starting at "
         "LINE (one of the places a search-ambiguous or search-not-found message lists)",
     )
+    add_stdin_filename_option(p)
+    add_color_option(p)
     p.set_defaults(run=run)
+    return p
 
 
 def parse_select(values: Sequence[str] | None, count: int) -> set[int] | None:
@@ -109,12 +122,16 @@ def parse_transcript(text: str) -> tuple[list[Action], list[Diagnostic]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..codes import default_severity
     from ..edit import Workspace, WriteError, plan_changes, unified_diff, write_plan
     from ..edit.journal import recover_messages
     from ..edit.plan import blocking_diagnostics
+    from ..text import LineIndex
+    from .output import Style, clean, use_color
 
-    path = Path(args.transcript)
-    text = read_transcript(path)
+    source = Path(args.transcript)
+    path = clean(display_name(source, args.stdin_filename))
+    text = read_transcript(source)
     root = Path(args.root)
     if not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
@@ -123,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
     for message in recover_messages([root]):
         print(message, file=err)
     actions, found = parse_transcript(text)
+    if not actions:
+        print(f"{path}: no actions found; nothing to apply.", file=sys.stderr)
+        return 0
     only = parse_select(args.select, len(actions))
     choices = parse_candidates(args.accept_candidate, len(actions))
     ws = Workspace(root, allow_overwrite=args.force)
@@ -137,32 +157,34 @@ def run(args: argparse.Namespace) -> int:
         number = outcome.action_index + 1
         if outcome.skipped:
             if outcome.reason != "not selected":
-                print(f"skipped action {number} ({action.type}): {outcome.reason}", file=err)
+                print(f"skipped action {number} ({clean(action.type)}): {clean(outcome.reason)}", file=err)
             continue
         for d in outcome.diagnostics:
             pos = lines.position(d.span.start, "utf-32")
             severity = (d.severity or default_severity(d.code)).label
             print(
                 f"{path}:{pos.line + 1}:{pos.character + 1}: {severity}: "
-                f"action {number}: {d.message} [{d.code}]",
+                f"action {number}: {clean(d.message)} [{d.code}]",
                 file=err,
             )
         if outcome.blocked_by is not None:
             pos = lines.position(outcome.blocked_by.span.start, "utf-32")
             print(
                 f"{path}:{pos.line + 1}:{pos.character + 1}: error: action {number}: "
-                f"{outcome.reason} [{outcome.blocked_by.code}]",
+                f"{clean(outcome.reason)} [{outcome.blocked_by.code}]",
                 file=err,
             )
         elif not outcome.ok and not outcome.diagnostics:
-            print(f"{path}: action {number} ({action.type}): {outcome.reason}", file=err)
+            print(f"{path}: action {number} ({clean(action.type)}): {clean(outcome.reason)}", file=err)
 
     failed = plan.failed
     if not args.write:
-        sys.stdout.write(unified_diff(plan))
+        _print_diff(unified_diff(plan), Style(use_color(args.color, sys.stdout)))
         for change in plan.changes:
             if change.kind == "mkdir":
-                print(f"would create directory {change.rel}/", file=err)
+                print(f"would create directory {clean(change.rel)}/", file=err)
+        if not plan.changes and not failed:
+            print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
         if failed:
             print(f"{len(failed)} action(s) cannot be applied.", file=err)
             return 1
@@ -174,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         write_plan(plan, root=ws.root, label=f"apply --write {path}")
     except WriteError as exc:
-        print(f"nothing written: {exc}", file=err)
+        print(f"nothing written: {clean(str(exc))}", file=err)
         return 1
     except OSError as exc:  # pragma: no cover - write_plan wraps these
         print(f"nothing written: {exc}", file=err)
@@ -182,7 +204,30 @@ def run(args: argparse.Namespace) -> int:
     for change in plan.changes:
         verb = {"create": "created", "modify": "modified", "mkdir": "created directory",
                 "delete": "deleted"}[change.kind]
-        print(f"{verb} {change.rel}", file=err)
+        print(f"{verb} {clean(change.rel)}", file=err)
     if not plan.changes:
         print("nothing to write.", file=err)
     return 0
+
+
+def _print_diff(diff: str, style: Style) -> None:
+    """The unified diff on stdout. Piped, it is written as is (a patch others can apply); on a
+    terminal, coloured like ``git diff``, with characters the terminal would act on escaped
+    (a file's own tabs stay)."""
+    from .output import clean
+
+    if not sys.stdout.isatty() and not style.enabled:
+        sys.stdout.write(diff)
+        return
+    lines = diff.split("\n")
+    for n, line in enumerate(lines):
+        body = clean(line).replace("\\x09", "\t")
+        if line.startswith(("+++", "---")):
+            body = style("bold", body)
+        elif line.startswith("@@"):
+            body = style("cyan", body)
+        elif line.startswith("+"):
+            body = style("green", body)
+        elif line.startswith("-"):
+            body = style("red", body)
+        sys.stdout.write(body + ("\n" if n < len(lines) - 1 else ""))

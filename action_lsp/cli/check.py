@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..document import analyze
-from ..model import Diagnostic, Severity
-from ..text import LineIndex
 from .common import (
     CliError,
+    add_color_option,
     add_dialect_option,
+    add_stdin_filename_option,
+    display_name,
     effective_severity,
     expand,
     parse_severity_overrides,
@@ -21,18 +21,40 @@ from .common import (
     selected_dialects,
 )
 
+if TYPE_CHECKING:
+    from ..model import Diagnostic, Severity
+    from ..text import LineIndex
+    from .output import Style
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+FORMATS = ("text", "full", "concise", "json", "github", "sarif")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "check",
         help="lint transcripts",
         description="Lint transcripts: every action is parsed and checked. A directory is walked "
-        "for transcript files. Text output is PATH:LINE:COL: SEVERITY: MESSAGE [CODE] with "
-        "1-based lines and columns (columns count characters).",
+        "for transcript files; `-` reads standard input. Text output is "
+        "PATH:LINE:COL: SEVERITY: MESSAGE [CODE] with 1-based lines and columns (columns count "
+        "characters); on a terminal each diagnostic also shows its source line.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--root", metavar="DIR", help="workspace root: also check targets, search text, overwrites and symlinks")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=FORMATS,
+        default="text",
+        help="text (the default: full on a terminal, concise otherwise), full (with source "
+        "excerpts), concise (one line per diagnostic), json, github (workflow annotations), "
+        "sarif (SARIF 2.1.0)",
+    )
+    p.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print the number of diagnostics per code instead of the diagnostics",
+    )
     add_dialect_option(p)
     p.add_argument(
         "--severity",
@@ -42,11 +64,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="override a code's severity (error, warning, information, hint, off); repeatable",
     )
     p.add_argument(
-        "--force", action="store_true",
+        "--force",
+        action="store_true",
         help="with --root: check as `apply --force` would apply (creates may overwrite, "
         "transcript errors and new syntax errors do not block)",
     )
+    add_stdin_filename_option(p)
+    add_color_option(p)
     p.set_defaults(run=run)
+    return p
 
 
 def check_text(
@@ -56,6 +82,8 @@ def check_text(
     allow_overwrite: bool = False,
 ) -> list[Diagnostic]:
     """All diagnostics for one transcript, including the workspace checks when ``root`` is set."""
+    from ..document import analyze
+
     analysis = analyze(text, dialects, roots=[str(root.resolve())] if root else ())
     found = list(analysis.diagnostics)
     if root is not None:
@@ -71,21 +99,34 @@ def check_text(
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..model import Severity
+    from ..text import LineIndex
+    from .output import Style, use_color
+
     dialects = selected_dialects(args.dialect)
     overrides = parse_severity_overrides(args.severity)
     root = Path(args.root) if args.root else None
     if root is not None and not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
+    if sum(1 for p in args.paths if p == "-") > 1:
+        raise CliError("`-` (standard input) can be given once")
     files = list(expand(args.paths))
+    out = sys.stdout
+    style = Style(use_color(args.color, out))
+    fmt = args.format
+    if fmt == "text":
+        fmt = "full" if out.isatty() else "concise"
     counts = {s: 0 for s in Severity}
+    per_code: Counter[str] = Counter()
     report: list[dict[str, Any]] = []
-    unreadable: list[str] = []
+    unreadable = 0
     for path in files:
+        name = display_name(path, args.stdin_filename)
         try:
             text = read_transcript(path)
         except CliError as exc:
-            unreadable.append(str(exc))
-            print(f"action-lsp check: {exc}", file=sys.stderr)
+            unreadable += 1
+            print(f"action-lsp check: {_clean(str(exc))}", file=sys.stderr)
             continue
         lines = LineIndex(text)
         entries = []
@@ -94,26 +135,140 @@ def run(args: argparse.Namespace) -> int:
             if severity is None:
                 continue
             counts[severity] += 1
+            per_code[d.code] += 1
             entries.append((d, severity))
-        if args.format == "text":
+        if args.statistics:
+            continue
+        if fmt in ("full", "concise"):
             for d, severity in entries:
-                p = lines.position(d.span.start, "utf-32")
-                print(f"{path}:{p.line + 1}:{p.character + 1}: {severity.label}: {d.message} [{d.code}]")
+                _print_text(out, name, lines, d, severity, style, excerpt=fmt == "full")
+        elif fmt == "github":
+            for d, severity in entries:
+                _print_github(out, name, lines, d, severity)
         else:
             report.append(
                 {
-                    "path": str(path),
+                    "path": name,
                     "diagnostics": [_json_diagnostic(d, severity, lines) for d, severity in entries],
                 }
             )
-    if args.format == "json":
-        json.dump({"files": report}, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
-    elif len(files) > len(unreadable):
-        print(_summary(counts, len(files) - len(unreadable)))
+    checked = len(files) - unreadable
+    if args.statistics:
+        _print_statistics(out, per_code, overrides, style, json_out=fmt in ("json", "sarif"))
+    elif fmt == "json":
+        from .output import dumps
+
+        out.write(dumps({"files": report}) + "\n")
+    elif fmt == "sarif":
+        from .. import __version__
+        from .output import dumps, sarif_log
+
+        out.write(dumps(sarif_log(report, __version__)) + "\n")
+    elif fmt == "full" and checked:
+        if per_code:
+            _print_per_code(out, per_code, overrides, style)
+        print(_summary(counts, checked, style), file=out)
+    elif fmt == "concise" and checked:
+        print(_summary(counts, checked, Style(False)), file=out)
     if unreadable:
         return 2
     return 1 if counts[Severity.ERROR] else 0
+
+
+def _clean(text: str) -> str:
+    from .output import clean
+
+    return clean(text)
+
+
+def _print_text(
+    out: Any, name: str, lines: LineIndex, d: Diagnostic, severity: Severity, style: Style, excerpt: bool
+) -> None:
+    from .output import clean
+    from .output import excerpt as source_excerpt
+
+    start = lines.position(d.span.start, "utf-32")
+    label = severity.label
+    head = (
+        f"{style('bold', clean(name))}:{start.line + 1}:{start.character + 1}: "
+        f"{style.severity(label)}: {clean(d.message)} {style('dim', f'[{d.code}]')}"
+    )
+    print(head, file=out)
+    if not excerpt:
+        return
+    end = lines.position(d.span.end, "utf-32")
+    line = lines.line_text(start.line)
+    stop = end.character if end.line == start.line else len(line)
+    for row in source_excerpt(start.line + 1, line, start.character, stop, style, label):
+        print(row, file=out)
+    if end.line > start.line:
+        print(f"{' ' * len(str(start.line + 1))} {style('blue', '=')} to line {end.line + 1}", file=out)
+    print(file=out)
+
+
+def _print_github(out: Any, name: str, lines: LineIndex, d: Diagnostic, severity: Severity) -> None:
+    from .output import github_annotation
+
+    start = lines.position(d.span.start, "utf-32")
+    end = lines.position(d.span.end, "utf-32")
+    print(
+        github_annotation(
+            severity.label,
+            name,
+            (start.line + 1, start.character + 1),
+            (end.line + 1, end.character + 1),
+            d.code,
+            f"{d.message} [{d.code}]",
+        ),
+        file=out,
+    )
+
+
+def _severity_of(code: str, overrides: dict[str, Severity | None]) -> str:
+    from ..codes import default_severity
+
+    level = overrides.get(code, default_severity(code))
+    return level.label if level is not None else "off"
+
+
+def _print_per_code(out: Any, per_code: Counter[str], overrides: dict[str, Severity | None], style: Style) -> None:
+    width = len(str(max(per_code.values())))
+    code_width = max(len(c) for c in per_code)
+    for code, n in sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0])):
+        label = _severity_of(code, overrides)
+        print(f"{n:>{width}} × {style('bold', f'{code:<{code_width}}')}  {style.severity(label)}", file=out)
+
+
+def _print_statistics(
+    out: Any, per_code: Counter[str], overrides: dict[str, Severity | None], style: Style, json_out: bool
+) -> None:
+    """Like ``ruff --statistics``: one line per code with at least one diagnostic."""
+    from ..codes import CODES
+
+    rows = sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0]))
+    if json_out:
+        from .output import dumps
+
+        data = [
+            {"code": code, "count": n, "severity": _severity_of(code, overrides),
+             "summary": CODES[code].summary if code in CODES else ""}
+            for code, n in rows
+        ]
+        out.write(dumps(data) + "\n")
+        return
+    if not rows:
+        return
+    width = len(str(rows[0][1]))
+    code_width = max(len(c) for c, _ in rows)
+    sev_width = max(len(_severity_of(c, overrides)) for c, _ in rows)
+    for code, n in rows:
+        label = _severity_of(code, overrides)
+        summary = CODES[code].summary if code in CODES else ""
+        print(
+            f"{n:>{width}}  {style('bold', f'{code:<{code_width}}')}  "
+            f"{style.severity(label, f'{label:<{sev_width}}')}  {summary}",
+            file=out,
+        )
 
 
 def _json_diagnostic(d: Diagnostic, severity: Severity, lines: LineIndex) -> dict[str, Any]:
@@ -149,11 +304,16 @@ def _range(lines: LineIndex, span: Any) -> dict[str, Any]:
     }
 
 
-def _summary(counts: dict[Severity, int], files: int) -> str:
+def _summary(counts: dict[Severity, int], files: int, style: Style) -> str:
+    from ..model import Severity
+
     total = sum(counts.values())
     noun = "file" if files == 1 else "files"
     if not total:
-        return f"No problems in {files} {noun}."
-    parts = [f"{counts[s]} {s.label}{'' if counts[s] == 1 else 's'}" for s in Severity if counts[s]]
-    parts = [p.replace("informations", "information").replace("errors", "errors") for p in parts]
+        return style("green", f"No problems in {files} {noun}.")
+    parts = [
+        style.severity(s.label, f"{counts[s]} {s.label}{'' if counts[s] == 1 or s is Severity.INFORMATION else 's'}")
+        for s in Severity
+        if counts[s]
+    ]
     return f"Found {', '.join(parts)} in {files} {noun}."

@@ -1,13 +1,19 @@
-"""What the commands share: reading transcripts, walking directories, severities."""
+"""What the commands share: reading transcripts (files, ``-`` for stdin), walking directories,
+severities. Imports of the core stay inside functions: building the parser must stay cheap."""
 
 from __future__ import annotations
 
 import os
+import stat
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..codes import default_severity
-from ..model import Diagnostic, Severity
+if TYPE_CHECKING:
+    from ..model import Diagnostic, Severity
+
+STDIN = "-"
 
 # Files a directory walk treats as transcripts.
 TRANSCRIPT_SUFFIXES = frozenset(
@@ -20,10 +26,19 @@ class CliError(Exception):
     """A problem to report in one line, with exit code 2."""
 
 
-def read_transcript(path: Path) -> str:
-    """The text of a transcript, or a :class:`CliError` saying clearly why not."""
+def read_transcript(path: Path, *, regular_only: bool = False) -> str:
+    """The text of a transcript, or a :class:`CliError` saying clearly why not.
+
+    ``-`` reads standard input. ``regular_only`` (files found by walking a directory): a FIFO,
+    device or socket is refused instead of read, so a walk never blocks.
+    """
     try:
-        data = path.read_bytes()
+        if str(path) == STDIN:
+            data = sys.stdin.buffer.read()
+        elif regular_only:
+            data = _read_regular(path)
+        else:
+            data = path.read_bytes()
     except FileNotFoundError:
         raise CliError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -45,6 +60,33 @@ def read_transcript(path: Path) -> str:
     return text[1:] if text.startswith("\ufeff") else text  # editors drop the BOM too
 
 
+def _read_regular(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        kind = special_kind(os.fstat(fd).st_mode)
+        if kind:
+            raise CliError(f"{path}: skipped, not a regular file ({kind})")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file that is not a regular file is (``FIFO``, ``socket``, ...), else None."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "special file"
+
+
 def is_binary(path: Path) -> bool:
     try:
         with path.open("rb") as f:
@@ -56,10 +98,16 @@ def is_binary(path: Path) -> bool:
 def expand(paths: Iterable[str]) -> Iterator[Path]:
     """Files named, and transcript files under directories named (sorted, hidden dirs skipped).
 
-    Raises :class:`CliError` for a path that does not exist or a directory with no transcript.
+    ``-`` is standard input. Inside a directory only regular files are taken: FIFOs, devices,
+    sockets and dangling links are skipped (reading one could block forever), each with a line on
+    stderr. Raises :class:`CliError` for a path that does not exist or a directory with no
+    transcript.
     """
     for raw in paths:
         path = Path(raw)
+        if raw == STDIN:
+            yield path
+            continue
         if not path.exists():
             raise CliError(f"{raw}: no such file or directory")
         if not path.is_dir():
@@ -72,19 +120,35 @@ def expand(paths: Iterable[str]) -> Iterator[Path]:
                 file = Path(root) / name
                 if file.suffix.lower() not in TRANSCRIPT_SUFFIXES:
                     continue
+                try:
+                    kind = special_kind(file.stat().st_mode)
+                except OSError as exc:
+                    kind = f"cannot stat: {exc.strerror}"
+                if kind:
+                    skipped += 1
+                    _note(f"{file}: skipped, not a regular file ({kind})")
+                    continue
                 if is_binary(file):
                     skipped += 1
                     continue
                 found += 1
                 yield file
         if not found:
-            extra = f" ({skipped} binary file(s) skipped)" if skipped else ""
+            extra = f" ({skipped} binary or special file(s) skipped)" if skipped else ""
             suffixes = ", ".join(sorted(TRANSCRIPT_SUFFIXES))
             raise CliError(f"{raw}: no transcript files found{extra}; looked for {suffixes}")
 
 
+def _note(message: str) -> None:
+    from .output import clean
+
+    print(f"action-lsp: {clean(message)}", file=sys.stderr)
+
+
 def effective_severity(d: Diagnostic, overrides: dict[str, Severity | None]) -> Severity | None:
     """The severity a diagnostic is shown with; None when its code is turned off."""
+    from ..codes import default_severity
+
     if d.code in overrides:
         return overrides[d.code]
     return d.severity if d.severity is not None else default_severity(d.code)
@@ -92,6 +156,7 @@ def effective_severity(d: Diagnostic, overrides: dict[str, Severity | None]) -> 
 
 def parse_severity_overrides(items: Iterable[str]) -> dict[str, Severity | None]:
     from ..codes import CODES
+    from ..model import Severity
 
     overrides: dict[str, Severity | None] = {}
     for item in items:
@@ -109,15 +174,43 @@ def parse_severity_overrides(items: Iterable[str]) -> dict[str, Severity | None]
     return overrides
 
 
-def add_dialect_option(parser) -> None:
-    from ..dialects import NAMES
+class _DialectHelp(str):
+    """The ``--dialect`` help, naming the registered dialects only when help is printed."""
 
+    def __mod__(self, params: object) -> str:
+        from ..dialects import NAMES
+
+        return f"only these dialects (repeat or comma-separate): {', '.join(NAMES)}"
+
+
+def add_dialect_option(parser) -> None:
     parser.add_argument(
-        "--dialect",
-        action="append",
-        metavar="NAME",
-        help=f"only these dialects (repeat or comma-separate): {', '.join(NAMES)}",
+        "--dialect", action="append", metavar="NAME", help=_DialectHelp("dialects")
     )
+
+
+def add_color_option(parser) -> None:
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the output: auto (the default) colours a terminal unless NO_COLOR is set",
+    )
+
+
+def add_stdin_filename_option(parser) -> None:
+    parser.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name to report for a transcript read from standard input (`-`)",
+    )
+
+
+def display_name(path: Path, stdin_filename: str | None) -> str:
+    """How a transcript is named in the output: ``--stdin-filename`` for ``-``."""
+    if str(path) == STDIN:
+        return stdin_filename or STDIN
+    return str(path)
 
 
 def selected_dialects(values: list[str] | None) -> list[str] | None:

@@ -3,43 +3,68 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..dialects import file_view
-from ..document import analyze
-from ..model import Action
-from ..text import LineIndex
-from .common import add_dialect_option, read_transcript, selected_dialects
+from .common import (
+    add_color_option,
+    add_dialect_option,
+    add_stdin_filename_option,
+    display_name,
+    read_transcript,
+    selected_dialects,
+)
+
+if TYPE_CHECKING:
+    from ..model import Action
+    from ..text import LineIndex
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "parse",
         help="list the actions found, in document order",
-        description="List the actions of a transcript in document order. Numbers are the ones "
-        "`action-lsp apply --select` takes.",
+        description="List the actions of a transcript in document order (`-` reads standard "
+        "input). Numbers are the ones `action-lsp apply --select` takes.",
     )
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--output-format", "--format", dest="format", choices=("text", "json"), default="text")
     add_dialect_option(p)
+    add_stdin_filename_option(p)
+    add_color_option(p)
     p.set_defaults(run=run)
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
-    text = read_transcript(Path(args.path))
-    analysis = analyze(text, selected_dialects(args.dialect))
+    from ..dialects import NAMES
+    from ..document import analyze
+    from ..text import LineIndex
+    from .output import Style, clean, dumps, use_color
+
+    path = Path(args.path)
+    name = display_name(path, args.stdin_filename)
+    text = read_transcript(path)
+    dialects = selected_dialects(args.dialect)
+    analysis = analyze(text, dialects)
     lines = LineIndex(text)
     if args.format == "json":
-        json.dump({"actions": [_json(a, lines) for a in analysis.actions]}, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(dumps({"actions": [_json(a, lines) for a in analysis.actions]}) + "\n")
+        return 0
+    style = Style(use_color(args.color, sys.stdout))
+    if not analysis.actions:
+        looked = ", ".join(dialects or NAMES)
+        print(f"{clean(name)}: no actions found (dialects: {looked}).")
         return 0
     width = len(str(len(analysis.actions)))
     for n, a in enumerate(analysis.actions, 1):
         p = lines.position(a.span.start, "utf-32")
-        print(f"{n:>{width}}. {args.path}:{p.line + 1}:{p.character + 1}  {a.dialect:<12} {_describe(a)}")
+        where = f"{clean(name)}:{p.line + 1}:{p.character + 1}"
+        print(
+            f"{style('bold', f'{n:>{width}}.')} {where}  {style('cyan', f'{a.dialect:<12}')} "
+            f"{clean(_describe(a))}"
+        )
     noun = "action" if len(analysis.actions) == 1 else "actions"
     print(f"{len(analysis.actions)} {noun}.")
     return 0
@@ -58,6 +83,8 @@ def _describe(a: Action) -> str:
 
 
 def _json(a: Action, lines: LineIndex) -> dict[str, Any]:
+    from ..dialects import file_view
+
     r = lines.range(a.span, "utf-16")
     return {
         "dialect": a.dialect,

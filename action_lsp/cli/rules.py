@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from ..codes import CODES, render_markdown
 
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("rules", help="every diagnostic code with a one-line explanation")
     p.add_argument("code", nargs="?", help="explain one code in full")
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument(
+        "--output-format", "--format", dest="format", choices=("text", "json", "markdown"), default="text"
+    )
     p.set_defaults(run=run)
+    return p
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..codes import CODES, render_markdown
     from .common import CliError
 
     if args.code:
@@ -32,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "markdown":
         sys.stdout.write(render_markdown())
     elif args.format == "json":
+        import json
+
         json.dump(
             [{"code": c.code, "severity": c.severity.label, "summary": c.summary, "needsWorkspace": c.needs_workspace} for c in CODES.values()],
             sys.stdout,

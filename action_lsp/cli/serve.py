@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 from typing import Any
 
 from .common import CliError
@@ -37,6 +36,8 @@ def _host_port(value: str) -> tuple[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import logging
+
     logging.basicConfig(level=getattr(logging, args.log_level), format="%(levelname)s %(name)s: %(message)s")
     from ..server import create_server
 

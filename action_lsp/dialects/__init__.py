@@ -23,8 +23,6 @@ from importlib import metadata
 from types import ModuleType
 from typing import Any
 
-from rapidfuzz.distance import DamerauLevenshtein
-
 from ..model import Action, FileView
 from .base import Construct, Dialect, ScanContext, TagOpen
 
@@ -129,7 +127,11 @@ def _near(written: str, known: str) -> bool:
     if len(b) < 5:
         return False
     limit = 1 if len(b) < 8 else 2
-    return a[0] == b[0] and DamerauLevenshtein.distance(a, b, score_cutoff=limit) <= limit
+    if a[0] != b[0]:
+        return False
+    from rapidfuzz.distance import DamerauLevenshtein  # only when a name is a candidate
+
+    return DamerauLevenshtein.distance(a, b, score_cutoff=limit) <= limit
 
 
 class DialectSet:
