@@ -221,7 +221,7 @@ def _print_diff(diff: str, style: Style) -> None:
         return
     lines = diff.split("\n")
     for n, line in enumerate(lines):
-        body = clean(line).replace("\\x09", "\t")
+        body = clean(line, keep="\t")
         if line.startswith(("+++", "---")):
             body = style("bold", body)
         elif line.startswith("@@"):

@@ -18,21 +18,21 @@ from typing import IO, Any, ClassVar
 # C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings/overrides/isolates, the
 # BOM / zero-width no-break space, and lone surrogates.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
-_UNSAFE_EXCEPT_NEWLINE = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
-)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _escape(m: re.Match[str]) -> str:
-    c = ord(m.group(0))
+def _escape(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
+    c = ord(ch)
     return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
-def clean(text: str, keep_newlines: bool = False) -> str:
-    """``text`` safe to print on a terminal: unsafe characters become visible escapes."""
-    pattern = _UNSAFE_EXCEPT_NEWLINE if keep_newlines else _UNSAFE
-    return pattern.sub(_escape, text)
+def clean(text: str, keep: str = "") -> str:
+    """``text`` safe to print on a terminal: unsafe characters become visible escapes (``\\n``,
+    ``\\x1b``, ``\\u202e``, ``\\ud800``), except those in ``keep`` (say ``"\\n\\t"``)."""
+    return _UNSAFE.sub(lambda m: m.group(0) if m.group(0) in keep else _escape(m.group(0)), text)
 
 
 def dumps(obj: Any) -> str:
@@ -151,7 +151,7 @@ GITHUB_LEVEL = {"error": "error", "warning": "warning", "information": "notice",
 def github_data(text: str) -> str:
     """A workflow command's message: ``%``, CR and LF escaped (GitHub's own rule), other
     unsafe characters made visible."""
-    text = clean(text, keep_newlines=True).replace("%", "%25")
+    text = clean(text, keep="\r\n").replace("%", "%25")
     return text.replace("\r", "%0D").replace("\n", "%0A")
 
 
