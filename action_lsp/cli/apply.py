@@ -37,7 +37,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "code) are listed as skipped: nothing is ever run.",
     )
     p.add_argument("transcript", metavar="TRANSCRIPT")
-    p.add_argument("--root", metavar="DIR", default=".", help="workspace root (default: .)")
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        help="workspace root (default: the nearest directory above the transcript marked by a "
+        "`.action-lsp` directory or a pyproject.toml with [tool.action-lsp], else the current "
+        "directory)",
+    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="print the diff only (default)")
     mode.add_argument("--write", action="store_true", help="write the changes, all or none")
@@ -121,6 +127,19 @@ def parse_transcript(text: str) -> tuple[list[Action], list[Diagnostic]]:
     return list(analysis.actions), list(analysis.diagnostics)
 
 
+def _default_root(transcript: Path) -> Path:
+    """The marked workspace the transcript sits in (said on stderr), else the current directory."""
+    from ..project_root import find_root
+    from .output import clean
+
+    found = find_root(Path.cwd() if str(transcript) == "-" else transcript)
+    if found is None:
+        return Path(".")
+    if found != Path.cwd().resolve():
+        print(f"workspace root: {clean(str(found))} (marked by .action-lsp)", file=sys.stderr)
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
     from ..codes import default_severity
     from ..edit import Workspace, WriteError, plan_changes, unified_diff, write_plan
@@ -132,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     source = Path(args.transcript)
     path = clean(display_name(source, args.stdin_filename))
     text = read_transcript(source)
-    root = Path(args.root)
+    root = Path(args.root) if args.root else _default_root(source)
     if not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
     err = sys.stderr

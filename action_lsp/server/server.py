@@ -31,6 +31,7 @@ from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
 from .. import __version__
 from ..edit import Workspace
+from ..project_root import find_root as marked_root
 from ..text import Encoding
 from .config import Settings
 from .convert import encoding_of
@@ -232,6 +233,9 @@ class ActionLanguageServer(LanguageServer):
         root: Path | None = None
         if od.path is not None:
             root = next((f for f in self.folders if od.path.is_relative_to(f)), None)
+            marked = marked_root(od.path)  # a workspace marked inside the folder wins
+            if marked is not None and (root is None or marked.is_relative_to(root)):
+                root = marked
         if root is None:
             if self.folders:
                 root = self.folders[0]
@@ -239,7 +243,8 @@ class ActionLanguageServer(LanguageServer):
                 root = od.path.parent
             else:
                 root = Path.cwd()
-        extra = [r for r in self.roots() if Path(r) != root]
+        # Not the folder around a marked workspace: its paths must stay inside the marked tree.
+        extra = [r for r in self.roots() if Path(r) != root and not root.is_relative_to(r)]
         ledger = self.ledger
         if snapshot:
             texts = ledger.snapshot() if len(ledger) else {}

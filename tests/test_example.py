@@ -1,0 +1,93 @@
+"""The bundled example behaves: ``examples/workspace`` is a marked workspace holding its
+transcript, so the transcript is applied to that workspace, never to the enclosing repository."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from action_lsp.cli import main
+from action_lsp.project_root import MARKER, find_root, is_root
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "workspace"
+
+
+def snapshot(top: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(top.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_the_example_is_a_marked_workspace_with_its_transcript() -> None:
+    assert (EXAMPLE / MARKER).is_dir()
+    assert (EXAMPLE / "transcript.md").is_file() and (EXAMPLE / "src" / "app.py").is_file()
+    assert find_root(EXAMPLE / "transcript.md") == EXAMPLE
+    assert find_root(REPO / "README.md") is None  # the repository itself is not one
+
+
+def test_neovim_prefers_the_marker_over_the_repository() -> None:
+    lua = (REPO / "editors" / "nvim" / "lsp" / "action_lsp.lua").read_text(encoding="utf-8")
+    markers = lua.split("root_markers", 1)[1].split("}", 1)[0]
+    assert markers.index(f"'{MARKER}'") < markers.index("'.git'")
+
+
+def test_pyproject_table_marks_a_root(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.action-lsp]\n', encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    assert is_root(tmp_path) and find_root(tmp_path / "sub" / "t.md") == tmp_path
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "action-lsp"\n', encoding="utf-8")
+    assert not is_root(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.action-lsp\n", encoding="utf-8")  # broken TOML
+    assert not is_root(tmp_path)
+
+
+def test_applying_the_example_changes_only_the_example_workspace(tmp_path: Path) -> None:
+    # A stand-in for the repository: a git checkout with its own src/ and tests/.
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo / "examples" / "workspace")
+    (repo / ".git").mkdir()
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("# the repository's own file\n", encoding="utf-8")
+    (repo / "tests").mkdir()
+    before = snapshot(repo)
+    proc = subprocess.run(
+        [sys.executable, "-m", "action_lsp", "apply", "--write", "--select", "1,2",
+         "examples/workspace/transcript.md"],
+        cwd=repo, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "workspace root: " in proc.stderr and "examples/workspace" in proc.stderr
+    after = snapshot(repo)
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    assert changed == {"examples/workspace/src/app.py", "examples/workspace/tests/test_app.py"}
+    assert "def farewell" in (repo / "examples/workspace/src/app.py").read_text(encoding="utf-8")
+
+
+def test_the_whole_example_is_refused_for_its_escaping_action(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    ws = tmp_path / "workspace"
+    shutil.copytree(EXAMPLE, ws)
+    before = snapshot(tmp_path)
+    assert main(["apply", "--write", str(ws / "transcript.md")]) == 1
+    err = capsys.readouterr().err
+    assert "[path-traversal]" in err and "nothing written" in err
+    assert snapshot(tmp_path) == before
+
+
+def test_demo_commands_work_on_the_example(capsys) -> None:  # type: ignore[no-untyped-def]
+    """What `make demo` runs (see the Makefile)."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    demo = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    assert "examples/workspace/transcript.md" in demo
+    assert main(["check", str(REPO / "examples")]) == 1  # its deliberate mistakes
+    assert "[path-traversal]" in capsys.readouterr().out
+    assert main(["parse", str(EXAMPLE / "transcript.md")]) == 0
+    assert "7 actions." in capsys.readouterr().out
+    assert main(["apply", "--dry-run", str(EXAMPLE / "transcript.md")]) == 1
+    captured = capsys.readouterr()
+    assert "+def farewell(name):" in captured.out and "+++ b/tests/test_app.py" in captured.out
