@@ -38,10 +38,10 @@ def _host_port(value: str) -> tuple[str, int]:
 def run(args: argparse.Namespace) -> int:
     import logging
 
+    tcp = _host_port(args.tcp) if args.tcp else None  # a usage error before the slow imports
     logging.basicConfig(level=getattr(logging, args.log_level), format="%(levelname)s %(name)s: %(message)s")
     from ..server import create_server
 
-    tcp = _host_port(args.tcp) if args.tcp else None
     server = create_server()
     if tcp is not None:
         server.start_tcp(*tcp)

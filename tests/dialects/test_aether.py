@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from action_lsp.document import Analysis, analyze
 from action_lsp.model import Action, ActionKind, Diagnostic, Severity, Span
 
@@ -261,6 +263,7 @@ def test_near_miss_and_examples() -> None:
     assert codes(analysis) == ["wrong-block-name"]
 
 
+@pytest.mark.slow  # a stress test: run by CI and `make test-all`
 def test_pathological_inputs_finish() -> None:
     code = (
         "from action_lsp.document import analyze\n"

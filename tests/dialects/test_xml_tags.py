@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from action_lsp.document import Analysis, analyze
 from action_lsp.model import Action, ActionKind, Diagnostic, Span
 
@@ -395,6 +397,7 @@ def _runs_quickly(code: str) -> None:
     assert proc.stdout.strip() == "ok"
 
 
+@pytest.mark.slow  # a stress test: run by CI and `make test-all`
 def test_many_unclosed_tags_finish() -> None:
     _runs_quickly(
         "from action_lsp.document import analyze\n"

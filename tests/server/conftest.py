@@ -1,10 +1,15 @@
 """End-to-end fixtures: the real server process, driven by pytest-lsp with the capability sets
 of Neovim and VS Code (Neovim 0.11 pulls diagnostics and takes utf-8; VS Code 1.65 gets pushes
-and utf-16)."""
+and utf-16).
+
+``session``: the module's server (one per module and client profile) with a fresh workspace
+folder per test. ``fresh_session``: a server of the test's own, for tests that end it."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import inspect
 import shutil
 import sys
 from collections.abc import AsyncIterator
@@ -12,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -171,11 +177,26 @@ def make_params(kind: str, root: Path, options: Any = None) -> types.InitializeP
     )
 
 
-def install_handlers(client: LanguageClient, session: Session) -> None:
-    session.last_version = {}
+class Shared:
+    """What the tests of one module share: one server process per client profile."""
+
+    def __init__(self, client: LanguageClient, kind: str, folder: Path) -> None:
+        self.client = client
+        self.kind = kind
+        self.folder = folder  # the workspace folder the server has now
+        self.init_result: types.InitializeResult | None = None
+        self.registrations: list[types.Registration] = []
+        self.current: Session | None = None
+        self.configuration_requests = 0
+
+
+def install_handlers(client: LanguageClient, shared: Shared) -> None:
+    """The editor's side, answered for whichever test (``shared.current``) is running."""
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        session = shared.current
+        assert session is not None, "workspace/applyEdit outside a test"
         session.applied_edits.append(params)
         if session.refuse_edits:
             return types.ApplyWorkspaceEditResult(applied=False, failure_reason="refused by the test")
@@ -189,39 +210,128 @@ def install_handlers(client: LanguageClient, session: Session) -> None:
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(params: types.RegistrationParams) -> None:
-        session.registrations.extend(params.registrations)
+        shared.registrations.extend(params.registrations)
 
     @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def lens_refresh(params: None) -> None:
         return None
 
-    original = client.protocol.fm.features.get(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-
     def publish(params: types.PublishDiagnosticsParams) -> None:
-        session.last_version[params.uri] = params.version
+        if shared.current is not None:
+            shared.current.last_version[params.uri] = params.version
         client.diagnostics[params.uri] = params.diagnostics
 
     client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
-    del original
+
+    get_configuration = client.get_configuration
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        shared.configuration_requests += 1
+        return get_configuration(*args, **kwargs)
+
+    client.get_configuration = counting  # type: ignore[method-assign]
 
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "action_lsp", "serve"])
 
 
-@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+def _folder(root: Path) -> types.WorkspaceFolder:
+    uri = from_fs_path(str(root))
+    assert uri is not None
+    return types.WorkspaceFolder(uri=uri, name=root.name)
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, scope="module")
 async def lsp(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Shared]:
+    """One server per test module and client profile (starting one per test took more than half
+    of the suite's time). Each test still gets a fresh copy of the workspace as the server's
+    workspace folder (see :func:`session`)."""
+    first = tmp_path_factory.mktemp("ws")
+    shared = Shared(lsp_client, request.param, first)
+    install_handlers(lsp_client, shared)
+    shared.init_result = await lsp_client.initialize_session(make_params(request.param, first))
+    lsp_client.shared = shared  # type: ignore[attr-defined]
+    yield shared
+    if lsp_client.capabilities is not None:
+        await lsp_client.shutdown_session()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def session(lsp: LanguageClient, tmp_path: Path) -> AsyncIterator[Session]:
+    """A test's view of the module's server: a scratch copy of ``tests/server/workspace`` made
+    the server's only workspace folder, and on the way out its documents closed and any
+    configuration it changed restored."""
+    shared: Shared = lsp.shared  # type: ignore[attr-defined]
+    client = shared.client
+    root = tmp_path / "ws"
+    shutil.copytree(WORKSPACE, root)
+    s = Session(client, shared.kind, root)
+    s.last_version = {}
+    s.init_result = shared.init_result
+    s.registrations = shared.registrations
+    client.diagnostics.clear()
+    client.shown_documents.clear()
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[_folder(root)], removed=[_folder(shared.folder)]
+            )
+        )
+    )
+    shared.folder = root
+    shared.current = s
+    configuration = copy.deepcopy(client._configuration)
+    yield s
+    shared.current = None
+    if client.capabilities is None:  # the test shut the server down
+        return
+    for uri in s.versions:
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+    if client._configuration != configuration:
+        client._configuration = configuration
+        asked = shared.configuration_requests
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while shared.configuration_requests == asked and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # the answer is applied after it arrives
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS, loop_scope="module")
+async def own_server(
     request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
 ) -> AsyncIterator[Session]:
+    """A server of the test's own (see :func:`fresh_session`)."""
     root = tmp_path / "ws"
     shutil.copytree(WORKSPACE, root)
     s = Session(lsp_client, request.param, root)
-    install_handlers(lsp_client, s)
+    s.last_version = {}
+    shared = Shared(lsp_client, request.param, root)
+    shared.current = s
+    s.registrations = shared.registrations
+    install_handlers(lsp_client, shared)
     s.init_result = await lsp_client.initialize_session(make_params(request.param, root))
     lsp_client.session = s  # type: ignore[attr-defined]
     yield s
-    await lsp_client.shutdown_session()
+    if lsp_client.capabilities is not None:
+        await lsp_client.shutdown_session()
 
 
 @pytest.fixture
-def session(lsp: LanguageClient) -> Session:
-    return lsp.session  # type: ignore[attr-defined,no-any-return]
+def fresh_session(own_server: LanguageClient) -> Session:
+    """A server of the test's own, for tests that end it (shutdown, exit) or need it pristine."""
+    return own_server.session  # type: ignore[attr-defined,no-any-return]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The end-to-end tests run in their module's event loop, where its server lives."""
+    here = Path(__file__).parent
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.is_relative_to(here) and inspect.iscoroutinefunction(getattr(item, "function", None)):
+            item.add_marker(pytest.mark.asyncio(loop_scope="module"), append=False)

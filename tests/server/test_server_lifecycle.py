@@ -60,7 +60,8 @@ async def test_watcher_registered_when_supported(session: Session) -> None:
         assert "workspace/didChangeWatchedFiles" not in methods
 
 
-async def test_shutdown_and_exit_end_the_process(session: Session) -> None:
+async def test_shutdown_and_exit_end_the_process(fresh_session: Session) -> None:
+    session = fresh_session
     client = session.client
     await client.shutdown_async(None)
     client.exit(None)
