@@ -31,10 +31,11 @@ def test_the_example_is_a_marked_workspace_with_its_transcript() -> None:
     assert find_root(REPO / "README.md") is None  # the repository itself is not one
 
 
-def test_neovim_prefers_the_marker_over_the_repository() -> None:
-    lua = (REPO / "editors" / "nvim" / "lsp" / "action_lsp.lua").read_text(encoding="utf-8")
-    markers = lua.split("root_markers", 1)[1].split("}", 1)[0]
-    assert markers.index(f"'{MARKER}'") < markers.index("'.git'")
+def test_neovim_looks_for_the_same_marker_before_the_repository() -> None:
+    lua = (REPO / "editors" / "nvim" / "lua" / "action_lsp" / "init.lua").read_text(encoding="utf-8")
+    find_root = lua.split("function M.find_root", 1)[1].split("\nend\n", 1)[0]
+    assert find_root.index(f"'/{MARKER}'") < find_root.index("'.git'")
+    assert "[tool.action-lsp]" in find_root
 
 
 def test_pyproject_table_marks_a_root(tmp_path: Path) -> None:

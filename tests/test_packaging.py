@@ -40,7 +40,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     dist = tmp / "dist"
     proc = _run(
-        [sys.executable, "-m", "build", "--wheel", "--sdist", "--no-isolation", "--outdir", str(dist)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist)],  # wheel from sdist
         cwd=src, env=env,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
