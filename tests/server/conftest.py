@@ -283,8 +283,14 @@ async def session(lsp: LanguageClient, tmp_path: Path) -> AsyncIterator[Session]
     shared.folder = root
     shared.current = s
     configuration = copy.deepcopy(client._configuration)
+    fm = client.protocol.fm
+    features = dict(fm.features)  # a test may answer more requests itself (client.feature)
     yield s
     shared.current = None
+    for name in set(fm.features) - set(features):  # what it registered goes, what it replaced returns
+        fm.features.pop(name, None)
+        fm.feature_options.pop(name, None)
+    fm.features.update(features)
     if client.capabilities is None:  # the test shut the server down
         return
     for uri in s.versions:
