@@ -12,8 +12,8 @@ NOT_SLOW :=
 else
 NOT_SLOW := -m "not slow"
 endif
-# Two workers where the machine has the cores; a module's tests share one worker (and its server).
-PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadscope
+# One worker per core; a module's tests share one worker (and its server); -rs names every skip.
+PYTEST := $(BIN)/python -m pytest -q -rs -n auto --dist loadscope
 
 .PHONY: demo test test-fast test-all lint bench clean
 
