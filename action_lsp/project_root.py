@@ -1,9 +1,9 @@
 """Where a workspace starts: the nearest directory marked for action-lsp.
 
-A directory is a workspace root when it holds ``.action-lsp`` (a directory -- where ``apply``
-keeps its journal -- or a file) or a ``pyproject.toml`` with a ``[tool.action-lsp]`` table.
-Editors use the same marker (Neovim's ``root_markers``), so a transcript inside a marked tree is
-applied to that tree, never to an enclosing repository.
+A directory is a workspace root when it holds ``.action-lsp`` (a directory or a file) or a
+``pyproject.toml`` with a ``[tool.action-lsp]`` table. The Neovim plugin looks for the same
+marker, so a transcript inside a marked tree is applied to that tree, never to an enclosing
+repository.
 """
 
 from __future__ import annotations

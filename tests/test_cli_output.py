@@ -236,8 +236,14 @@ def test_apply_help_describes_only_what_exists(capsys) -> None:  # type: ignore[
     with pytest.raises(SystemExit):
         main(["apply", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "delete" not in text.lower()
-    assert "create a file" in text and "modify a file" in text and "create a directory" in text
+    # every kind of change the planner makes is named, and nothing else
+    from typing import get_args
+
+    from action_lsp.edit.plan import ChangeKind
+
+    assert set(get_args(ChangeKind)) == {"create", "modify", "mkdir", "delete"}
+    assert "(create, write, modify, rename or delete a file, create a directory)" in text
+    assert "execute" not in text.lower() or "nothing is ever run" in text
 
 
 def test_check_force_lets_creates_overwrite(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -55,7 +55,15 @@ def test_reads_nothing_outside_the_repository(path: Path) -> None:
 
 
 def test_fixtures_name_their_origin_and_licence() -> None:
-    readme = (REPO / "tests" / "fixtures" / "README.md").read_text(encoding="utf-8")
-    for folder in sorted(p for p in (REPO / "tests" / "fixtures").iterdir() if p.is_dir()):
+    fixtures = REPO / "tests" / "fixtures"
+    readme = (fixtures / "README.md").read_text(encoding="utf-8")
+    for folder in sorted(p for p in fixtures.iterdir() if p.is_dir()):
         assert f"`{folder.name}/" in readme, f"tests/fixtures/{folder.name} is not in its README"
+    # a folder of files either is described in the README or has a README of its own
+    for folder in sorted(p for p in fixtures.rglob("*") if p.is_dir()):
+        files = [f for f in folder.iterdir() if f.is_file()]
+        if not files or folder.parent == fixtures:
+            continue
+        described = any((d / "README.md").is_file() for d in (folder, *folder.parents) if d != fixtures)
+        assert described, f"{folder.relative_to(REPO)} holds files but names no origin (README.md)"
     assert "Apache-2.0" in readme and (REPO / "LICENSE").is_file()

@@ -31,9 +31,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     p = sub.add_parser(
         "apply",
         help="apply the file actions of a transcript (dry run by default)",
-        description="Apply the file actions of a transcript (create a file, modify a file, "
-        "create a directory) to the tree under --root; `-` reads the transcript from standard "
-        "input. Without --write, print the unified diff only. Other actions (tasks, commands, "
+        description="Apply the file actions of a transcript (create, write, modify, rename or "
+        "delete a file, create a directory) to the tree under --root; `-` reads the transcript "
+        "from standard input. Without --write, print the unified diff only. Other actions (tasks, commands, "
         "code) are listed as skipped: nothing is ever run.",
     )
     p.add_argument("transcript", metavar="TRANSCRIPT")
