@@ -335,9 +335,15 @@ def fresh_session(own_server: LanguageClient) -> Session:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The end-to-end tests run in their module's event loop, where its server lives."""
+    """The tests on the shared server run in their module's event loop, where it lives (a test
+    with a pytest-lsp fixture of its own keeps its own loop)."""
     here = Path(__file__).parent
+    shared = {"lsp", "session", "own_server", "fresh_session"}
     for item in items:
         path = Path(str(item.fspath))
-        if path.is_relative_to(here) and inspect.iscoroutinefunction(getattr(item, "function", None)):
+        if (
+            path.is_relative_to(here)
+            and inspect.iscoroutinefunction(getattr(item, "function", None))
+            and shared & set(getattr(item, "fixturenames", ()))
+        ):
             item.add_marker(pytest.mark.asyncio(loop_scope="module"), append=False)
