@@ -19,7 +19,7 @@ import numpy as np
 
 from .dialects import Dialect, DialectSet
 from .markdown import line_end
-from .model import Action, Diagnostic, Span, shift_action, shift_diagnostic
+from .model import Action, Diagnostic, Span, mark_in_progress, shift_action, shift_diagnostic
 from .records import records_owner, sniff_extent
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan
@@ -62,7 +62,10 @@ class Analysis:
 
 def _check_unit(unit: Unit, ctx: RuleContext) -> Unit:
     for block in unit.blocks:
-        unit.diagnostics.extend(run_rules(block.actions, ctx))
+        found = run_rules(block.actions, ctx)
+        if block.actions[-1].in_progress:
+            mark_in_progress(found)
+        unit.diagnostics.extend(found)
     return unit
 
 

@@ -306,6 +306,7 @@ class Action:
     group_label: str = ""
     edits: list[Edit] = field(default_factory=list)
     partial: bool = False  # cut short by a syntax error: absent fields may just be unparsed
+    in_progress: bool = False  # unclosed at the very end of the text: may still be streaming in
 
     def get(self, name: str) -> Any:
         f = self.fields.get(name)
@@ -390,6 +391,22 @@ class Diagnostic:
     data: dict[str, Any] | None = None
 
 
+UNCLOSED_CODES = frozenset({"unclosed-tag", "unclosed-block"})
+IN_PROGRESS = "in_progress"  # key in Diagnostic.data: found in a construct still streaming in
+
+
+def mark_in_progress(diagnostics: Iterable[Diagnostic]) -> None:
+    """Mark findings of a construct that is unclosed at the end of the text: while the text
+    still grows there, the server shows the unclosed one as information and holds the others
+    back (they are most likely the cut itself); the command line ignores the mark."""
+    for d in diagnostics:
+        d.data = {**d.data, IN_PROGRESS: True} if d.data else {IN_PROGRESS: True}
+
+
+def is_in_progress(d: Diagnostic) -> bool:
+    return bool(d.data) and bool(d.data.get(IN_PROGRESS))  # type: ignore[union-attr]
+
+
 def shift_field(f: Field, delta: int) -> Field:
     return Field(
         f.name,
@@ -415,6 +432,7 @@ def shift_action(a: Action, delta: int) -> Action:
         a.group_label,
         [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line) for e in a.edits],
         a.partial,
+        a.in_progress,
     )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import EOL, fence_open_at, find_fence_close, line_end, next_line_start
-from .model import Action, Diagnostic, Fix, Span, TextEdit
+from .model import UNCLOSED_CODES, Action, Diagnostic, Fix, Span, TextEdit, mark_in_progress
 
 MAX_UNIT_LINES = 256
 
@@ -291,7 +291,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         elif kind == "fence":
             yield from cut(at)
             construct, pos = _fence(ctx, at)
-            _add(unit, construct)
+            _add(ctx, unit, construct)
             yield from cut(pos)
         elif kind == "tag":
             assert m is not None
@@ -311,7 +311,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                 json_until = stop
                 pos = brace + 1
                 continue
-            _add(unit, construct)
+            _add(ctx, unit, construct)
             pos = construct.end
             if pos < n and not text[pos:line_end(text, pos)].strip():
                 pos = next_line_start(text, pos)
@@ -354,15 +354,34 @@ def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit
         line_from = at
 
 
-def _add(unit: Unit, construct: Construct | None) -> None:
+def _add(ctx: _Context, unit: Unit, construct: Construct | None) -> None:
     if construct is None:
         return
+    if construct.diagnostics and _open_at_end(ctx, construct):
+        mark_in_progress(construct.diagnostics)
+        for a in construct.actions:
+            a.in_progress = True
+        unit.lookahead = len(ctx.text)  # any text added after it decides whether it still is
     unit.actions.extend(construct.actions)
     unit.diagnostics.extend(construct.diagnostics)
     unit.lookahead = max(unit.lookahead, construct.lookahead, construct.end)
     unit.watch.extend(w for w in construct.watch if w not in unit.watch)
     if construct.actions:
         unit.blocks.append(construct)
+
+
+_PARAGRAPH = re.compile(r"(?:\n|\r\n?)[ \t]*(?:\n|\r\n?)\s*\S")  # a blank line, then text
+
+
+def _open_at_end(ctx: _Context, construct: Construct) -> bool:
+    """Is ``construct`` unclosed and the last thing in the document: it read to the end, no
+    action tag or fence follows it, and no paragraph of prose does (a partial line after it,
+    ``<conte`` or a closing fence's first backtick, is the stream's next chunk)? A chat buffer
+    may still be streaming it in."""
+    n = len(ctx.text)
+    if construct.lookahead < n or not any(d.code in UNCLOSED_CODES for d in construct.diagnostics):
+        return False
+    return ctx.next_tag_start(construct.end) >= n and not _PARAGRAPH.search(ctx.text, construct.end)
 
 
 def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
@@ -427,7 +446,7 @@ def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
                 fixes=[Fix(f"Rename to <{canonical}>", _rename_tag_edits(text, construct, name, canonical, name_span), True)],
             ),
         )
-    _add(unit, construct)
+    _add(ctx, unit, construct)
     return max(construct.end, m.end())
 
 

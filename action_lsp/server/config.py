@@ -24,6 +24,7 @@ class Settings:
     allow_overwrite: bool = False
     workspace_roots: tuple[str, ...] = ()
     docs_url: str | None = None
+    streaming_grace: float = 3.0  # seconds an unclosed end stays "in progress" after it grew
 
     @classmethod
     def from_dict(cls, data: Any, problems: list[str] | None = None) -> Settings:
@@ -77,7 +78,11 @@ class Settings:
         if docs is not None and not isinstance(docs, str):
             problems.append("docsUrl: expected a string")
             docs = None
-        return cls(dialects, severity, allow, roots, docs or None)
+        grace = data.get("streamingGraceSeconds", 3.0)
+        if isinstance(grace, bool) or not isinstance(grace, int | float) or grace < 0:
+            problems.append("streamingGraceSeconds: expected a number of seconds (0 or more)")
+            grace = 3.0
+        return cls(dialects, severity, allow, roots, docs or None, float(grace))
 
     def severity_of(self, code: str, given: Severity | None = None) -> Severity | None:
         """The severity to report ``code`` at; None when the code is turned off."""

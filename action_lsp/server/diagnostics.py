@@ -18,6 +18,7 @@ Two kinds of findings are merged:
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from lsprotocol import types
 
 from ..edit import Plan, plan_changes
 from ..findings import workspace_only
+from ..model import IN_PROGRESS, UNCLOSED_CODES
 from ..scan import Unit
 from .convert import diagnostic, shift_lines
 from .documents import OpenDocument
@@ -55,12 +57,14 @@ class Diagnostics:
         self._timer: asyncio.TimerHandle | None = None
         self._running: asyncio.Task[None] | None = None
         self._published: dict[str, tuple[int, int]] = {}
+        self._streaming_timers: dict[str, asyncio.TimerHandle] = {}
         ls.on("initialize", self.on_initialize)
         ls.on("opened", self.on_changed)
         ls.on("changed", self.on_changed)
         ls.on("closed", self.on_closed)
         ls.on("files_changed", self.on_files_changed)
         ls.on("reconfigured", self.on_reconfigured)
+        ls.on("saved", self.on_saved)
 
     # -- capability ----------------------------------------------------------------------
     def on_initialize(self, params: types.InitializeParams) -> None:
@@ -117,10 +121,102 @@ class Diagnostics:
         return out
 
     def all(self, od: OpenDocument) -> list[types.Diagnostic]:
-        return self.transcript(od) + self.workspace(od)
+        transcript, workspace = self.transcript(od), self.workspace(od)
+        if self.streaming(od):
+            return self._in_progress(od, transcript, workspace)
+        return transcript + workspace
 
     def result_id(self, od: OpenDocument) -> str:
-        return f"{od.revision}.{od.workspace.generation}.{id(self.ls.settings)}"
+        streaming = ".s" if self.streaming(od) else ""
+        return f"{od.revision}.{od.workspace.generation}.{id(self.ls.settings)}{streaming}"
+
+    # -- chat buffers still being written --------------------------------------------------
+    def streaming(self, od: OpenDocument) -> bool:
+        """Is the text still growing at its end (within the grace period, not saved since)?"""
+        if od.grew_at is None:
+            return False
+        return time.monotonic() - od.grew_at < self.ls.settings.streaming_grace
+
+    def in_progress_from(self, od: OpenDocument) -> int | None:
+        """Where the action still streaming in at the end of the text starts (None: none is)."""
+        actions = od.analysis().actions
+        start: int | None = None
+        for a in reversed(actions):
+            if not a.in_progress:
+                break
+            start = a.span.start
+        return start
+
+    def _in_progress(
+        self, od: OpenDocument, transcript: list[types.Diagnostic], workspace: list[types.Diagnostic]
+    ) -> list[types.Diagnostic]:
+        """While the end grows: an unclosed construct there is information, and what it causes
+        waits (a timer re-publishes, without re-analysis, once the grace period is over)."""
+        out: list[types.Diagnostic] = []
+        marked = False
+        for d in transcript:
+            if not (isinstance(d.data, dict) and d.data.get(IN_PROGRESS)):
+                out.append(d)
+                continue
+            marked = True
+            if d.code in UNCLOSED_CODES:
+                out.append(
+                    types.Diagnostic(
+                        range=d.range,
+                        message=f"in progress: {d.message} (still being written: an error once "
+                        "the text stops growing or is saved)",
+                        severity=types.DiagnosticSeverity.Information,
+                        code=d.code,
+                        code_description=d.code_description,
+                        source=d.source,
+                        data={k: v for k, v in d.data.items() if k != "fixes"},
+                    )
+                )
+        if not marked:
+            return transcript + workspace
+        start = self.in_progress_from(od)
+        if start is not None and workspace:
+            line = od.doc.lines.line_of(start)  # the workspace findings on it wait too
+            workspace = [d for d in workspace if d.range.start.line < line]
+        self._arm(od)
+        return out + workspace
+
+    def _arm(self, od: OpenDocument) -> None:
+        """Re-publish ``od`` when its grace period ends."""
+        if od.grew_at is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        old = self._streaming_timers.pop(od.uri, None)
+        if old is not None:
+            old.cancel()
+        delay = max(0.0, od.grew_at + self.ls.settings.streaming_grace - time.monotonic()) + 0.01
+        self._streaming_timers[od.uri] = loop.call_later(delay, self._settled, od.uri)
+
+    def _settled(self, uri: str) -> None:
+        self._streaming_timers.pop(uri, None)
+        od = self.ls.documents.get(uri)
+        if od is None:
+            return
+        if self.streaming(od):
+            self._arm(od)
+            return
+        self.publish(od)
+        self.refresh()
+        self.ls.emit("workspace_checked")  # code lenses come back for the finished action
+
+    def on_saved(self, od: OpenDocument) -> None:
+        if od.grew_at is None:
+            return
+        od.grew_at = None  # a saved text is final
+        timer = self._streaming_timers.pop(od.uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.publish(od)
+        self.refresh()
+        self.ls.emit("workspace_checked")
 
     # -- push ----------------------------------------------------------------------------
     def publish(self, od: OpenDocument) -> None:
@@ -150,6 +246,9 @@ class Diagnostics:
         self.schedule([od.uri])
 
     def on_closed(self, od: OpenDocument) -> None:
+        timer = self._streaming_timers.pop(od.uri, None)
+        if timer is not None:
+            timer.cancel()
         self._caches.pop(od.uri, None)
         self._pending.discard(od.uri)
         self._published.pop(od.uri, None)

@@ -9,6 +9,7 @@ only the region the edit touched. pygls's own ``TextDocument`` copy is not kept 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,7 @@ class OpenDocument:
     path: Path | None
     revision: int = 0  # bumps on every change of the text or of the analysis settings
     workspace: WorkspaceState = field(default_factory=WorkspaceState)
+    grew_at: float | None = None  # monotonic time the text last grew at its end (None: saved)
 
     @property
     def text(self) -> str:
@@ -116,16 +118,23 @@ class DocumentStore:
         od = self._docs.get(uri)
         if od is None:
             return None
+        grew = False
         for change in changes:
+            length = len(od.doc.lines)
             if isinstance(change, types.TextDocumentContentChangePartial):
                 span = span_of(od.doc.lines, change.range, enc)
                 if span.end < span.start:
                     span = Span(span.end, span.start)
+                # Streaming: text added at the end (or the last line replaced by a longer one).
+                grew = grew or (span.end == length and len(change.text) > len(span))
                 od.doc.edit(span.start, span.end, change.text)
                 _follow_edit(od.workspace, span, len(change.text))
             else:
+                grew = grew or (len(change.text) > length and change.text.startswith(od.doc.text))
                 od.doc.set_text(change.text)
                 od.workspace.diagnostics = []
+        if grew:
+            od.grew_at = time.monotonic()
         od.version = version
         od.revision += 1
         od.workspace.stale = True

@@ -167,6 +167,9 @@ class Lifecycle:
                 self.ls.emit("files_changed", [od.path])
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        od = self.ls.documents.get(params.text_document.uri)
+        if od is not None:
+            self.ls.emit("saved", od)
         # A save often comes with others the server is not told about (``:wall`` writes the
         # targets of an applied edit, buffers Neovim does not sync): check every transcript
         # again, this one included, against the disk and the ledger of unsaved edits.
