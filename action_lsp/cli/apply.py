@@ -16,7 +16,7 @@ from pathlib import Path
 from ..codes import default_severity
 from ..model import Action, Diagnostic
 from ..text import LineIndex
-from .common import CliError, read_transcript
+from .common import CliError, declare_dialects, read_transcript
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -122,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     # An apply interrupted earlier (killed, power loss) is finished or undone first.
     for message in recover_messages([root]):
         print(message, file=err)
+    declare_dialects(path, root)
     actions, found = parse_transcript(text)
     only = parse_select(args.select, len(actions))
     choices = parse_candidates(args.accept_candidate, len(actions))

@@ -14,6 +14,7 @@ from ..text import LineIndex
 from .common import (
     CliError,
     add_dialect_option,
+    declare_dialects,
     effective_severity,
     expand,
     parse_severity_overrides,
@@ -71,16 +72,19 @@ def check_text(
 
 
 def run(args: argparse.Namespace) -> int:
-    dialects = selected_dialects(args.dialect)
     overrides = parse_severity_overrides(args.severity)
     root = Path(args.root) if args.root else None
     if root is not None and not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
+    declare_dialects(Path(args.paths[0]), root)
+    dialects = selected_dialects(args.dialect)
     files = list(expand(args.paths))
     counts = {s: 0 for s in Severity}
     report: list[dict[str, Any]] = []
     unreadable: list[str] = []
     for path in files:
+        if root is None and len(files) > 1:
+            declare_dialects(Path(path))  # each transcript's own project
         try:
             text = read_transcript(path)
         except CliError as exc:

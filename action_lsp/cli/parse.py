@@ -12,7 +12,7 @@ from ..dialects import file_view
 from ..document import analyze
 from ..model import Action
 from ..text import LineIndex
-from .common import add_dialect_option, read_transcript, selected_dialects
+from .common import add_dialect_option, declare_dialects, read_transcript, selected_dialects
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    declare_dialects(Path(args.path))
     text = read_transcript(Path(args.path))
     analysis = analyze(text, selected_dialects(args.dialect))
     lines = LineIndex(text)

@@ -38,8 +38,10 @@ __all__ = [
     "ScanContext",
     "TagOpen",
     "by_name",
+    "declared",
     "file_view",
     "load_dialects",
+    "set_declared",
 ]
 
 ENTRY_POINT_GROUP = "action_lsp.dialects"
@@ -104,17 +106,33 @@ ALL: tuple[Dialect, ...] = load_dialects()
 NAMES: tuple[str, ...] = tuple(d.name for d in ALL)
 
 
+_DECLARED: tuple[Dialect, ...] = ()
+
+
+def set_declared(dialects: Iterable[Dialect]) -> None:
+    """Install the dialects a project's configuration declares (see
+    :mod:`action_lsp.project_config`); they join every :class:`DialectSet` made afterwards.
+    One set per process: loading another configuration replaces it."""
+    global _DECLARED
+    _DECLARED = tuple(d for d in dialects if d.name not in NAMES)
+
+
+def declared() -> tuple[Dialect, ...]:
+    return _DECLARED
+
+
 def by_name(name: str) -> Dialect:
-    for d in ALL:
+    for d in (*ALL, *_DECLARED):
         if d.name == name:
             return d
-    raise KeyError(f"unknown dialect {name!r}; known: {', '.join(NAMES)}")
+    known = (*NAMES, *(d.name for d in _DECLARED))
+    raise KeyError(f"unknown dialect {name!r}; known: {', '.join(known)}")
 
 
 def file_view(action: Action) -> FileView | None:
     """The normalized file operation of ``action`` (None when it is no file action), as its
     dialect reads it: the one view the edit engine applies and ``parse --format json`` shows."""
-    for d in ALL:
+    for d in (*ALL, *_DECLARED):
         if d.name == action.dialect:
             return d.file_view(action)
     return None
@@ -136,7 +154,7 @@ class DialectSet:
     """The enabled dialects, in registry order."""
 
     def __init__(self, dialects: Iterable[Dialect] | None = None) -> None:
-        self.dialects: tuple[Dialect, ...] = tuple(ALL if dialects is None else dialects)
+        self.dialects: tuple[Dialect, ...] = tuple((*ALL, *_DECLARED) if dialects is None else dialects)
         self._fence_owner: dict[str, Dialect] = {}
         self._fence_owners: dict[str, tuple[Dialect, ...]] = {}
         for d in self.dialects:
@@ -150,7 +168,12 @@ class DialectSet:
 
     @classmethod
     def named(cls, names: Iterable[str] | None) -> DialectSet:
-        return cls(None if names is None else [by_name(n) for n in names])
+        """The dialects called ``names`` (None: all). The declared dialects are always on: a
+        project's configuration declaring one is the choice to read it."""
+        if names is None:
+            return cls(None)
+        chosen = [by_name(n) for n in names]
+        return cls([*chosen, *(d for d in _DECLARED if d not in chosen)])
 
     @cached_property
     def names(self) -> tuple[str, ...]:

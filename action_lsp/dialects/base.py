@@ -152,6 +152,10 @@ class Dialect:
 
     path_fields: tuple[str, ...] = ("path", "from", "to")  # fields holding workspace paths
 
+    def command_field(self, type_name: str) -> str:
+        """The field holding a command action's command line."""
+        return "command"
+
     def file_view(self, action: Action) -> FileView | None:
         """The action as a file operation (None when it is none, or lacks its path).
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..codes import default_severity
-from ..dialects import NAMES, DialectSet
+from ..dialects import NAMES, DialectSet, declared
 from ..model import Severity
 
 SECTION = "actionLsp"
@@ -41,10 +41,11 @@ class Settings:
         raw = data.get("dialects")
         if isinstance(raw, list | tuple):
             names = [n for n in raw if isinstance(n, str)]
-            unknown = [n for n in names if n not in NAMES]
+            known = (*NAMES, *(d.name for d in declared()))  # declared ones are always on
+            unknown = [n for n in names if n not in known]
             if unknown:
                 problems.append(
-                    f"dialects: unknown {', '.join(unknown)} (known: {', '.join(NAMES)})"
+                    f"dialects: unknown {', '.join(unknown)} (known: {', '.join(known)})"
                 )
             dialects = tuple(n for n in names if n in NAMES)
         elif raw is not None:

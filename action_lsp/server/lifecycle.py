@@ -98,6 +98,7 @@ class Lifecycle:
 
     async def initialized(self, params: types.InitializedParams) -> None:
         ls = self.ls
+        ls.emit("initialized")
         from ..edit.journal import recover_messages
 
         # An apply killed earlier: finish or undo it (its files may lie in the extra roots).
@@ -170,6 +171,9 @@ class Lifecycle:
         od = self.ls.documents.get(params.text_document.uri)
         if od is not None:
             self.ls.emit("saved", od)
+        path = uri_path(params.text_document.uri)
+        if path is not None:
+            self.ls.emit("written", [path])
         # A save often comes with others the server is not told about (``:wall`` writes the
         # targets of an applied edit, buffers Neovim does not sync): check every transcript
         # again, this one included, against the disk and the ledger of unsaved edits.
@@ -180,6 +184,7 @@ class Lifecycle:
         paths = [p for p in (uri_path(c.uri) for c in params.changes) if p is not None]
         for p in paths:
             self.ls.ledger.pending(p)  # settle each unsaved edit against the disk as it is now
+        self.ls.emit("written", paths)
         self.ls.emit("files_changed", paths)
 
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
