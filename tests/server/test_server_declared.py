@@ -112,6 +112,15 @@ async def test_fix_and_reload_on_change_and_a_wrong_file(ws: Session) -> None:
         )
     )
     assert "Insert <path>" in [a.title for a in actions or [] if isinstance(a, types.CodeAction)]
+    ws.change(uri, (8, 0), (8, 0), "<")  # typing a child element of <action type="create">
+    got = await ws.client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=1)
+        )
+    )
+    items = got.items if isinstance(got, types.CompletionList) else got or []
+    assert {"path", "contents"} <= {i.label.strip("<>") for i in items}, [i.label for i in items]
+    ws.change(uri, (8, 0), (8, 1), "")
 
     config = ws.root / ".action-lsp.toml"
     config.write_text(config.read_text(encoding="utf-8") + EXTRA, encoding="utf-8")
