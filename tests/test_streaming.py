@@ -70,3 +70,12 @@ def test_text_after_an_in_progress_action_ends_it() -> None:
     assert not any(d.code == "unclosed-tag" and d.span.start < 20 for d in diags)
     assert doc.analysis().actions[0].in_progress is False
     assert [is_in_progress(d) for d in _unclosed(diags)] == [True]
+
+
+def test_grace_setting_is_checked() -> None:
+    from action_lsp.server.config import Settings
+
+    assert Settings.from_dict({"streamingGraceSeconds": 0.5}).streaming_grace == 0.5
+    problems: list[str] = []
+    assert Settings.from_dict({"streamingGraceSeconds": "soon"}, problems).streaming_grace == 3.0
+    assert problems == ["streamingGraceSeconds: expected a number of seconds (0 or more)"]
