@@ -88,7 +88,7 @@ def find_config(start: Path) -> Path | None:
             here = here.parent
         for directory in (here, *here.parents):
             found = config_in(directory)
-            if found is not None or (directory / MARKER).is_dir():
+            if found is not None or (directory / MARKER).exists():
                 return found
     except OSError:
         return None
