@@ -291,7 +291,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         elif kind == "fence":
             yield from cut(at)
             construct, pos = _fence(ctx, at)
-            _add(ctx, unit, construct)
+            _add(unit, construct, ctx)
             yield from cut(pos)
         elif kind == "tag":
             assert m is not None
@@ -311,7 +311,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                 json_until = stop
                 pos = brace + 1
                 continue
-            _add(ctx, unit, construct)
+            _add(unit, construct, ctx)
             pos = construct.end
             if pos < n and not text[pos:line_end(text, pos)].strip():
                 pos = next_line_start(text, pos)
@@ -354,10 +354,12 @@ def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit
         line_from = at
 
 
-def _add(ctx: _Context, unit: Unit, construct: Construct | None) -> None:
+def _add(unit: Unit, construct: Construct | None, ctx: _Context | None = None) -> None:
+    """Add ``construct`` to ``unit``; with the scan's ``ctx``, mark it in progress when it is
+    unclosed at the end of the text."""
     if construct is None:
         return
-    if construct.diagnostics and _open_at_end(ctx, construct):
+    if ctx is not None and construct.diagnostics and _open_at_end(ctx, construct):
         mark_in_progress(construct.diagnostics)
         for a in construct.actions:
             a.in_progress = True
@@ -446,7 +448,7 @@ def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
                 fixes=[Fix(f"Rename to <{canonical}>", _rename_tag_edits(text, construct, name, canonical, name_span), True)],
             ),
         )
-    _add(ctx, unit, construct)
+    _add(unit, construct, ctx)
     return max(construct.end, m.end())
 
 
