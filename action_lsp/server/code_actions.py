@@ -6,7 +6,10 @@ to the diagnostic it fixes. Apply is offered as a ``source`` action that runs th
 ``action-lsp.apply`` / ``action-lsp.applyAll`` command. A ``search-not-found`` with a close
 candidate offers "Apply to the closest match (line N, score S)", a ``search-ambiguous`` one
 "Apply at line N" per candidate: both run ``action-lsp.applyCandidate``, which shows the diff
-and asks before applying.
+and asks before applying. A finding that refuses its action until forced (a transcript error,
+``new-syntax-error``, ``file-readonly``, ``truncated-content``, an overwrite) offers "Apply
+anyway (code)": ``action-lsp.applyForced``, the same diff and question, then ``apply --force``
+for that action; never for an action whose path leaves the workspace or is invalid.
 """
 
 from __future__ import annotations
@@ -16,7 +19,16 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..model import Diagnostic, Fix
-from .commands import APPLY, APPLY_ALL, APPLY_CANDIDATE
+from .commands import (
+    APPLY,
+    APPLY_ALL,
+    APPLY_CANDIDATE,
+    APPLY_FORCED,
+    action_at,
+    blockers_for,
+    forcible,
+    never_forced,
+)
 from .convert import diagnostic, span_of, span_range
 from .documents import OpenDocument
 
@@ -45,8 +57,8 @@ def placeholder_fix(od: OpenDocument, d: Diagnostic) -> Fix | None:
 MAX_CHOICES = 20  # candidate quick fixes offered for one search-ambiguous
 
 
-def choice_commands(od: OpenDocument, d: Diagnostic) -> list[tuple[str, dict[str, object]]]:
-    """(title, applyCandidate arguments) for the candidates a search finding gives."""
+def choice_commands(od: OpenDocument, d: Diagnostic) -> list[tuple[str, dict[str, object], str]]:
+    """(title, applyCandidate arguments, command) for the candidates a search finding gives."""
     data = d.data or {}
     edit = data.get("edit")
     if d.code not in ("search-not-found", "search-ambiguous") or not isinstance(edit, int):
@@ -61,19 +73,37 @@ def choice_commands(od: OpenDocument, d: Diagnostic) -> list[tuple[str, dict[str
     def args(line: int) -> dict[str, object]:
         return {"uri": od.uri, "version": od.version, "action": index, "edit": edit, "line": line}
 
-    out: list[tuple[str, dict[str, object]]] = []
+    out: list[tuple[str, dict[str, object], str]] = []
     if d.code == "search-not-found":
         c = data.get("candidate")
         if isinstance(c, dict) and isinstance(c.get("line"), int):
             score = c.get("score")
             how = f", score {score:.0f}" if isinstance(score, (int, float)) else ""
-            out.append((f"Apply to the closest match (line {c['line']}{how})", args(c["line"])))
+            out.append((f"Apply to the closest match (line {c['line']}{how})", args(c["line"]),
+                        APPLY_CANDIDATE))
         return out
     cands = [c for c in data.get("candidates") or [] if isinstance(c, dict)]
     for n, c in enumerate(cands[:MAX_CHOICES], 1):
         if isinstance(c.get("line"), int):
-            out.append((f"Apply at line {c['line']} (match {n} of {len(cands)})", args(c["line"])))
+            out.append((f"Apply at line {c['line']} (match {n} of {len(cands)})", args(c["line"]),
+                        APPLY_CANDIDATE))
     return out
+
+
+def force_command(
+    ls: ActionLanguageServer, od: OpenDocument, d: Diagnostic, blockers: list[Diagnostic]
+) -> tuple[str, dict[str, object]] | None:
+    """(title, applyForced arguments) when ``d`` refuses a file action that forcing would let
+    through (and nothing on that action is beyond forcing)."""
+    if not forcible(d, blockers):
+        return None
+    index = action_at(od, d.span.start)
+    if index is None or not od.analysis().actions[index].kind.is_file_action:
+        return None
+    if never_forced(ls, od, index) is not None:
+        return None
+    return (f"Apply anyway ({d.code})",
+            {"uri": od.uri, "version": od.version, "action": index})
 
 
 def register(ls: ActionLanguageServer) -> None:
@@ -97,6 +127,7 @@ def register(ls: ActionLanguageServer) -> None:
                 (d.code, d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character): d
                 for d in params.context.diagnostics
             }
+            blockers: list[Diagnostic] | None = None
             for d in [*analysis.diagnostics, *od.workspace.diagnostics]:
                 if d.span.start > span.end or d.span.end < span.start:
                     continue
@@ -105,6 +136,11 @@ def register(ls: ActionLanguageServer) -> None:
                 if extra is not None:
                     fixes.append(extra)
                 choices = choice_commands(od, d)
+                if blockers is None:
+                    blockers = blockers_for(ls, od)
+                forced = force_command(ls, od, d, blockers)
+                if forced is not None:
+                    choices.append((forced[0], forced[1], APPLY_FORCED))
                 if not fixes and not choices:
                     continue
                 converted = diagnostic(d, lines, enc, ls.settings, od.uri)
@@ -114,13 +150,13 @@ def register(ls: ActionLanguageServer) -> None:
                 attached = given.get(
                     (d.code, r.start.line, r.start.character, r.end.line, r.end.character), converted
                 )
-                for title, args in choices:
+                for title, args, command in choices:
                     out.append(
                         types.CodeAction(
                             title=title,
                             kind=types.CodeActionKind.QuickFix,
                             diagnostics=[attached],
-                            command=types.Command(title=title, command=APPLY_CANDIDATE, arguments=[args]),
+                            command=types.Command(title=title, command=command, arguments=[args]),
                         )
                     )
                 for fix in fixes:
