@@ -150,3 +150,62 @@ async def test_forced_never_takes_a_place_whose_content_differs(session: Session
     result = await _run(session, _forced(uri))
     assert result["applied"] is False
     assert session.applied_edits == [] and (session.root / "src/m.py").read_text() == ADD
+
+
+GREET = "def greet(name):\n    print(\"hello\", name)\n    return name\n"
+DEFINITION = (
+    "<modify_file>\n<path>src/m.py</path>\n<search>\ndef greet(name):\n    print(\"wrong\", name)\n"
+    "    return name\n</search>\n<replace>\ndef greet(name):\n    print(\"hi\", name)\n"
+    "    return name\n</replace>\n</modify_file>\n"
+)
+OTHER = "<modify_file>\n<path>src/o.py</path>\n<search>\no = 1\n</search>\n<replace>\no = 2\n</replace>\n</modify_file>\n"
+
+
+@pytest.mark.parametrize("strategy", ["fuzzy", "definition"])
+async def test_no_apply_path_writes_a_close_match_unasked(session: Session, strategy: str) -> None:
+    """The audit matrix of the server's apply paths: Apply, Apply all, Apply anyway, and the
+    candidate command the user dismissed or cancelled."""
+    text, transcript = (ADD, SUB) if strategy == "fuzzy" else (GREET, DEFINITION)
+    (session.root / "src/m.py").write_text(text)
+    (session.root / "src/o.py").write_text("o = 1\n")
+    uri = session.open("close.md", OTHER + "\n" + transcript)
+    diag = await _wait_code(session, uri, "search-not-found")
+    assert isinstance(diag.data, dict) and diag.data["candidate"]["strategy"] == strategy
+    answers = Answers(session)
+    answers.reply = "Apply anyway"
+    commands = [
+        _apply(uri, 1),
+        types.Command(title="all", command="action-lsp.applyAll",
+                      arguments=[{"uri": uri, "version": 1, "actions": [0, 1]}]),
+        _forced(uri, 1), _forced(uri, 1, confirmed=True),
+    ]
+    for command in commands:
+        result = await _run(session, command)
+        assert result["applied"] is False, (command.command, result)
+    # The candidate command asks first: dismissed or cancelled, nothing is written.
+    candidate = types.Command(title="c", command="action-lsp.applyCandidate", arguments=[
+        {"uri": uri, "version": 1, "action": 1, "edit": 0, "line": 1}])
+    for reply in (None, "Cancel", "Apply anyway"):
+        answers.reply = reply
+        assert (await _run(session, candidate))["applied"] is False
+    assert session.applied_edits == []
+    assert (session.root / "src/m.py").read_text() == text
+    assert (session.root / "src/o.py").read_text() == "o = 1\n"
+    # No "Apply anyway" is offered for the question itself: its answer is the candidate fix.
+    assert await _anyway(session, uri, diag) == []
+
+
+async def test_no_apply_path_writes_through_a_symlink_out(session: Session, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    os.symlink(outside, session.root / "link")
+    uri = session.open("out.md", "<create_file>\n<path>link/x.txt</path>\n<content>\nx\n</content>\n"
+                       "</create_file>\n")
+    await _wait_code(session, uri, "path-traversal")
+    Answers(session).reply = "Apply anyway"
+    for command in [_apply(uri), _forced(uri), _forced(uri, confirmed=True),
+                    types.Command(title="all", command="action-lsp.applyAll",
+                                  arguments=[{"uri": uri, "version": 1, "actions": [0]}])]:
+        result = await _run(session, command)
+        assert result["applied"] is False, (command.command, result)
+    assert session.applied_edits == [] and os.listdir(outside) == []
