@@ -144,3 +144,28 @@ def test_nothing_is_written_outside_the_workspace_even_forced(
     blocked = case.startswith("unclosed") and "--force" not in flags  # not even planned
     assert blocked or any(code in err for code in ("[path-traversal]", "[absolute-path]")), err
     assert snapshot(ws, outside) == before
+
+
+def test_a_symlink_planted_between_plan_and_write_is_not_followed(tmp_path: Path) -> None:
+    """The plan resolved every path inside the workspace; if a directory on the way is
+    replaced by a symlink leading out before the write, the write refuses (all or none)."""
+    from action_lsp.document import analyze
+    from action_lsp.edit import Workspace, WriteError, plan_changes, write_plan
+
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "keep.txt").write_text("old\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    transcript = (
+        "<create_file>\n<path>sub/deep/new.txt</path>\n<content>\npwned\n</content>\n</create_file>\n\n"
+        + modify("keep.txt", "old\n", "new\n")
+    )
+    plan = plan_changes(list(analyze(transcript).actions), Workspace(ws))
+    assert plan.ok and len(plan.changes) == 2
+    (ws / "sub").rmdir()
+    os.symlink(outside, ws / "sub")
+    with pytest.raises(WriteError, match="symlink"):
+        write_plan(plan, root=ws)
+    assert os.listdir(outside) == []
+    assert (ws / "keep.txt").read_text() == "old\n"
