@@ -195,6 +195,20 @@ class _Events:
         self._line = (-1, -1)  # (searched from, found at); found at len(text) + 1 = none
         self._tag: tuple[int, re.Match[str] | None] | None = None
         self._json = (-1, -1)
+        self._marker = (-1, -1)
+        self.marker_re: re.Pattern[str] | None = None
+
+    def _marker_event(self, pos: int) -> int:
+        """The next line that opens a dialect's line construct (``diff --git``)."""
+        if self.marker_re is None:
+            return len(self.text) + 1
+        q, found = self._marker
+        if q <= pos <= found:
+            return found
+        m = self.marker_re.search(self.text, pos)
+        found = m.start() if m is not None else len(self.text) + 1
+        self._marker = (pos, found)
+        return found
 
     def _line_event(self, pos: int) -> int:
         text = self.text
@@ -236,9 +250,12 @@ class _Events:
         tag = self._tag_event(pos)
         tag_at = tag.start() if tag is not None else len(self.text) + 1
         json_at = self._json_event(pos)
-        at = min(line, tag_at, json_at)
+        marker_at = self._marker_event(pos)
+        at = min(line, tag_at, json_at, marker_at)
         if at > len(self.text):
             return len(self.text), "", None
+        if at == marker_at:
+            return at, "marker", None
         if at == line:
             m = _LINE_EVENT.match(self.text, line)
             assert m is not None and m.lastgroup is not None
@@ -261,6 +278,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         return
     ctx = _Context(text, dialects)
     events = _Events(text)
+    events.marker_re = dialects.line_marker_re
     n = len(text)
     unit = Unit(start, start, start)
     pos = start
@@ -293,6 +311,17 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
             construct, pos = _fence(ctx, at)
             _add(unit, construct, ctx)
             yield from cut(pos)
+        elif kind == "marker":
+            yield from cut(at)
+            owner = dialects.line_owner(text, at)
+            construct = owner.parse_line(ctx, at) if owner is not None else None
+            if construct is None or construct.end <= at:
+                pos = next_line_start(text, at)
+                continue
+            _add(unit, construct)
+            pos = construct.end
+            if pos >= n or text[pos - 1] in "\r\n":
+                yield from cut(pos)
         elif kind == "tag":
             assert m is not None
             pos = _tag(ctx, unit, m)
@@ -392,7 +421,7 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
     fence = fence_open_at(text, at)
     if fence is None:  # a backtick line that is not an opener (backticks in the info)
         return None, next_line_start(text, at)
-    owner = dialects.fence_owner(fence.word)
+    owner = dialects.fence_body_owner(text, fence.body_start) or dialects.fence_owner(fence.word)
     diagnostics: list[Diagnostic] = []
     if owner is None:
         near = dialects.fence_near_miss(fence.word)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+import re
 from collections.abc import Iterable
 from functools import cached_property
 from importlib import metadata
@@ -165,6 +166,40 @@ class DialectSet:
         self._tag_cache: dict[str, tuple[Dialect, str] | None] = {}
         self._fence_near: dict[str, str | None] = {}
         self.prose_json = tuple(d for d in self.dialects if d.prose_json)
+        self._line_markers = tuple((m, d) for d in self.dialects for m in d.line_markers)
+        self._body_markers = tuple((m, d) for d in self.dialects for m in d.fence_body_markers)
+        # A line start (after blanks) holding a line marker; None when no dialect has one.
+        self.line_marker_re: re.Pattern[str] | None = (
+            re.compile(
+                r"(?:(?<=[\r\n])|\A)[ \t]*(?:"
+                + "|".join(re.escape(m) for m, _ in self._line_markers)
+                + ")"
+            )
+            if self._line_markers
+            else None
+        )
+
+    def line_owner(self, text: str, start: int) -> Dialect | None:
+        """The dialect whose line marker the line at ``start`` begins with (after blanks)."""
+        i = start
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        for marker, d in self._line_markers:
+            if text.startswith(marker, i):
+                return d
+        return None
+
+    def fence_body_owner(self, text: str, body_start: int) -> Dialect | None:
+        """The dialect claiming a fence by its first body line (``*** Begin Patch``)."""
+        if not self._body_markers:
+            return None
+        i = body_start
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        for marker, d in self._body_markers:
+            if text.startswith(marker, i):
+                return d
+        return None
 
     @classmethod
     def named(cls, names: Iterable[str] | None) -> DialectSet:

@@ -94,6 +94,12 @@ class Dialect:
     tag_names: frozenset[str] = frozenset()  # tag names claimed exactly
     tag_prefixes: tuple[str, ...] = ()  # tag name prefixes claimed (``aether-``)
     prose_json: bool = False  # offered JSON objects found in prose
+    # Line starts outside fences that open this dialect's construct (``diff --git ``): the
+    # scanner offers the line to ``parse_line``.
+    line_markers: tuple[str, ...] = ()
+    # A fence whose first body line starts with one of these (after blanks) is offered to this
+    # dialect's ``parse_fence`` whatever its info word (a ```` ``` ```` holding a Codex patch).
+    fence_body_markers: tuple[str, ...] = ()
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion
     type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON
     sequential: bool = False  # its actions form one plan run in order (the repetition rule)
@@ -122,6 +128,11 @@ class Dialect:
 
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
         raise NotImplementedError
+
+    def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
+        """A line at ``start`` (outside fences) beginning with one of ``line_markers``; None
+        means it is no construct after all."""
+        return None
 
     def parse_prose_json(self, ctx: ScanContext, start: int, result: JResult) -> Construct | None:
         """A JSON value found in prose at ``start``; None if it is not this dialect's shape."""
