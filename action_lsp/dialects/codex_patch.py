@@ -123,6 +123,8 @@ def parse_patch(
         out.end = start
         return out
     begin = lines[0]
+    # Never closed: the patch ends at the first line that cannot belong to it (prose after it).
+    closed_ahead = any(_is(text, ln, END) for ln in lines[1:])
     i = 1
     n = len(lines)
     ops = 0
@@ -145,7 +147,6 @@ def parse_patch(
         if h is None or h[0] == MOVE:
             a, b = _trimmed(text, line)
             if a == b:  # blank lines between operations
-                last = line
                 i += 1
                 continue
             if text.startswith("***", a, b) or h is not None:
@@ -208,8 +209,11 @@ def parse_patch(
             if text.startswith("***", a, b):
                 break
             c = text[ln.start] if ln.end > ln.start else " "
+            if not closed_ahead and ln.end == ln.start and (
+                    j + 1 >= n or not text.startswith((" ", "+", "-", "@@", "***"), lines[j + 1].start)):
+                break  # a blank line before prose
             if c not in " +-":
-                if cur is None and not chunks:
+                if (cur is None and not chunks) or not closed_ahead:
                     break
                 diag.append(Diagnostic(
                     "bad-patch", "a chunk line starts with ` `, `+` or `-`; Codex rejects this "
@@ -292,8 +296,10 @@ class CodexPatch(Dialect):
         close = ctx.find(END, start)
         # Read to the line after `*** End Patch` (or, never closed, to the first line that is
         # no patch line): parse_patch stops there.
-        end = len(text) if close < 0 else text.find("\n", close)
-        end = len(text) if end < 0 else end + 1
+        end = len(text)
+        if close >= 0:
+            nl = text.find("\n", close)
+            end = len(text) if nl < 0 else nl + 1
         patch = parse_patch(text, start, end, dialect=self.name)
         if patch.end <= start:
             return None

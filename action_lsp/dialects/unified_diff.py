@@ -286,7 +286,8 @@ def _path(text: str, line: Line, skip: int, strip: bool) -> Field | None:
 
 
 def _unidiff_view(text: str, section: _Section) -> tuple[bool, bool, bool] | str:
-    """(added, removed, renamed) as ``unidiff`` reads the section, or its error message."""
+    """(added, removed, renamed) as ``unidiff`` reads the section (with recounted hunk
+    headers), or the message of its parse error."""
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 
@@ -324,7 +325,7 @@ def _edits(text: str, section: _Section) -> list[Edit]:
     edits: list[Edit] = []
     delta = 0
     for h in section.hunks:
-        span = Span(h.header.start, max(h.header.end, h.end))
+        span = Span(h.header.start, h.body[-1][0].end if h.body else h.header.end)
         search = joined(text, "search", [(ln, eol) for ln, k, eol in h.body if k in " -"], 1, span)
         replace = joined(text, "replace", [(ln, eol) for ln, k, eol in h.body if k in " +"], 1, span)
         line: int | None = None
@@ -350,9 +351,14 @@ def _actions(dialect: str, text: str, parser: _Parser, group: Span) -> list[Acti
             parser.diagnostics.append(Diagnostic(
                 "bad-patch", f"this diff does not parse: {view}", name_span))
             continue
-        added, removed, renamed = view
+        # unidiff calls any two names a rename and a hunk `+0,0` a deletion: what the header
+        # lines say decides (`/dev/null`, git's mode and rename lines).
+        added, removed, _ = view
         old = _path(text, sec.minus, 4, True) if sec.minus is not None else None
         new = _path(text, sec.plus, 4, True) if sec.plus is not None else None
+        added = sec.new_mode or (sec.minus is not None and old is None)
+        removed = sec.deleted_mode or (sec.plus is not None and new is None)
+        renamed = False
         if sec.rename_from is not None and sec.rename_to is not None:
             old = _path(text, sec.rename_from, len("rename from "), False)
             new = _path(text, sec.rename_to, len("rename to "), False)
