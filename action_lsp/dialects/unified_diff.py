@@ -367,7 +367,8 @@ def _actions(dialect: str, text: str, parser: _Parser, group: Span) -> list[Acti
             # `diff --git a/x b/x` with a mode change only, or a binary file: nothing to apply.
             continue
 
-        def make(type_: str, fields: dict[str, Field], edits: list[Edit] | None = None) -> Action:
+        def make(type_: str, fields: dict[str, Field], edits: list[Edit] | None = None,
+                 span: Span = span, name_span: Span = name_span) -> Action:
             return Action(dialect, type_, SPECS[type_].kind, span, name_span, fields, group,
                           "diff", edits or [])
 

@@ -212,3 +212,39 @@ def test_removed_line_that_looks_like_a_header_inside_counts() -> None:
     a = only(text)
     assert file_view(a.actions[0]).edits[0].search.value == "-- a\n+++ b\n"
     assert not a.diagnostics
+
+
+PATCH_BLOCKS = [
+    "Some prose.\n\n",
+    "```diff\n" + GIT_DIFF + "```\n\n",
+    GIT_DIFF + "\nAfter the diff.\n\n",
+    "```diff\n--- a/f.txt\n+++ b/f.txt\n@@ -3,2 +3,2 @@\n a\n-b\n+c\n d\n```\n",
+    "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n\n",
+    "*** Begin Patch\n*** Add File: n.txt\n+x\n\nno end\n\n",
+    "```\n*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\n```\n",
+    "```diff\n- illustration\n+ only\n```\n",
+]
+PATCH_SNIPPETS = ["\n", "\n\n", "```", "@@", "-", "+", " ", "diff --git a/x b/x\n", "*** End Patch\n",
+                  "*** Begin Patch\n", "é😀", "--- a/z\n"]
+
+
+def test_random_edits_in_diffs_match_full_analysis() -> None:
+    import random
+
+    from action_lsp.document import IncrementalDocument
+
+    def signature(a):  # type: ignore[no-untyped-def]
+        acts = [(x.dialect, x.type, x.span, sorted((k, f.span) for k, f in x.fields.items()),
+                 [(e.search.value, e.replace.value, e.line) for e in x.edits]) for x in a.actions]
+        return acts, sorted((d.code, d.span.start, d.span.end, d.message) for d in a.diagnostics)
+
+    rng = random.Random(99)
+    for _ in range(40):
+        text = "".join(rng.choice(PATCH_BLOCKS) for _ in range(rng.randint(2, 8)))
+        doc = IncrementalDocument(text)
+        for _ in range(20):
+            n = len(doc.text)
+            start = rng.randint(0, n)
+            end = min(n, start + rng.choice([0, 0, 1, 3, 20]))
+            doc.edit(start, end, rng.choice(PATCH_SNIPPETS) if rng.random() < 0.8 else "")
+            assert signature(doc.analysis()) == signature(analyze(doc.text)), (start, end)
