@@ -17,6 +17,7 @@ Run: ``.venv/bin/python bench/bench_patches.py [PATH ...] [--size 4m] [--runs 3]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import random
@@ -136,10 +137,8 @@ def unidiff_baseline(text: str) -> float:
     bodies = [m.group(1) for m in _FENCE.finditer(text) if "@@" in m.group(1)]
     t0 = time.perf_counter()
     for body in bodies:
-        try:
+        with contextlib.suppress(UnidiffParseError):
             PatchSet(body)
-        except UnidiffParseError:
-            pass
     return time.perf_counter() - t0
 
 
