@@ -10,8 +10,8 @@
     *** End of File             (optional: the chunk ends the file)
     *** End Patch
 
-Found in prose (a line starting ``*** Begin Patch``) and in any fence whose body starts with
-it. Read as Codex's parser (``codex-rs/apply-patch/src/parser.rs``) reads it: marker lines may
+Found in prose (a line starting ``*** Begin Patch``), in any fence whose body starts with
+it, and in a fence whose first line is Codex's shell form ``apply_patch <<'EOF'``. Read as Codex's parser (``codex-rs/apply-patch/src/parser.rs``) reads it: marker lines may
 be padded with blanks, an empty line in a chunk is an empty context line, the first chunk of an
 update may omit its ``@@``, and an unknown ``***`` line, an empty update or a patch with no
 operation is an error (Codex applies nothing).
@@ -273,7 +273,8 @@ class CodexPatch(Dialect):
     description = "Codex's apply_patch envelopes (*** Begin Patch ... *** End Patch), in prose or a fence"
     order = 61
     line_markers = (BEGIN,)
-    fence_body_markers = (BEGIN,)
+    # The patch itself, or Codex's shell form `apply_patch <<'EOF'` with the patch after it.
+    fence_body_markers = (BEGIN, "apply_patch <<", "apply_patch<<")
     specs = SPECS
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
@@ -283,6 +284,13 @@ class CodexPatch(Dialect):
         i = fence.body_start
         while i < body_end and text[i] in " \t":
             i += 1
+        if not text.startswith(BEGIN, i):  # `apply_patch <<'EOF'`: the patch is on the next line
+            nl = text.find("\n", i, body_end)
+            i = body_end if nl < 0 else nl + 1
+            while i < body_end and text[i] in " \t":
+                i += 1
+            if not text.startswith(BEGIN, i):
+                return None
         start = text.rfind("\n", 0, i) + 1
         end = close[1] if close else len(text)
         patch = parse_patch(text, start, body_end, dialect=self.name, group=Span(fence.start, end))

@@ -133,3 +133,12 @@ def test_apply_through_the_cli(tmp_path: Path) -> None:
     assert not (root / "old.txt").exists() and not (root / "src/app.py").exists()
     assert (root / "src/main.py").read_text() == "def greet():\n    return 'héllo'\n\nx = 1\ny = 3\n"
     assert (root / "docs/note.md").read_text(encoding="utf-8") == "# Café ✅\n\n"
+
+
+def test_patch_in_codex_shell_heredoc_form() -> None:
+    text = "```bash\napply_patch <<'EOF'\n" + PATCH + "EOF\n```\n"
+    a = analyze(text)
+    assert [x.type for x in a.actions] == ["add-file", "delete-file", "update-file", "move-file"]
+    assert not a.diagnostics
+    # Any other shell fence stays an ordinary example.
+    assert not analyze("```bash\napply_patch <<'EOF'\necho hi\nEOF\n```\n").actions
