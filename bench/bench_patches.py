@@ -11,7 +11,10 @@ Prints per input: size, best-of-N wall and CPU time (the machine may be shared),
 traced memory (one extra untimed run; ``--no-tracemalloc`` skips it), and, beside it, the time
 ``unidiff.PatchSet`` alone takes to parse the same diffs (the fence bodies joined), for scale.
 
-Run: ``.venv/bin/python bench/bench_patches.py [PATH ...] [--size 4m] [--runs 3] [--json]``
+``--stress`` measures the worst cases instead: a run of unterminated Codex patches (each read
+only to the first line that cannot belong to it) and of unclosed ```` ```diff ```` fences.
+
+Run: ``.venv/bin/python bench/bench_patches.py [PATH ...] [--size 4m] [--runs 3] [--stress] [--json]``
 """
 
 from __future__ import annotations
@@ -185,9 +188,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--no-tracemalloc", action="store_true")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--stress", action="store_true",
+                   help="worst cases instead: runs of unterminated Codex patches and unclosed ```diff fences")
     args = p.parse_args(argv)
     rows = []
-    if args.paths:
+    if args.stress:
+        size = _size(args.size)
+        for name, unit in (
+            ("unterminated patches", "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n\nprose\n\n"),
+            ("unclosed diff fences", "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\nprose\n\n"),
+        ):
+            small = unit * (size // 10 // len(unit))
+            big = unit * (size // len(unit))
+            r1 = measure(f"{name}, {len(small) // 1000} KB", small, args.runs, False)
+            r2 = measure(f"{name}, {len(big) // 1000} KB", big, args.runs, False)
+            ratio = (r2["cpu_seconds"] / r1["cpu_seconds"]) / (r2["bytes"] / r1["bytes"])  # type: ignore[operator]
+            rows += [r1, r2, {"input": f"{name}: linearity (1.0 = linear)", "ratio": round(ratio, 2)}]
+    elif args.paths:
         for path in args.paths:
             rows.append(measure(str(path), path.read_text(encoding="utf-8"), args.runs, not args.no_tracemalloc))
     else:

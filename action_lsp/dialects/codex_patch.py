@@ -268,6 +268,32 @@ def parse_patch(
     return out
 
 
+_PATCH_LINE = (" ", "\t", "+", "-", "@@", "***")
+
+
+def patch_extent(text: str, start: int) -> int:
+    """Where the patch starting at ``start`` can end at the latest: after its ``*** End Patch``
+    line, or (never closed) before the first line that cannot belong to a patch. Linear in the
+    patch's own length, so a run of unterminated patches costs no more than their text."""
+    n = len(text)
+    pos = text.find("\n", start)
+    pos = n if pos < 0 else pos + 1  # past the Begin line
+    while pos < n:
+        nl = text.find("\n", pos)
+        nxt = n if nl < 0 else nl + 1
+        line = text[pos:nxt].strip()
+        if line == END:
+            return nxt
+        if not line:
+            if nxt >= n or not text.startswith(_PATCH_LINE, nxt):
+                return pos
+        elif not text.startswith(_PATCH_LINE, pos) and (
+                nxt >= n or not text.startswith(_PATCH_LINE, nxt)):
+            return pos  # a stray line between patch lines is the patch's (and reported)
+        pos = nxt
+    return n
+
+
 class CodexPatch(Dialect):
     name = "codex-patch"
     description = "Codex's apply_patch envelopes (*** Begin Patch ... *** End Patch), in prose or a fence"
@@ -301,20 +327,14 @@ class CodexPatch(Dialect):
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
         text = ctx.text
-        close = ctx.find(END, start)
-        # Read to the line after `*** End Patch` (or, never closed, to the first line that is
-        # no patch line): parse_patch stops there.
-        end = len(text)
-        if close >= 0:
-            nl = text.find("\n", close)
-            end = len(text) if nl < 0 else nl + 1
+        end = patch_extent(text, start)
         patch = parse_patch(text, start, end, dialect=self.name)
         if patch.end <= start:
             return None
         for a in patch.actions:
             a.group = Span(start, patch.end)
         return Construct(Span(start, patch.end), patch.actions, patch.diagnostics,
-                         lookahead=end, watch=(END,) if close < 0 else ())
+                         lookahead=min(len(text), end + 1))
 
 
 DIALECT = CodexPatch()

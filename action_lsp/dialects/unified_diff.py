@@ -408,7 +408,10 @@ class UnifiedDiff(Dialect):
         text = ctx.text
         close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
         body_end = close[0] if close else len(text)
-        parser = _Parser(text, lines_of(text, fence.body_start, body_end), prose=close is None)
+        # Never closed: only the lines that read as a diff are split (a run of unclosed fences
+        # must not each split the rest of the document).
+        lines = lines_of(text, fence.body_start, body_end) if close else _prose_lines(text, fence.body_start)
+        parser = _Parser(text, lines, prose=close is None)
         parser.run()
         if not parser.sections and not parser.orphans:
             return None  # ```diff of bare -/+ lines: an illustration
