@@ -126,7 +126,7 @@ CODES: dict[str, Code] = {
              "The call is shown as it was made but is not applied: the agent's tool refused it "
              "(the search text was not found, the user said no), so replaying it would do what "
              "the session never did. The hint quotes the result's first line."),
-        Code("bad-hunk", E, "A diff hunk whose header disagrees with its body (line counts), or has no line numbers.",
+        Code("bad-hunk", W, "A diff hunk whose header disagrees with its body (line counts), or has no line numbers.",
              "`patch` and `git apply` read a hunk by its header's counts and reject one that "
              "does not match; action-lsp locates the hunk by its text, but the diff is not "
              "portable.", fix="Recount hunk header."),
