@@ -248,3 +248,25 @@ def test_random_edits_in_diffs_match_full_analysis() -> None:
             end = min(n, start + rng.choice([0, 0, 1, 3, 20]))
             doc.edit(start, end, rng.choice(PATCH_SNIPPETS) if rng.random() < 0.8 else "")
             assert signature(doc.analysis()) == signature(analyze(doc.text)), (start, end)
+
+
+def test_a_hunk_with_no_old_lines_inserts_after_its_old_start(tmp_path: Path) -> None:
+    # `diff -U0` output: a pure insertion after line 1, then one after the (new) line 3.
+    root = _ws(tmp_path, {"f.txt": "a\nb\nc\n"})
+    t = tmp_path / "t.md"
+    t.write_text("```diff\n--- a/f.txt\n+++ b/f.txt\n@@ -1,0 +2 @@\n+x\n@@ -2,0 +4 @@\n+y\n```\n")
+    assert main(["apply", str(t), "--root", str(root), "--write"]) == 0
+    assert (root / "f.txt").read_text() == "a\nx\nb\ny\nc\n"
+
+
+def test_the_hunk_line_picks_among_identical_places(tmp_path: Path) -> None:
+    root = _ws(tmp_path, {"f.txt": "x\ny\nx\ny\n"})
+    t = tmp_path / "t.md"
+    t.write_text("```diff\n--- a/f.txt\n+++ b/f.txt\n@@ -3,2 +3,2 @@\n x\n-y\n+z\n```\n")
+    assert main(["apply", str(t), "--root", str(root), "--write"]) == 0
+    assert (root / "f.txt").read_text() == "x\ny\nx\nz\n"
+    # Numbers that point at neither place: refused as ambiguous, nothing written.
+    t.write_text("```diff\n--- a/f.txt\n+++ b/f.txt\n@@ -9,2 +9,2 @@\n x\n-z\n+w\n x\n```\n")
+    (root / "f.txt").write_text("x\nz\nx\nz\nx\n")
+    assert main(["apply", str(t), "--root", str(root), "--write"]) == 1
+    assert (root / "f.txt").read_text() == "x\nz\nx\nz\nx\n"
