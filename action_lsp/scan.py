@@ -421,7 +421,8 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
     fence = fence_open_at(text, at)
     if fence is None:  # a backtick line that is not an opener (backticks in the info)
         return None, next_line_start(text, at)
-    owner = dialects.fence_body_owner(text, fence.body_start) or dialects.fence_owner(fence.word)
+    body_owner = dialects.fence_body_owner(text, fence.body_start)
+    owner = body_owner or dialects.fence_owner(fence.word)
     diagnostics: list[Diagnostic] = []
     if owner is None:
         near = dialects.fence_near_miss(fence.word)
@@ -436,7 +437,10 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
                 )
             )
     if owner is not None:
-        for candidate in dialects.fence_owners(fence.word) or (owner,):
+        candidates = dialects.fence_owners(fence.word) or (owner,)
+        if body_owner is not None:  # claimed by its first line first (a Codex patch in ```diff)
+            candidates = (body_owner, *(c for c in candidates if c is not body_owner))
+        for candidate in candidates:
             construct = candidate.parse_fence(ctx, fence)
             if construct is not None:
                 construct.diagnostics[:0] = diagnostics

@@ -15,7 +15,7 @@ import bisect
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..model import Field, SourceMap, Span
+from ..model import Breaks, Field, SourceMap, Span
 
 
 class Line(NamedTuple):
@@ -66,12 +66,18 @@ def _lines_slow(text: str, start: int, end: int) -> list[Line]:
 
 
 def _outer_breaks(outer: SourceMap, a: int, b: int) -> list[tuple[int, int]]:
-    """The breaks of ``outer`` strictly inside the value slice ``[a, b)``."""
-    if not outer.breaks:
+    """The breaks of ``outer`` strictly inside the value slice ``[a, b)``, as document offsets."""
+    br = outer.breaks
+    if not br:
         return []
-    lo = bisect.bisect_right(outer.breaks, (a, 1 << 62))
-    hi = bisect.bisect_left(outer.breaks, (b, -1))
-    return list(outer.breaks[lo:hi])
+    off = outer.offset
+    if isinstance(br, Breaks):
+        lo = bisect.bisect_right(br.idx, a)
+        hi = bisect.bisect_left(br.idx, b)
+        return [(br.idx[k], br.src[k] + off) for k in range(lo, hi)]
+    lo = bisect.bisect_right(br, (a, 1 << 62))
+    hi = bisect.bisect_left(br, (b, -1))
+    return [(i, s + off) for i, s in br[lo:hi]]
 
 
 def joined(

@@ -142,3 +142,24 @@ def test_patch_in_codex_shell_heredoc_form() -> None:
     assert not a.diagnostics
     # Any other shell fence stays an ordinary example.
     assert not analyze("```bash\napply_patch <<'EOF'\necho hi\nEOF\n```\n").actions
+
+
+def test_parse_patch_through_a_shifted_source_map() -> None:
+    """A map shifted by an edit above it (an O(1) offset on its breaks) maps the same way."""
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-s = \"x\"\n+s = \"é\tz\"\n*** End Patch\n"
+    doc = '{"input": ' + json.dumps(patch, ensure_ascii=False) + "}"
+    node = parse_json(doc, 0, len(doc)).node
+    assert node is not None
+    member = node.get("input")
+    assert member is not None
+    shifted_doc = "12345" + doc
+    smap = member.value.source_map.shift(5)
+    found = parse_patch(member.value.value, 0, len(member.value.value), outer=smap)
+    (action,) = found.actions
+    r = action.edits[0].replace
+    i = r.value.index("z")
+    s = r.value_span(i, i + 1)
+    assert shifted_doc[s.start : s.end] == "z"
+    t = r.value.index("\t")
+    s = r.value_span(t, t + 1)
+    assert shifted_doc[s.start : s.end] == "\\t"
