@@ -130,9 +130,9 @@ CODES: dict[str, Code] = {
              "`patch` and `git apply` read a hunk by its header's counts and reject one that "
              "does not match; action-lsp locates the hunk by its text, but the diff is not "
              "portable.", fix="Recount hunk header."),
-        Code("bad-patch", E, "A unified diff or Codex patch the tool would reject: a missing `+++` line, a hunk with no file, `---` and `+++` naming different files, a Codex patch without `*** End Patch`, an unknown `***` line, an empty update.",
+        Code("bad-patch", E, "A unified diff or Codex patch the tool would reject: a missing `+++` line, a hunk with no file, `---` and `+++` naming different files, an unknown `***` line in a Codex patch, an empty update or patch.",
              "Codex's apply_patch refuses the whole patch on such an error, and `git apply` "
-             "the whole diff.", fix="Insert the missing `+++` line or `*** End Patch`."),
+             "the whole diff.", fix="Insert the missing `+++` line."),
     )
 }
 

@@ -318,7 +318,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
             if construct is None or construct.end <= at:
                 pos = next_line_start(text, at)
                 continue
-            _add(unit, construct)
+            _add(unit, construct, ctx)
             pos = construct.end
             if pos >= n or text[pos - 1] in "\r\n":
                 yield from cut(pos)

@@ -257,8 +257,8 @@ def parse_patch(
     if not out.closed:
         at = last.next
         nl = "" if at > 0 and text[at - 1] in "\r\n" else "\n"
-        diag.append(Diagnostic(
-            "bad-patch", "this patch never ends: Codex rejects a patch without `*** End Patch`",
+        diag.append(Diagnostic(  # unclosed-block: a patch still streaming in is in progress
+            "unclosed-block", "this patch never ends: Codex rejects a patch without `*** End Patch`",
             span(begin.start, begin.end),
             fixes=[Fix("Insert `*** End Patch`", [TextEdit(span(at, at), nl + END + "\n")], True)]))
     elif ops == 0 and not diag:

@@ -75,7 +75,7 @@ def test_unterminated_patch_is_reported_with_a_fix() -> None:
     text = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n\nSo that is it.\n"
     a = only(text)
     (d,) = a.diagnostics
-    assert d.code == "bad-patch" and text[d.span.start : d.span.end] == "*** Begin Patch"
+    assert d.code == "unclosed-block" and text[d.span.start : d.span.end] == "*** Begin Patch"
     (edit,) = d.fixes[0].edits
     fixed = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
     assert "+b\n*** End Patch\n" in fixed
@@ -163,3 +163,15 @@ def test_parse_patch_through_a_shifted_source_map() -> None:
     t = r.value.index("\t")
     s = r.value_span(t, t + 1)
     assert shifted_doc[s.start : s.end] == "\\t"
+
+
+def test_a_patch_still_streaming_in_is_in_progress() -> None:
+    from action_lsp.model import IN_PROGRESS
+
+    text = "Sure:\n\n*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b"
+    (d,) = only(text).diagnostics
+    assert d.code == "unclosed-block" and d.data and d.data.get(IN_PROGRESS)
+    assert all(a.in_progress for a in only(text).actions)
+    # Prose after it: the patch is over, and unterminated.
+    (d,) = only(text + "\n\nThat's it.\n").diagnostics
+    assert not (d.data or {}).get(IN_PROGRESS)

@@ -270,3 +270,12 @@ def test_the_hunk_line_picks_among_identical_places(tmp_path: Path) -> None:
     (root / "f.txt").write_text("x\nz\nx\nz\nx\n")
     assert main(["apply", str(t), "--root", str(root), "--write"]) == 1
     assert (root / "f.txt").read_text() == "x\nz\nx\nz\nx\n"
+
+
+def test_a_diff_fence_still_streaming_in_is_in_progress() -> None:
+    from action_lsp.model import IN_PROGRESS
+
+    text = "```diff\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-x\n+y"
+    a = only(text)
+    (d,) = [d for d in a.diagnostics if d.code == "unclosed-block"]
+    assert d.data and d.data.get(IN_PROGRESS)
