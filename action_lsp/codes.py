@@ -31,7 +31,7 @@ CODES: dict[str, Code] = {
              "The agent that reads this block would drop every action in it. Common causes are "
              "trailing commas, comments, single quotes and raw control characters in strings.",
              fix="Repair the JSON (trailing commas, control characters, quotes, comments)."),
-        Code("unclosed-block", E, "An actions or iteration fence that is never closed.",
+        Code("unclosed-block", E, "An actions or iteration fence, or a SEARCH/REPLACE block, that is never closed.",
              "Without its closing fence the block runs to the end of the message; the actions "
              "after it may be swallowed.", fix="Insert the closing fence."),
         Code("unclosed-tag", E, "An action tag that is never closed.",

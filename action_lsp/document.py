@@ -173,6 +173,11 @@ def _message_group(
 WINDOW = 1 << 14  # characters a re-scan reads at first, past the edit
 
 
+def _behind(unit: Unit) -> int:
+    """The first offset a unit's scan read: its start, or a look-behind before it."""
+    return unit.behind if unit.behind >= 0 else unit.start
+
+
 class IncrementalDocument:
     """An open document: its text, line index and units, kept current edit by edit."""
 
@@ -206,6 +211,7 @@ class IncrementalDocument:
         self._shift = np.zeros(len(units), dtype=np.int64)
         self._starts = np.fromiter((u.start for u in units), dtype=np.int64, count=len(units))
         self._looks = np.fromiter((u.lookahead for u in units), dtype=np.int64, count=len(units))
+        self._behinds = np.fromiter((_behind(u) for u in units), dtype=np.int64, count=len(units))
         self._flagged = np.fromiter((bool(u.diagnostics) for u in units), dtype=bool, count=len(units))
         self._watching = np.fromiter((bool(u.watch) for u in units), dtype=bool, count=len(units))
         self._analysis = None
@@ -249,12 +255,20 @@ class IncrementalDocument:
         first = int(reaching[0]) if reaching.size else holding
         if watched is not None:
             first = self._first_watcher(first, watched, start, len(new_text))
+        behinds = self._behinds
         rescan_from = int(starts[first])
+        # A construct may read lines before its start (a file-name line before a fence):
+        # the re-scan reads that many lines before its first unit as context, so that it sees
+        # what a scan of the whole text sees.
+        base = rescan_from
+        if self.dialects.lookbehind_lines and rescan_from > 0:
+            line = self.lines.line_of(rescan_from)
+            base = self.lines.line_start(max(0, line - self.dialects.lookbehind_lines))
         old_after = int(np.searchsorted(starts, end, side="left"))  # old units at/after `end`
         edit_stop = start + len(new_text)
         window = WINDOW + 2 * (edit_stop - rescan_from)
         while True:
-            found = self._rescan(rescan_from, window, edit_stop, delta, old_after)
+            found = self._rescan(rescan_from, base, window, edit_stop, delta, old_after, end)
             if found is not None:
                 break
             window *= 4
@@ -263,20 +277,27 @@ class IncrementalDocument:
         n_fresh = len(fresh)
         self._units = self._units[:first] + fresh + self._units[resume:]
         self._shift = np.concatenate(
-            (self._shift[:first], np.full(n_fresh, rescan_from, dtype=np.int64), self._shift[resume:] + delta)
+            (self._shift[:first], np.full(n_fresh, base, dtype=np.int64), self._shift[resume:] + delta)
         )
         self._starts = np.concatenate(
             (
                 starts[:first],
-                np.fromiter((u.start + rescan_from for u in fresh), dtype=np.int64, count=n_fresh),
+                np.fromiter((u.start + base for u in fresh), dtype=np.int64, count=n_fresh),
                 starts[resume:] + delta,
             )
         )
         self._looks = np.concatenate(
             (
                 looks[:first],
-                np.fromiter((u.lookahead + rescan_from for u in fresh), dtype=np.int64, count=n_fresh),
+                np.fromiter((u.lookahead + base for u in fresh), dtype=np.int64, count=n_fresh),
                 looks[resume:] + delta,
+            )
+        )
+        self._behinds = np.concatenate(
+            (
+                behinds[:first],
+                np.fromiter((_behind(u) + base for u in fresh), dtype=np.int64, count=n_fresh),
+                behinds[resume:] + delta,
             )
         )
         self._flagged = np.concatenate(
@@ -332,35 +353,50 @@ class IncrementalDocument:
         return first
 
     def _rescan(
-        self, origin: int, window: int, edit_stop: int, delta: int, old_after: int
+        self, origin: int, base: int, window: int, edit_stop: int, delta: int, old_after: int, old_end: int
     ) -> tuple[list[Unit], int, int] | None:
-        """Scan ``[origin, origin + window)`` (cut at a line start) until a new unit boundary
-        lands on an old one past the edit. Units come back in window coordinates; None means
-        the window was too small."""
+        """Scan ``[origin, origin + window)`` (cut at a line start; the text from ``base`` on is
+        context a look-behind may read) until a new unit boundary lands on an old one past the
+        edit (whose look-behind does not reach into the edit). Units come back in coordinates
+        from ``base``; None means the window was too small."""
         n = len(self.lines)
         stop = n if origin + window >= n else self._line_start_after(origin + window)
-        text = self.lines.slice(origin, stop)
+        text = self.lines.slice(base, stop)
         complete = stop >= n
         starts = self._starts
         fresh: list[Unit] = []
         resume = len(self._units)
         scanned = 0
-        for unit in scan_units(text, self.dialects, self.ctx, records=self._records):
+        for unit in scan_units(text, self.dialects, self.ctx, origin - base, records=self._records):
             if not complete and unit.lookahead >= len(text):
                 return None
             if not complete and any(
                 self.lines.find(w, stop - len(w) + 1) >= 0 for w in unit.watch
             ):
                 return None  # what the window lacks, the rest of the text has: read more
-            at = unit.start + origin
+            at = unit.start + base
             if at >= edit_stop and fresh:
                 k = int(np.searchsorted(starts, at - delta, side="left"))
-                if old_after <= k < len(starts) and int(starts[k]) == at - delta:
+                if (
+                    old_after <= k < len(starts)
+                    and int(starts[k]) == at - delta
+                    and self._behind_clear(k, old_end)
+                ):
                     resume = k
                     break
             fresh.append(unit)
-            scanned = unit.end
+            scanned = unit.end - (origin - base)
         return fresh, resume, scanned
+
+    def _behind_clear(self, k: int, old_end: int) -> bool:
+        """May the scan resume at old unit ``k``? Not when it, or one of the units just after
+        it (a look-behind spans at most ``lookbehind_lines`` lines, so as many units), read
+        text before its start that the edit (ending at ``old_end``) changed."""
+        starts, behinds = self._starts, self._behinds
+        for j in range(k, min(len(starts), k + self.dialects.lookbehind_lines + 1)):
+            if int(behinds[j]) != int(starts[j]) and int(behinds[j]) <= old_end:
+                return False
+        return True
 
     def _line_start_after(self, offset: int) -> int:
         line = self.lines.line_of(offset)

@@ -2,8 +2,9 @@
 
 The pass jumps from one *event* to the next with a single compiled regex (a fence opener, a
 blank line, a heading or rule that separates messages, a ``<tag``, a ``{`` that may start JSON in
-prose) and hands constructs to the dialects that claim them. Ordinary fenced code is skipped
-whole: what sits inside it is an example, not an action.
+prose, a line a dialect declares as its marker, such as ``<<<<<<< SEARCH``) and hands
+constructs to the dialects that claim them (a fence by its info word, or by its body).
+Ordinary fenced code is skipped whole: what sits inside it is an example, not an action.
 
 Units are cut at line starts where the scanner is at top level: after a blank line, after a
 construct that ends a line, before a fence, and at most every ``MAX_UNIT_LINES`` lines of prose.
@@ -61,6 +62,7 @@ class Unit:
     separators: list[Span] = field(default_factory=list)  # message separators (headings, rules)
     watch: list[str] = field(default_factory=list)  # see Construct.watch
     blocks: list[Construct] = field(default_factory=list)  # constructs that hold actions
+    behind: int = -1  # the first offset a construct's look-behind read, when before ``start`` (else -1)
 
 
 class _Context:
@@ -188,7 +190,7 @@ def _line_start_of(text: str, pos: int) -> int:
 
 
 class _Events:
-    """The next event at or after a position, from three regexes searched lazily in step."""
+    """The next event at or after a position, from regexes searched lazily in step."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -260,6 +262,8 @@ class _Events:
             m = _LINE_EVENT.match(self.text, line)
             assert m is not None and m.lastgroup is not None
             return line, m.lastgroup, m
+        if at == marker_at:
+            return at, "marker", None
         if at == tag_at:
             return at, "tag", tag
         return at, "json", None
@@ -396,6 +400,9 @@ def _add(unit: Unit, construct: Construct | None, ctx: _Context | None = None) -
     unit.actions.extend(construct.actions)
     unit.diagnostics.extend(construct.diagnostics)
     unit.lookahead = max(unit.lookahead, construct.lookahead, construct.end)
+    behind = min(construct.span.start, construct.behind) if construct.behind >= 0 else construct.span.start
+    if behind < unit.start and (unit.behind < 0 or behind < unit.behind):
+        unit.behind = behind  # a declared look-behind (see Construct)
     unit.watch.extend(w for w in construct.watch if w not in unit.watch)
     if construct.actions:
         unit.blocks.append(construct)
@@ -436,15 +443,20 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
                     fixes=[Fix(f"Rename to ```{near}", [TextEdit(fence.word_span, near)], True)],
                 )
             )
+    owners: tuple[Dialect, ...] = ()
     if owner is not None:
-        candidates = dialects.fence_owners(fence.word) or (owner,)
+        owners = dialects.fence_owners(fence.word) or (owner,)
         if body_owner is not None:  # claimed by its first line first (a Codex patch in ```diff)
-            candidates = (body_owner, *(c for c in candidates if c is not body_owner))
-        for candidate in candidates:
+            owners = (body_owner, *(c for c in owners if c is not body_owner))
+        for candidate in owners:
             construct = candidate.parse_fence(ctx, fence)
             if construct is not None:
                 construct.diagnostics[:0] = diagnostics
                 return construct, construct.end
+    for claimer in dialects.fence_bodies:  # a fence claimed by what its body holds
+        if claimer not in owners and (construct := claimer.parse_fence(ctx, fence)) is not None:
+            construct.diagnostics[:0] = diagnostics
+            return construct, construct.end
     close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
     end = close[1] if close else len(text)
     if diagnostics:

@@ -155,7 +155,9 @@ class DialectSet:
     """The enabled dialects, in registry order."""
 
     def __init__(self, dialects: Iterable[Dialect] | None = None) -> None:
-        self.dialects: tuple[Dialect, ...] = tuple((*ALL, *_DECLARED) if dialects is None else dialects)
+        if dialects is None:
+            dialects = [d for d in (*ALL, *_DECLARED) if d.default_enabled]
+        self.dialects: tuple[Dialect, ...] = tuple(dialects)
         self._fence_owner: dict[str, Dialect] = {}
         self._fence_owners: dict[str, tuple[Dialect, ...]] = {}
         for d in self.dialects:
@@ -166,6 +168,8 @@ class DialectSet:
         self._tag_cache: dict[str, tuple[Dialect, str] | None] = {}
         self._fence_near: dict[str, str | None] = {}
         self.prose_json = tuple(d for d in self.dialects if d.prose_json)
+        self.fence_bodies = tuple(d for d in self.dialects if d.fence_bodies)
+        self.lookbehind_lines = max((d.lookbehind_lines for d in self.dialects), default=0)
         self._line_markers = tuple((m, d) for d in self.dialects for m in d.line_markers)
         self._body_markers = tuple((m, d) for d in self.dialects for m in d.fence_body_markers)
         # A line start (after blanks) holding a line marker; None when no dialect has one.

@@ -19,7 +19,7 @@ SECTION = "actionLsp"
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    dialects: tuple[str, ...] | None = None  # None: every dialect
+    dialects: tuple[str, ...] | None = None  # None: every dialect on by default
     severity: Mapping[str, Severity | None] = field(default_factory=dict)
     allow_overwrite: bool = False
     workspace_roots: tuple[str, ...] = ()
