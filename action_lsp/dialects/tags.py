@@ -32,6 +32,7 @@ __all__ = [
     "insert_closing_fix",
     "mismatched_close",
     "parse_start_tag",
+    "stop_lookahead",
     "stripped_value",
     "trimmed_end",
     "unclosed_start_tag",
@@ -427,6 +428,18 @@ def mismatched_close(text: str, close: Span, opened: str, what: str = "") -> Dia
         name_span,
         fixes=[Fix(f"Rename to </{opened}>", [TextEdit(name_span, opened)], True)],
     )
+
+
+_STOPPER = re.compile(r"<[A-Za-z][\w\-]*| {0,3}(?:`+|~+)")
+
+
+def stop_lookahead(text: str, bound: int) -> int:
+    """How far the text was read to tell that an unclosed element stops at ``bound`` (the next
+    tag a dialect claims, or a fence line; see ``ScanContext.next_tag_start``): its ``<name`` or
+    fence run and the character after it -- not the rest of its line, which on a line of
+    thousands of tags would be read once per tag."""
+    m = _STOPPER.match(text, bound)
+    return min(len(text), (m.end() if m else bound) + 1)
 
 
 def closer_at(text: str, pos: int, bound: int) -> tuple[str, int] | None:
