@@ -24,7 +24,7 @@ from lsprotocol import types
 from pytest_lsp import client_capabilities, make_test_lsp_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_parse import generate  # noqa: E402
+from bench_parse import generate
 
 
 def status_mb(pid: int, key: str) -> float:

@@ -82,10 +82,24 @@ def _repair_fixes(text: str, result: JResult, body: Span) -> list[Fix]:
             return [Fix("Repair the JSON", edits, True)]
     if len(body) > MAX_REPAIR_CHARS:
         return []  # json_repair is quadratic on some strings: past this size, no repair is offered
-    raw = text[body.start : body.end]
-    start = body.start
+    compute = _Repair(text[body.start : body.end], body.start)
+    # Worked out only when the editor asks for the code actions of this range (or ``check
+    # --format json`` prints fixes): never during analysis.
+    return [Fix("Repair the JSON", None, True, compute=compute)]
 
-    def compute() -> list[TextEdit] | None:
+
+class _Repair:
+    """The edits of a JSON repair, computed when asked (a callable that pickles, so diagnostics
+    can be sent between processes)."""
+
+    __slots__ = ("raw", "start")
+
+    def __init__(self, raw: str, start: int) -> None:
+        self.raw = raw
+        self.start = start
+
+    def __call__(self) -> list[TextEdit] | None:
+        raw, start = self.raw, self.start
         repaired = repair_json(raw)
         if repaired is None or repaired == raw:
             return None
@@ -95,10 +109,6 @@ def _repair_fixes(text: str, result: JResult, body: Span) -> list[Fix]:
         trail = len(raw) - len(raw.rstrip())
         inner = Span(start + lead, max(start + lead, start + len(raw) - trail))
         return [TextEdit(inner, repaired.strip())]
-
-    # Worked out only when the editor asks for the code actions of this range (or ``check
-    # --format json`` prints fixes): never during analysis.
-    return [Fix("Repair the JSON", None, True, compute=compute)]
 
 
 def insert_key_fix(text: str, action: Action, name: str) -> Fix | None:
