@@ -181,20 +181,74 @@ class IncrementalDocument:
         text: str,
         dialects: DialectSet | None = None,
         roots: Sequence[str] = (),
+        *,
+        defer: bool = False,
     ) -> None:
+        """``defer``: scan nothing yet; :meth:`scan_some` scans on piece by piece (the server
+        publishes the top of a large transcript first and stays responsive meanwhile), and
+        anything that needs the whole document finishes the scan first."""
         self.dialects = dialects or DialectSet()
         self.ctx = RuleContext(self.dialects, tuple(roots))
         self.lines = EditableLineIndex(text)
         self._analysis: Analysis | None = None
         self.rescanned = 0  # characters re-scanned by the last edit (for tests and benchmarks)
         self._shifted: _Shifted = {}  # see _assemble
-        self._rescan_all()
+        self._pending: Iterator[Unit] | None = None  # the scan still running (deferred)
+        self._scanned: list[Unit] = []  # its units so far
+        self._units: list[Unit] = []
+        if defer:
+            text = self.text
+            self._records = records_owner(text, self.dialects)
+            self._sniffed = sniff_extent(text)
+            self._pending = scan_units(text, self.dialects, self.ctx, records=self._records)
+            self.rescanned = len(self.lines)
+        else:
+            self._rescan_all()
 
     @property
     def text(self) -> str:
         return self.lines.text
 
+    @property
+    def complete(self) -> bool:
+        """Whether the whole text has been scanned (see ``defer``)."""
+        return self._pending is None
+
+    @property
+    def scanned_to(self) -> int:
+        """How far the text has been scanned."""
+        if self._pending is None:
+            return len(self.lines)
+        return self._scanned[-1].end if self._scanned else 0
+
+    def scan_some(self, chars: int) -> bool:
+        """Scan on by about ``chars`` characters; True once the whole text is scanned."""
+        if self._pending is None:
+            return True
+        stop = self.scanned_to + chars
+        for unit in self._pending:
+            self._scanned.append(unit)
+            if unit.end >= stop:
+                return False
+        units, self._scanned, self._pending = self._scanned, [], None
+        self._set_units(units)
+        return True
+
+    def scanned_units_with_diagnostics(self) -> Iterator[tuple[Unit, int]]:
+        """While a deferred scan runs: the units scanned so far that hold diagnostics."""
+        if self._pending is None:
+            yield from self.units_with_diagnostics()
+            return
+        for unit in self._scanned:
+            if unit.diagnostics:
+                yield unit, 0
+
+    def _finish(self) -> None:
+        if self._pending is not None:
+            self.scan_some(1 << 62)
+
     def _rescan_all(self) -> None:
+        self._pending, self._scanned = None, []
         text = self.text
         self._records = records_owner(text, self.dialects)
         self._sniffed = sniff_extent(text)
@@ -229,6 +283,7 @@ class IncrementalDocument:
         whole text would give. When a unit looks to the window's end (an unclosed tag searching
         for its end), the window grows, up to the whole text.
         """
+        self._finish()
         watched = self._watchers_before(start, end) if self._units else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
@@ -368,17 +423,20 @@ class IncrementalDocument:
 
     def units(self) -> Iterator[tuple[Unit, int]]:
         """Each unit with the shift to apply to its contents."""
+        self._finish()
         return zip(self._units, self._shift.tolist(), strict=True)
 
     def units_with_diagnostics(self) -> Iterator[tuple[Unit, int]]:
         """The units that hold diagnostics, with their shifts: what a keystroke republishes,
         without walking the thousands of units of plain prose."""
+        self._finish()
         units = self._units
         shifts = self._shift
         for i in np.flatnonzero(self._flagged).tolist():
             yield units[i], int(shifts[i])
 
     def analysis(self) -> Analysis:
+        self._finish()
         if self._analysis is None:
             lines = self.lines
             self._analysis = _assemble(
