@@ -11,7 +11,9 @@ NumPy array, so an edit shifts thousands of units in one operation) moves them.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import copy
+import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -77,13 +79,33 @@ def scan_units(
         yield _check_unit(unit, ctx)
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a scan builds its (acyclic) units.
+
+    A scan allocates objects that all stay alive until it ends; every collection on the way
+    walks all of them again, which made a long scan's cost grow faster than its input (a 1 MB
+    line of closing tags: 18x the time of 100 KB, 14x with collections paused). Reference
+    counting frees everything as usual; cycles made meanwhile wait for the next collection.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def analyze(
     text: str, dialects: DialectSet | Iterable[str] | None = None, roots: Sequence[str] = ()
 ) -> Analysis:
     """Parse and check a whole text."""
     ds = dialects if isinstance(dialects, DialectSet) else DialectSet.named(dialects)
     ctx = RuleContext(ds, tuple(roots))
-    units = list(scan_units(text, ds, ctx, records=records_owner(text, ds)))
+    with gc_paused():
+        units = list(scan_units(text, ds, ctx, records=records_owner(text, ds)))
     return _assemble(text, lambda start: text[start : line_end(text, start)], len(text), [(u, 0) for u in units])
 
 
@@ -226,10 +248,11 @@ class IncrementalDocument:
         if self._pending is None:
             return True
         stop = self.scanned_to + chars
-        for unit in self._pending:
-            self._scanned.append(unit)
-            if unit.end >= stop:
-                return False
+        with gc_paused():
+            for unit in self._pending:
+                self._scanned.append(unit)
+                if unit.end >= stop:
+                    return False
         units, self._scanned, self._pending = self._scanned, [], None
         self._set_units(units)
         return True
@@ -252,7 +275,9 @@ class IncrementalDocument:
         text = self.text
         self._records = records_owner(text, self.dialects)
         self._sniffed = sniff_extent(text)
-        self._set_units(list(scan_units(text, self.dialects, self.ctx, records=self._records)))
+        with gc_paused():
+            units = list(scan_units(text, self.dialects, self.ctx, records=self._records))
+        self._set_units(units)
         self.rescanned = len(self.text)
 
     def _set_units(self, units: list[Unit]) -> None:
