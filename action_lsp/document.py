@@ -133,6 +133,8 @@ def _assemble(
     separators: list[int] = []
     pending: list[int] = []  # indices of tag actions waiting for their message's end
     for unit, delta in units:
+        if not unit.actions and not unit.diagnostics and not unit.separators:
+            continue  # plain prose: most units of most transcripts
         hit = cache.get(id(unit)) if cache is not None else None
         if hit is not None and hit[0] is unit and hit[1] == delta:
             unit_actions, unit_diagnostics = hit[2], hit[3]
