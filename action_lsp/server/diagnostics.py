@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 DEBOUNCE = 0.25  # seconds of quiet before the workspace checks run
 FIRST_SLICE = 1 << 18  # characters of a large transcript scanned and published at once
-SLICE = 1 << 17  # characters scanned at a time after that, between other requests
+SLICE = 1 << 15  # characters scanned at a time after that, between other requests (~10 ms)
 
 
 @dataclass(slots=True)
