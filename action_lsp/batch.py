@@ -45,14 +45,11 @@ def check_text(
         from .edit.checks import workspace_diagnostics
         from .edit.plan import blocking_diagnostics
         from .edit.workspace import Workspace
+        from .findings import merge
 
-        seen = {(d.code, d.span) for d in found}
         ws = Workspace(base, allow_overwrite=allow_overwrite)
         blockers = blocking_diagnostics(found)
-        for d in workspace_diagnostics(analysis.actions, ws, blockers=blockers, force=allow_overwrite):
-            if (d.code, d.span) not in seen:  # the transcript-only path checks may have said it
-                found.append(d)
-        found.sort(key=lambda d: (d.span.start, d.span.end))
+        found = merge(found, workspace_diagnostics(analysis.actions, ws, blockers=blockers, force=allow_overwrite))
     return found
 
 
