@@ -86,6 +86,14 @@ SHAPES: dict[str, Shape] = {
     "crlf-closers": lambda n: "</create_file>\r\n<create_file>\r" * n,
     "lone-crs": lambda n: "<create_file>\r" * n,
     "non-ascii": lambda n: "\u00e9\U0001f600<create_file>" * n,
+    # The dialects added later: Dyad, bolt.new, Cline/Roo, SEARCH/REPLACE blocks.
+    "dyad-openers": lambda n: '<dyad-write path="a.ts">' * n,
+    "dyad-openers-lines": lambda n: '<dyad-write path="a.ts" description="x">\n' * n,
+    "bolt-openers": lambda n: '<boltArtifact id="a"><boltAction type="file" filePath="a.js">' * n,
+    "cline-openers": lambda n: "<write_to_file><path>a</path><content>" * n,
+    "cline-diff-lines": lambda n: "<apply_diff>\n<path>a.py</path>\n<diff>\n<<<<<<< SEARCH\n" * n,
+    "search-replace-markers": lambda n: "<<<<<<< SEARCH\n" * n,
+    "search-replace-halves": lambda n: "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\n" * n,
     "comments": lambda n: "```actions\n{" + "/* c */ // d\n" * n + "\n```\n",
     "headings": lambda n: "# user:\n<create_file>\n" * n,
 }

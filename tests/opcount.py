@@ -34,6 +34,11 @@ _MODULES = (
     "action_lsp.dialects.actions_json",
     "action_lsp.dialects.action_plan",
     "action_lsp.dialects.json_fields",
+    "action_lsp.dialects.tag_dialect",
+    "action_lsp.dialects.search_replace",
+    "action_lsp.dialects.dyad",
+    "action_lsp.dialects.bolt",
+    "action_lsp.dialects.cline",
 )
 _READ_TO_END_WHEN_FAILED = {"_DQ_BODY", "_SQ_BODY"}
 
@@ -168,7 +173,10 @@ def count_ops(fn: Callable[[str], Any], text: str) -> Meter:
     doc.meter = meter
     saved: list[tuple[ModuleType, str, Any]] = []
     for name in _MODULES:
-        mod = importlib.import_module(name)
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:  # a dialect module this version does not have
+            continue
         for attr, value in list(vars(mod).items()):
             if isinstance(value, re.Pattern) and value.pattern and isinstance(value.pattern, str):
                 saved.append((mod, attr, value))
