@@ -94,6 +94,10 @@ SHAPES: dict[str, Shape] = {
     "cline-diff-lines": lambda n: "<apply_diff>\n<path>a.py</path>\n<diff>\n<<<<<<< SEARCH\n" * n,
     "search-replace-markers": lambda n: "<<<<<<< SEARCH\n" * n,
     "search-replace-halves": lambda n: "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\n" * n,
+    # Sessions read as JSON records (Claude Code, Codex): broken and unfinished records.
+    "session-records": lambda n: '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "a.py", "content": "x"}}]}}\n'
+    + '{"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "\n' * n,
+    "tool-call-args": lambda n: '{"tool_calls": [{"function": {"name": "write_file", "arguments": "{\\"path\\": \\"' * n,
     "comments": lambda n: "```actions\n{" + "/* c */ // d\n" * n + "\n```\n",
     "headings": lambda n: "# user:\n<create_file>\n" * n,
 }

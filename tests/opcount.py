@@ -39,6 +39,10 @@ _MODULES = (
     "action_lsp.dialects.dyad",
     "action_lsp.dialects.bolt",
     "action_lsp.dialects.cline",
+    "action_lsp.dialects.tool_calls",
+    "action_lsp.dialects.tool_use",
+    "action_lsp.dialects.claude_code",
+    "action_lsp.records",
 )
 _READ_TO_END_WHEN_FAILED = {"_DQ_BODY", "_SQ_BODY"}
 

@@ -62,3 +62,12 @@ def test_incremental_open_is_linear_too(name: str) -> None:
     a = count_ops(lambda t: IncrementalDocument(str(t)).analysis(), shape(N)).total
     b = count_ops(lambda t: IncrementalDocument(str(t)).analysis(), shape(4 * N)).total
     assert b / a <= MAX_RATIO
+
+
+def test_deeply_nested_json_on_the_first_line_is_no_crash() -> None:
+    """The records sniffing decodes the first line with json.loads, which recurses: a line of
+    5,000 nested objects raised RecursionError out of analyze."""
+    text = '{"type": "create_task", "content": ' * 5000 + "\n"
+    assert analyze(text) is not None
+    jsonl = '{"type": "x", "a": ' * 5000 + "\n" + '{"type": "y"}\n'
+    assert analyze(jsonl) is not None
