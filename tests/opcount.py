@@ -43,6 +43,8 @@ _MODULES = (
     "action_lsp.dialects.tool_use",
     "action_lsp.dialects.claude_code",
     "action_lsp.records",
+    "action_lsp.dialects.codex_patch",
+    "action_lsp.dialects.unified_diff",
 )
 _READ_TO_END_WHEN_FAILED = {"_DQ_BODY", "_SQ_BODY"}
 
