@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import enum
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -369,13 +369,72 @@ class TextEdit:
     new_text: str
 
 
-@dataclass(slots=True)
 class Fix:
-    """A quick fix: edits to the transcript itself."""
+    """A quick fix: edits to the transcript itself.
 
-    title: str
-    edits: list[TextEdit]
-    preferred: bool = False
+    A fix that is expensive to work out (a JSON repair) is *lazy*: it is made with ``compute``,
+    a function returning the edits (or None when there is nothing to offer), called the first
+    time ``edits`` is read -- by the editor's code-action request for that range or by
+    ``check --format json``, never by the analysis itself. ``shift`` moves a lazy fix without
+    computing it.
+    """
+
+    __slots__ = ("_compute", "_delta", "_edits", "preferred", "title")
+
+    def __init__(
+        self,
+        title: str,
+        edits: list[TextEdit] | None = None,
+        preferred: bool = False,
+        *,
+        compute: Callable[[], list[TextEdit] | None] | None = None,
+        delta: int = 0,
+    ) -> None:
+        if edits is None and compute is None:
+            edits = []
+        self.title = title
+        self.preferred = preferred
+        self._edits = edits
+        self._compute = compute
+        self._delta = delta
+
+    @property
+    def lazy(self) -> bool:
+        """Whether the edits are still to be computed."""
+        return self._edits is None
+
+    @property
+    def edits(self) -> list[TextEdit]:
+        if self._edits is None:
+            compute, self._compute = self._compute, None
+            found = compute() if compute is not None else None
+            d = self._delta
+            self._edits = [TextEdit(e.span.shift(d), e.new_text) for e in found or ()]
+        return self._edits
+
+    @edits.setter
+    def edits(self, value: list[TextEdit]) -> None:
+        self._edits = value
+        self._compute = None
+
+    def shift(self, delta: int) -> Fix:
+        """This fix for the text moved by ``delta`` (a lazy one stays lazy)."""
+        if not delta:
+            return self
+        if self._edits is None and self._compute is not None:
+            return Fix(self.title, None, self.preferred, compute=self._compute, delta=self._delta + delta)
+        return Fix(self.title, [TextEdit(e.span.shift(delta), e.new_text) for e in self.edits], self.preferred)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Fix):
+            return NotImplemented
+        return (self.title, self.edits, self.preferred) == (other.title, other.edits, other.preferred)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        edits = "<lazy>" if self.lazy else repr(self._edits)
+        return f"Fix({self.title!r}, {edits}, {self.preferred!r})"
 
 
 @dataclass(slots=True)
@@ -444,10 +503,7 @@ def shift_diagnostic(d: Diagnostic, delta: int) -> Diagnostic:
         d.message,
         d.span.shift(delta),
         d.severity,
-        [
-            Fix(f.title, [TextEdit(e.span.shift(delta), e.new_text) for e in f.edits], f.preferred)
-            for f in d.fixes
-        ],
+        [f.shift(delta) for f in d.fixes],
         [(s.shift(delta), m) for s, m in d.related],
         d.data,
     )

@@ -74,23 +74,56 @@ class _Context:
         self.cache: dict[str, Any] = {}
         self._failed: dict[str, int] = {}
         self._fence_failed: dict[tuple[str, int], int] = {}
+        self._fence_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
         self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
         self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
         self._code_spans: tuple[int, int, list[tuple[int, int]]] = (0, -1, [])
+        # Lines whose code spans were worked out, by start: the scanner and the closing-tag
+        # searches ahead of it ask about different lines in turn.
+        self._span_lines: list[int] = []
+        self._span_cache: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+        self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
 
     def in_code_span(self, pos: int) -> bool:
         """Is ``pos`` inside an inline code span? The spans of a line are worked out once, so a
         line holding thousands of tags costs one pass, not one pass per tag."""
         line_start, line_stop, spans = self._code_spans
         if not line_start <= pos < line_stop:
-            line_start = _line_start_of(self.text, pos)
-            line_stop = line_end(self.text, pos)
-            spans = _code_spans(self.text, line_start, line_stop)
+            line_start, line_stop, spans = self._line_spans(pos)
             self._code_spans = (line_start, line_stop, spans)
         if not spans:
             return False
         k = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
         return k >= 0 and spans[k][0] <= pos < spans[k][1]
+
+    def _line_spans(self, pos: int) -> tuple[int, int, list[tuple[int, int]]]:
+        starts = self._span_lines
+        k = bisect.bisect_right(starts, pos) - 1
+        if k >= 0:
+            stop, spans = self._span_cache[starts[k]]
+            if pos < stop or (pos == stop and stop == len(self.text)):
+                return starts[k], stop, spans
+        text = self.text
+        line_start = _line_start_of(text, pos)
+        line_stop = line_end(text, pos)
+        spans = _code_spans(text, line_start, line_stop)
+        if len(starts) >= 4096:
+            starts.clear()
+            self._span_cache.clear()
+        bisect.insort(starts, line_start)
+        self._span_cache[line_start] = (line_stop, spans)
+        return line_start, line_stop, spans
+
+    def next_bound(self, at: int) -> int:
+        """Just past the next blank line or fence line after ``at`` (or the text's end): how far
+        a JSON value in prose may run. Remembered, so values in one paragraph share a search."""
+        q, answer = self._bound
+        if q <= at and (at < answer or (answer == at == len(self.text))):
+            return answer
+        m = _BOUND.search(self.text, at)
+        answer = m.end() if m else len(self.text)
+        self._bound = (at, answer)
+        return answer
 
     def find(self, needle: str, start: int) -> int:
         failed = self._failed.get(needle)
@@ -102,13 +135,21 @@ class _Context:
         return found
 
     def find_fence_close(self, body_start: int, char: str, length: int) -> tuple[int, int] | None:
+        """The closing fence line at or after the line start ``body_start``. Both answers are
+        remembered: a later block whose body starts before a found fence gets the same one
+        (blocks that never close, before one far fence, would each search to it)."""
         key = (char, length)
         failed = self._fence_failed.get(key)
         if failed is not None and body_start >= failed:
             return None
+        since_found = self._fence_found.get(key)
+        if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
+            return since_found[1]
         found = find_fence_close(self.text, body_start, char, length)
         if found is None:
             self._fence_failed[key] = body_start
+        else:
+            self._fence_found[key] = (body_start, found)
         return found
 
     def next_tag_start(self, start: int) -> int:
@@ -185,8 +226,17 @@ def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _line_start_of(text: str, pos: int) -> int:
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1  # never search back past the last \n
+    """Start of the line holding ``pos``: searched back in growing windows, so the cost is the
+    distance to the line start even when one of ``\n``/``\r`` never occurs before it."""
+    width = 256
+    while True:
+        lo = max(0, pos - width)
+        nl = text.rfind("\n", lo, pos)
+        cr = text.rfind("\r", max(lo, nl + 1), pos)
+        found = max(nl, cr)
+        if found >= 0 or lo == 0:
+            return found + 1
+        width *= 4
 
 
 class _Events:
@@ -287,6 +337,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
     unit = Unit(start, start, start)
     pos = start
     json_until = -1  # JSON candidates before this offset were already looked at
+    counted = [start, start, 0]  # line feeds in the current unit: [unit start, up to, count]
 
     def cut(at: int) -> Iterator[Unit]:
         nonlocal unit, json_until
@@ -300,7 +351,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
     while pos < n:
         at, kind, m = events.next(pos)
         # Prose between here and the event: content-defined cut points.
-        yield from _cut_prose(text, unit, pos, at, cut)
+        yield from _cut_prose(text, unit, pos, at, cut, counted)
         if not kind:
             break
         if kind == "blank":
@@ -346,7 +397,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                 continue
             _add(unit, construct, ctx)
             pos = construct.end
-            if pos < n and not text[pos:line_end(text, pos)].strip():
+            if pos < n and _REST_BLANK.match(text, pos):
                 pos = next_line_start(text, pos)
                 yield from cut(pos)
     unit.end = n
@@ -357,7 +408,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
 CUT_MODULUS = 16  # a prose line ends a unit when its hash is 0 modulo this (16 lines on average)
 
 
-def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit]:
+def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut, counted: list[int]) -> Iterator[Unit]:
     """Cut the prose in ``[pos, stop)`` into units at content-defined line starts.
 
     A line start is a cut point when the line before it hashes to 0 modulo ``CUT_MODULUS``,
@@ -372,7 +423,12 @@ def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit
     if first is None or first.end() >= stop:
         return
     line_from = _line_start_of(text, pos)
-    lines = text.count("\n", unit.start, pos) if unit.start < pos else 0
+    # Line feeds from the unit's start to `pos`, counted on from the last call (a unit with
+    # many events on long lines would otherwise be counted again from its start each time).
+    if counted[0] != unit.start or counted[1] > pos:
+        counted[:] = [unit.start, unit.start, 0]
+    lines = counted[2] + (text.count("\n", counted[1], pos) if counted[1] < pos else 0)
+    counted[1], counted[2] = pos, lines
     for m in EOL.finditer(text, pos, stop):
         at = m.end()
         if at >= stop:
@@ -508,9 +564,14 @@ def _rename_tag_edits(text: str, construct: Construct, name: str, canonical: str
     return edits
 
 
+_TO_GT = re.compile(r"[^<>\r\n]*>")
+
+
 def _gt_after(text: str, pos: int) -> int:
-    gt = text.find(">", pos, line_end(text, pos))
-    return gt + 1 if gt >= 0 else pos
+    """Just past the ``>`` that ends a closing tag's name at ``pos`` (``pos`` if none before the
+    line's end or the next ``<``: reading no further keeps a line of closers linear)."""
+    m = _TO_GT.match(text, pos)
+    return m.end() if m else pos
 
 
 def _prose_json(ctx: _Context, at: int) -> tuple[Construct | None, int, int]:
@@ -521,8 +582,7 @@ def _prose_json(ctx: _Context, at: int) -> tuple[Construct | None, int, int]:
     from .jsonscan import parse_json
 
     text = ctx.text
-    bound_m = _BOUND.search(text, at)
-    bound = bound_m.end() if bound_m else len(text)
+    bound = ctx.next_bound(at)
     result = parse_json(text, at, bound)
     if result.node is None or result.node.kind != "object":
         return None, max(result.end, at + 1), bound

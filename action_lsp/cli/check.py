@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..document import analyze
+from ..batch import check_files
+from ..batch import check_text as batch_check_text
 from ..model import Diagnostic, Severity
 from ..text import LineIndex
 from .common import (
@@ -47,6 +49,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="with --root: check as `apply --force` would apply (creates may overwrite, "
         "transcript errors and new syntax errors do not block)",
     )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="check files in N processes (default: every CPU); output order stays the same",
+    )
     p.set_defaults(run=run)
 
 
@@ -56,19 +66,14 @@ def check_text(
     root: Path | None,
     allow_overwrite: bool = False,
 ) -> list[Diagnostic]:
-    """All diagnostics for one transcript, including the workspace checks when ``root`` is set."""
-    analysis = analyze(text, dialects, roots=[str(root.resolve())] if root else ())
-    found = list(analysis.diagnostics)
-    if root is not None:
-        from ..edit.checks import workspace_diagnostics
-        from ..edit.plan import blocking_diagnostics
-        from ..edit.workspace import Workspace
-        from ..findings import merge
+    """All diagnostics for one transcript (see :func:`action_lsp.batch.check_text`)."""
+    return batch_check_text(text, dialects, root, allow_overwrite)
 
-        ws = Workspace(root, allow_overwrite=allow_overwrite)
-        blockers = blocking_diagnostics(found)
-        found = merge(found, workspace_diagnostics(analysis.actions, ws, blockers=blockers, force=allow_overwrite))
-    return found
+
+def _read(declare: bool, path: Path) -> str:
+    if declare:
+        declare_dialects(Path(path))
+    return read_transcript(path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,18 +87,19 @@ def run(args: argparse.Namespace) -> int:
     counts = {s: 0 for s in Severity}
     report: list[dict[str, Any]] = []
     unreadable: list[str] = []
-    for path in files:
-        if root is None and len(files) > 1:
-            declare_dialects(Path(path))  # each transcript's own project
-        try:
-            text = read_transcript(path)
-        except CliError as exc:
-            unreadable.append(str(exc))
-            print(f"action-lsp check: {exc}", file=sys.stderr)
+    if args.jobs is not None and args.jobs < 1:
+        raise CliError("--jobs: must be at least 1")
+    # Each transcript's own project declares its dialects (in the worker that checks it).
+    read = functools.partial(_read, root is None and len(files) > 1)
+    for checked in check_files(files, read, jobs=args.jobs, dialects=dialects, root=root, allow_overwrite=args.force):
+        path, text = checked.path, checked.text
+        if text is None:
+            unreadable.append(str(checked.error))
+            print(f"action-lsp check: {checked.error}", file=sys.stderr)
             continue
         lines = LineIndex(text)
         entries = []
-        for d in check_text(text, dialects, root, args.force):
+        for d in checked.diagnostics:
             severity = effective_severity(d, overrides)
             if severity is None:
                 continue

@@ -14,11 +14,12 @@ for that action; never for an action whose path leaves the workspace or is inval
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..model import Diagnostic, Fix
+from ..text import Encoding
 from .commands import (
     APPLY,
     APPLY_ALL,
@@ -109,7 +110,9 @@ def force_command(
 def register(ls: ActionLanguageServer) -> None:
     kinds = [types.CodeActionKind.QuickFix, types.CodeActionKind.Source]
 
-    @ls.handle(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=kinds))
+    options = types.CodeActionOptions(code_action_kinds=kinds, resolve_provider=True)
+
+    @ls.handle(types.TEXT_DOCUMENT_CODE_ACTION, options)
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
         od = ls.document(params.text_document.uri)
         lines, enc = od.doc.lines, ls.encoding
@@ -159,18 +162,28 @@ def register(ls: ActionLanguageServer) -> None:
                             command=types.Command(title=title, command=command, arguments=[args]),
                         )
                     )
-                for fix in fixes:
-                    edits = [
-                        types.TextEdit(range=span_range(lines, e.span, enc), new_text=e.new_text)
-                        for e in fix.edits
-                    ]
+                for k, fix in enumerate(fixes):
+                    if fix.lazy and resolvable(ls):
+                        # Worked out in codeAction/resolve, when the user picks it.
+                        out.append(
+                            types.CodeAction(
+                                title=fix.title,
+                                kind=types.CodeActionKind.QuickFix,
+                                diagnostics=[attached],
+                                is_preferred=fix.preferred or None,
+                                data=_fix_key(od, d, k, fix),
+                            )
+                        )
+                        continue
+                    if not fix.edits:
+                        continue  # a lazy fix that found nothing to offer
                     out.append(
                         types.CodeAction(
                             title=fix.title,
                             kind=types.CodeActionKind.QuickFix,
                             diagnostics=[attached],
                             is_preferred=fix.preferred or None,
-                            edit=types.WorkspaceEdit(changes={od.uri: edits}),
+                            edit=_workspace_edit(od, fix, enc),
                         )
                     )
         if want_source:
@@ -204,3 +217,64 @@ def register(ls: ActionLanguageServer) -> None:
                                 )
                             )
         return out
+
+    @ls.handle(types.CODE_ACTION_RESOLVE)
+    def resolve(action: types.CodeAction) -> types.CodeAction:
+        """The edits of a lazy quick fix (a JSON repair), computed now that the user picked it.
+        When the document changed since it was offered, nothing is resolved: the client asks
+        for the code actions of the new text."""
+        key = action.data if isinstance(action.data, dict) else None
+        if key is None or action.edit is not None:
+            return action
+        od = ls.documents.get(str(key.get("uri")))
+        if od is None:
+            return action
+        fix = _find_fix(od, key)
+        if fix is not None and fix.edits:
+            action.edit = _workspace_edit(od, fix, ls.encoding)
+        return action
+
+    return None
+
+
+def resolvable(ls: ActionLanguageServer) -> bool:
+    """Does the client resolve code actions' edits (``codeAction/resolve``)?"""
+    try:
+        caps = ls.client_capabilities
+    except AttributeError:
+        return False
+    from .server import capability
+
+    support = capability(caps, "text_document.code_action.resolve_support")
+    return support is not None and "edit" in (support.properties or ())
+
+
+def _workspace_edit(od: OpenDocument, fix: Fix, enc: Encoding) -> types.WorkspaceEdit:
+    lines = od.doc.lines
+    edits = [types.TextEdit(range=span_range(lines, e.span, enc), new_text=e.new_text) for e in fix.edits]
+    return types.WorkspaceEdit(changes={od.uri: edits})
+
+
+def _fix_key(od: OpenDocument, d: Diagnostic, index: int, fix: Fix) -> dict[str, Any]:
+    return {
+        "uri": od.uri,
+        "revision": od.revision,
+        "code": d.code,
+        "start": d.span.start,
+        "end": d.span.end,
+        "index": index,
+        "title": fix.title,
+    }
+
+
+def _find_fix(od: OpenDocument, key: dict[str, Any]) -> Fix | None:
+    """The fix ``key`` names, in the document as it is now (None when it is gone)."""
+    if key.get("revision") != od.revision:
+        return None  # the text changed: the client asks for code actions again
+    for d in [*od.analysis().diagnostics, *od.workspace.diagnostics]:
+        if d.code == key.get("code") and d.span.start == key.get("start") and d.span.end == key.get("end"):
+            fixes = d.fixes
+            index = key.get("index")
+            if isinstance(index, int) and 0 <= index < len(fixes) and fixes[index].title == key.get("title"):
+                return fixes[index]
+    return None

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from .server import ActionLanguageServer
 
 DEBOUNCE = 0.25  # seconds of quiet before the workspace checks run
+FIRST_SLICE = 1 << 18  # characters of a large transcript scanned and published at once
+SLICE = 1 << 15  # characters scanned at a time after that, between other requests (~10 ms)
 
 
 @dataclass(slots=True)
@@ -58,6 +60,7 @@ class Diagnostics:
         self._running: asyncio.Task[None] | None = None
         self._published: dict[str, tuple[int, int]] = {}
         self._streaming_timers: dict[str, asyncio.TimerHandle] = {}
+        self._scans: dict[str, asyncio.Task[None]] = {}  # documents being opened in steps
         ls.on("initialize", self.on_initialize)
         ls.on("opened", self.on_changed)
         ls.on("changed", self.on_changed)
@@ -81,8 +84,9 @@ class Diagnostics:
             )(self.pull)
 
     # -- conversion ----------------------------------------------------------------------
-    def transcript(self, od: OpenDocument) -> list[types.Diagnostic]:
-        """The transcript's own diagnostics, converted, reusing each unit's conversion."""
+    def transcript(self, od: OpenDocument, partial: bool = False) -> list[types.Diagnostic]:
+        """The transcript's own diagnostics, converted, reusing each unit's conversion
+        (``partial``: of the part scanned so far, while a large document is being opened)."""
         ls = self.ls
         cache = self._caches.setdefault(od.uri, _UnitCache())
         old = cache.entries
@@ -91,7 +95,8 @@ class Diagnostics:
         lines = od.doc.lines
         enc = ls.encoding
         settings = ls.settings
-        for unit, shift in od.doc.units_with_diagnostics():
+        units = od.doc.scanned_units_with_diagnostics() if partial else od.doc.units_with_diagnostics()
+        for unit, shift in units:
             line = lines.line_of(unit.start + shift)
             key = id(unit)
             hit = old.get(key)
@@ -227,11 +232,49 @@ class Diagnostics:
         )
         self._published[od.uri] = (od.revision, od.workspace.generation)
 
+    # -- a large document opened in steps ------------------------------------------------
+    def open_in_steps(self, od: OpenDocument) -> None:
+        """Publish the top of a large transcript at once, then scan the rest a slice at a time
+        between other requests, and publish everything when done."""
+        od.doc.scan_some(FIRST_SLICE)
+        if not self.ls.pull_diagnostics:
+            self.ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=od.uri, version=od.version, diagnostics=self.transcript(od, partial=True)
+                )
+            )
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            od.doc.scan_some(1 << 62)
+            self.on_changed(od)
+            return
+        self._scans[od.uri] = loop.create_task(self._scan_rest(od))
+
+    async def _scan_rest(self, od: OpenDocument) -> None:
+        while await self.scan_step(od):
+            pass
+        if self._scans.get(od.uri) is asyncio.current_task():
+            del self._scans[od.uri]
+        if self.ls.documents.get(od.uri) is od:
+            self.on_changed(od)
+
+    async def scan_step(self, od: OpenDocument) -> bool:
+        """Let other work run, then scan one more slice; False when there is nothing left (or
+        the document was closed or replaced)."""
+        await asyncio.sleep(0)
+        if od.doc.complete or self.ls.documents.get(od.uri) is not od:
+            return False
+        od.doc.scan_some(SLICE)
+        return not od.doc.complete
+
     # -- pull ----------------------------------------------------------------------------
     async def pull(
         self, params: types.DocumentDiagnosticParams
     ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
         od = self.ls.document(params.text_document.uri)
+        while not od.doc.complete and await self.scan_step(od):
+            pass  # other requests are answered between slices
         if od.workspace.stale and not self.ls.client_has("workspace.diagnostics.refresh_support"):
             # The client cannot be told to pull again later: check the workspace now.
             await self.check(od)
@@ -242,6 +285,9 @@ class Diagnostics:
 
     # -- events --------------------------------------------------------------------------
     def on_changed(self, od: OpenDocument) -> None:
+        if not od.doc.complete:
+            self.open_in_steps(od)
+            return
         self.publish(od)
         self.schedule([od.uri])
 
@@ -309,8 +355,8 @@ class Diagnostics:
         changed = False
         for uri in uris:
             od = self.ls.documents.get(uri)
-            if od is None or not od.workspace.stale:
-                continue
+            if od is None or not od.workspace.stale or not od.doc.complete:
+                continue  # (a document still being scanned is checked when the scan ends)
             try:
                 if await self.check(od):
                     changed = True

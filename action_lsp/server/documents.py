@@ -24,6 +24,8 @@ from ..text import Encoding
 from .config import Settings
 from .convert import span_of
 
+DEFER_CHARS = 1 << 19  # a document larger than this opens in steps
+
 
 def uri_path(uri: str) -> Path | None:
     """The real file-system path of a ``file:`` URI, or None for other schemes."""
@@ -92,7 +94,9 @@ class DocumentStore:
     def open(
         self, item: types.TextDocumentItem, settings: Settings, roots: Sequence[str]
     ) -> OpenDocument:
-        doc = IncrementalDocument(item.text, settings.dialect_set(), roots)
+        # A large transcript is scanned in steps (see Diagnostics.open_in_steps).
+        defer = len(item.text) > DEFER_CHARS
+        doc = IncrementalDocument(item.text, settings.dialect_set(), roots, defer=defer)
         od = OpenDocument(item.uri, item.version, item.language_id, doc, uri_path(item.uri))
         old = self._docs.get(item.uri)
         if old is not None:

@@ -40,7 +40,7 @@ def run(name: str, tmp_path: Path) -> tuple[int, dict[str, bytes], dict[str, byt
     if (src / "input").is_dir():
         shutil.copytree(src / "input", work)
     else:
-        work.mkdir()
+        work.mkdir(parents=True)  # git keeps no empty input directory
     before = tree(work)
     transcript = tmp_path / "transcript.md"
     transcript.write_bytes(b"The patch:\n\n" + (src / "patch.txt").read_bytes())
