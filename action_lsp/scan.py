@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
-from .markdown import EOL, fence_open_at, find_fence_close, line_end, next_line_start
+from .markdown import (
+    EOL,
+    PARAGRAPH,
+    ForwardSearch,
+    fence_open_at,
+    find_fence_close,
+    line_end,
+    next_line_start,
+)
 from .model import UNCLOSED_CODES, Action, Diagnostic, Fix, Span, TextEdit, mark_in_progress
 
 MAX_UNIT_LINES = 256
@@ -78,6 +86,7 @@ class _Context:
         self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
         self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
         self._code_spans: tuple[int, int, list[tuple[int, int]]] = (0, -1, [])
+        self.paragraph = ForwardSearch(text, PARAGRAPH)  # is there prose after a position?
         # Lines whose code spans were worked out, by start: the scanner and the closing-tag
         # searches ahead of it ask about different lines in turn.
         self._span_lines: list[int] = []
@@ -464,9 +473,6 @@ def _add(unit: Unit, construct: Construct | None, ctx: _Context | None = None) -
         unit.blocks.append(construct)
 
 
-_PARAGRAPH = re.compile(r"(?:\n|\r\n?)[ \t]*(?:\n|\r\n?)\s*\S")  # a blank line, then text
-
-
 def _open_at_end(ctx: _Context, construct: Construct) -> bool:
     """Is ``construct`` unclosed and the last thing in the document: it read to the end, no
     action tag or fence follows it, and no paragraph of prose does (a partial line after it,
@@ -475,7 +481,7 @@ def _open_at_end(ctx: _Context, construct: Construct) -> bool:
     n = len(ctx.text)
     if construct.lookahead < n or not any(d.code in UNCLOSED_CODES for d in construct.diagnostics):
         return False
-    return ctx.next_tag_start(construct.end) >= n and not _PARAGRAPH.search(ctx.text, construct.end)
+    return ctx.next_tag_start(construct.end) >= n and not ctx.paragraph.found(construct.end)
 
 
 def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:

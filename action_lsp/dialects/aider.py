@@ -39,7 +39,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import EOL, FenceOpen, find_fence_close, line_end, next_line_start
+from ..markdown import (
+    EOL,
+    PARAGRAPH,
+    FenceOpen,
+    ForwardSearch,
+    find_fence_close,
+    line_end,
+    next_line_start,
+)
 from ..model import (
     Action,
     ActionKind,
@@ -85,7 +93,6 @@ _MESSAGE = re.compile(r"####[ \t]")
 # Lines Aider reads as fence lines when looking back for the file name: backticks, or the HTML-like
 # fences it asks some models for (``<source>``, ``<code>``, ...).
 _FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
-_PARAGRAPH = re.compile(r"(?:\n|\r\n?)[ \t]*(?:\n|\r\n?)\s*\S")  # a blank line, then text
 _LOOSE_END = re.compile(r"(?:>{3,}[ \t]*REPLACE|={3,}|={10,})[^\r\n]*")
 
 
@@ -136,13 +143,14 @@ class _Finders:
     divider: _Finder
     updated: _Finder
     message: _Finder  # Aider's `#### ` user-message lines
+    paragraph: ForwardSearch  # a blank line, then text
 
 
 def _finders(ctx: ScanContext) -> _Finders:
     found = ctx.cache.get("aider")
     if found is None:
         t = ctx.text
-        found = ctx.cache["aider"] = _Finders(_Finder(t, _LOOSE_HEAD_RX), _Finder(t, _DIVIDER), _Finder(t, _UPDATED), _Finder(t, _MESSAGE))
+        found = ctx.cache["aider"] = _Finders(_Finder(t, _LOOSE_HEAD_RX), _Finder(t, _DIVIDER), _Finder(t, _UPDATED), _Finder(t, _MESSAGE), ForwardSearch(t, PARAGRAPH))
     return found
 
 
@@ -361,7 +369,7 @@ class Aider(Dialect):
                 bound = n
         far = found.head.next(search_start)
         if divider >= bound:
-            self._read_to(text, search_start, bound, far, fence, reach, watch)
+            self._read_to(text, found, search_start, bound, far, fence, reach, watch)
             diagnostics.append(
                 Diagnostic("unclosed-block", "this SEARCH block never reaches `=======`; Aider rejects the reply", head_span)
             )
@@ -370,7 +378,7 @@ class Aider(Dialect):
         closing = min(found.divider.next(replace_start), found.updated.next(replace_start))
         if closing >= bound:
             limit = min(bound, found.head.next(replace_start))
-            self._read_to(text, search_start, bound, far, fence, reach, watch)
+            self._read_to(text, found, search_start, bound, far, fence, reach, watch)
             self._typos(text, replace_start, limit, diagnostics)
             fixes = []
             close = find_fence_close(text, replace_start, fence.char, fence.length, limit) if fence else None
@@ -444,7 +452,14 @@ class Aider(Dialect):
 
     @staticmethod
     def _read_to(
-        text: str, start: int, bound: int, far: int, fence: FenceOpen | None, reach: list[int], watch: set[str]
+        text: str,
+        found: _Finders,
+        start: int,
+        bound: int,
+        far: int,
+        fence: FenceOpen | None,
+        reach: list[int],
+        watch: set[str],
     ) -> None:
         """Record what a failed block's verdict read: the text up to the next user message
         (``bound``; Aider reads across SEARCH markers), and up to the next SEARCH marker past it
@@ -458,7 +473,7 @@ class Aider(Dialect):
                 reach.append(_content_end(text, end))
             else:
                 watch.update(("=====", "REPLACE", "SEARCH", fence.char * 3 if fence else "```"))
-                if _PARAGRAPH.search(text, start) is None:
+                if not found.paragraph.found(start):
                     reach.append(n)  # the last thing in the text: a reply still streaming in?
 
     def _typos(self, text: str, start: int, end: int, diagnostics: list[Diagnostic]) -> None:
