@@ -31,7 +31,7 @@ CODES: dict[str, Code] = {
              "The agent that reads this block would drop every action in it. Common causes are "
              "trailing commas, comments, single quotes and raw control characters in strings.",
              fix="Repair the JSON (trailing commas, control characters, quotes, comments)."),
-        Code("unclosed-block", E, "An actions or iteration fence that is never closed.",
+        Code("unclosed-block", E, "An actions or iteration fence, or a SEARCH/REPLACE block, that is never closed.",
              "Without its closing fence the block runs to the end of the message; the actions "
              "after it may be swallowed.", fix="Insert the closing fence."),
         Code("unclosed-tag", E, "An action tag that is never closed.",
@@ -126,6 +126,13 @@ CODES: dict[str, Code] = {
              "The call is shown as it was made but is not applied: the agent's tool refused it "
              "(the search text was not found, the user said no), so replaying it would do what "
              "the session never did. The hint quotes the result's first line."),
+        Code("bad-hunk", W, "A diff hunk whose header disagrees with its body (line counts), or has no line numbers.",
+             "`patch` and `git apply` read a hunk by its header's counts and reject one that "
+             "does not match; action-lsp locates the hunk by its text, but the diff is not "
+             "portable.", fix="Recount hunk header."),
+        Code("bad-patch", E, "A unified diff or Codex patch the tool would reject: a missing `+++` line, a hunk with no file, `---` and `+++` naming different files, an unknown `***` line in a Codex patch, an empty update or patch.",
+             "Codex's apply_patch refuses the whole patch on such an error, and `git apply` "
+             "the whole diff.", fix="Insert the missing `+++` line."),
     )
 }
 

@@ -25,6 +25,7 @@ Each repairable error and note carries a ``fix`` (a :class:`~action_lsp.model.Te
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gc
 import json
@@ -36,6 +37,7 @@ from typing import Any, Literal
 from action_lsp.model import SourceMap, Span, TextEdit
 
 __all__ = [
+    "FenceWalks",
     "JError",
     "JMember",
     "JNode",
@@ -765,8 +767,31 @@ def _fence_pattern(fence_char: str, fence_len: int) -> re.Pattern[str]:
 _OUTSIDE_SPECIAL = re.compile(r'"|//')
 
 
+class FenceWalks:
+    """What earlier :func:`find_json_fence` walks over one text found, for later ones.
+
+    A walk's outcome from a line on depends only on that line's start and whether a string is
+    open there. Blocks that all run to one far closing fence (``{"actions": []}`` blocks with
+    no fences of their own) would each walk to it; with this memo a walk stops where it meets
+    a line an earlier walk passed in the same state, and takes that walk's outcome, so every
+    line is walked at most twice (once per state) in all.
+    """
+
+    __slots__ = ("seen", "walks")
+
+    def __init__(self) -> None:
+        # (line start, string open) -> index of the walk that passed there
+        self.seen: dict[tuple[int, bool], int] = {}
+        # per walk: (close found outside a string, fence lines inside strings, string open at the end)
+        self.walks: list[tuple[tuple[int, int] | None, list[tuple[int, int]], bool]] = []
+
+
 def find_json_fence(
-    text: str, body_start: int, fence_char: str = "`", fence_len: int = 3
+    text: str,
+    body_start: int,
+    fence_char: str = "`",
+    fence_len: int = 3,
+    walks: FenceWalks | None = None,
 ) -> tuple[tuple[int, int] | None, int]:
     """Find the closing fence of a JSON block whose body starts at ``body_start``.
 
@@ -774,23 +799,46 @@ def find_json_fence(
     a fence line inside a string does not close the block. Returns ``(line_start, line_end)``
     where ``line_end`` is past the line's end-of-line, or None when nothing closes the block.
     If a string is still open at the end of the text, the first fence line is used regardless
-    of strings.
+    of strings. ``walks`` (one per text and fence kind) shares the work between blocks.
     """
     fence = _fence_pattern(fence_char, fence_len)
     n = len(text)
     pos = body_start
     in_string = False
     first_fence: tuple[int, int] | None = None
+    seen = walks.seen if walks is not None else None
+    me = len(walks.walks) if walks is not None else -1
+    in_fences: list[tuple[int, int]] = []
     while pos < n:
+        if seen is not None:
+            key = (pos, in_string)
+            other = seen.get(key)
+            if other is not None:
+                assert walks is not None
+                close, fences, open_at_end = walks.walks[other]
+                if close is not None:
+                    walks.walks.append((close, in_fences, False))
+                    return close, close[1]
+                k = bisect.bisect_left(fences, (pos, -1))
+                if first_fence is None and k < len(fences):
+                    first_fence = fences[k]
+                in_fences.extend(fences[k:])
+                walks.walks.append((None, in_fences, open_at_end))
+                return (first_fence if open_at_end else None), n
+            seen[key] = me
         eol = _EOL.search(text, pos)
         line_end = eol.start() if eol is not None else n
         after = eol.end() if eol is not None else n
         m = fence.match(text, pos, line_end)
         if m is not None and m.end() == line_end:
             if not in_string:
+                if walks is not None:
+                    walks.walks.append(((pos, after), in_fences, False))
                 return (pos, after), after
             if first_fence is None:
                 first_fence = (pos, after)
+            if walks is not None:
+                in_fences.append((pos, after))
             pos = after
             continue
         i = pos
@@ -811,6 +859,8 @@ def find_json_fence(
                 in_string = True
                 i = om.end()
         pos = after
+    if walks is not None:
+        walks.walks.append((None, in_fences, in_string))
     return (first_fence if in_string else None), n
 
 

@@ -97,3 +97,28 @@ def find_fence_close(
         pos = m.end() - 1  # the line ending just matched may precede the next fence line
         if pos + 1 >= end:
             return None
+
+
+PARAGRAPH = re.compile(r"(?:\n|\r\n?)[ \t]*(?:\n|\r\n?)\s*\S")  # a blank line, then text
+
+
+class ForwardSearch:
+    """``rx.search(text, pos)`` remembered, for a regex without look-behind: a match found from
+    ``q`` is the answer for every query in ``[q, match start]``, and no match from ``q`` means
+    none from any later position. Constructs that each ask "is there more after me?" (many
+    unclosed blocks) then cost one search per scan, not one search to the end each."""
+
+    __slots__ = ("memo", "rx", "text")
+
+    def __init__(self, text: str, rx: re.Pattern[str]) -> None:
+        self.text = text
+        self.rx = rx
+        self.memo = (-1, -1)  # (searched from, match start or len(text) for none)
+
+    def found(self, pos: int) -> bool:
+        q, at = self.memo
+        if not q <= pos <= at:
+            m = self.rx.search(self.text, pos)
+            at = m.start() if m else len(self.text)
+            self.memo = (pos, at)
+        return at < len(self.text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import enum
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -306,6 +306,7 @@ class Action:
     group_label: str = ""
     edits: list[Edit] = field(default_factory=list)
     partial: bool = False  # cut short by a syntax error: absent fields may just be unparsed
+    in_progress: bool = False  # unclosed at the very end of the text: may still be streaming in
 
     def get(self, name: str) -> Any:
         f = self.fields.get(name)
@@ -368,13 +369,72 @@ class TextEdit:
     new_text: str
 
 
-@dataclass(slots=True)
 class Fix:
-    """A quick fix: edits to the transcript itself."""
+    """A quick fix: edits to the transcript itself.
 
-    title: str
-    edits: list[TextEdit]
-    preferred: bool = False
+    A fix that is expensive to work out (a JSON repair) is *lazy*: it is made with ``compute``,
+    a function returning the edits (or None when there is nothing to offer), called the first
+    time ``edits`` is read -- by the editor's code-action request for that range or by
+    ``check --format json``, never by the analysis itself. ``shift`` moves a lazy fix without
+    computing it.
+    """
+
+    __slots__ = ("_compute", "_delta", "_edits", "preferred", "title")
+
+    def __init__(
+        self,
+        title: str,
+        edits: list[TextEdit] | None = None,
+        preferred: bool = False,
+        *,
+        compute: Callable[[], list[TextEdit] | None] | None = None,
+        delta: int = 0,
+    ) -> None:
+        if edits is None and compute is None:
+            edits = []
+        self.title = title
+        self.preferred = preferred
+        self._edits = edits
+        self._compute = compute
+        self._delta = delta
+
+    @property
+    def lazy(self) -> bool:
+        """Whether the edits are still to be computed."""
+        return self._edits is None
+
+    @property
+    def edits(self) -> list[TextEdit]:
+        if self._edits is None:
+            compute, self._compute = self._compute, None
+            found = compute() if compute is not None else None
+            d = self._delta
+            self._edits = [TextEdit(e.span.shift(d), e.new_text) for e in found or ()]
+        return self._edits
+
+    @edits.setter
+    def edits(self, value: list[TextEdit]) -> None:
+        self._edits = value
+        self._compute = None
+
+    def shift(self, delta: int) -> Fix:
+        """This fix for the text moved by ``delta`` (a lazy one stays lazy)."""
+        if not delta:
+            return self
+        if self._edits is None and self._compute is not None:
+            return Fix(self.title, None, self.preferred, compute=self._compute, delta=self._delta + delta)
+        return Fix(self.title, [TextEdit(e.span.shift(delta), e.new_text) for e in self.edits], self.preferred)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Fix):
+            return NotImplemented
+        return (self.title, self.edits, self.preferred) == (other.title, other.edits, other.preferred)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        edits = "<lazy>" if self.lazy else repr(self._edits)
+        return f"Fix({self.title!r}, {edits}, {self.preferred!r})"
 
 
 @dataclass(slots=True)
@@ -388,6 +448,22 @@ class Diagnostic:
     fixes: list[Fix] = field(default_factory=list)
     related: list[tuple[Span, str]] = field(default_factory=list)
     data: dict[str, Any] | None = None
+
+
+UNCLOSED_CODES = frozenset({"unclosed-tag", "unclosed-block"})
+IN_PROGRESS = "in_progress"  # key in Diagnostic.data: found in a construct still streaming in
+
+
+def mark_in_progress(diagnostics: Iterable[Diagnostic]) -> None:
+    """Mark findings of a construct that is unclosed at the end of the text: while the text
+    still grows there, the server shows the unclosed one as information and holds the others
+    back (they are most likely the cut itself); the command line ignores the mark."""
+    for d in diagnostics:
+        d.data = {**d.data, IN_PROGRESS: True} if d.data else {IN_PROGRESS: True}
+
+
+def is_in_progress(d: Diagnostic) -> bool:
+    return bool(d.data) and bool(d.data.get(IN_PROGRESS))  # type: ignore[union-attr]
 
 
 def shift_field(f: Field, delta: int) -> Field:
@@ -415,6 +491,7 @@ def shift_action(a: Action, delta: int) -> Action:
         a.group_label,
         [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line) for e in a.edits],
         a.partial,
+        a.in_progress,
     )
 
 
@@ -426,10 +503,7 @@ def shift_diagnostic(d: Diagnostic, delta: int) -> Diagnostic:
         d.message,
         d.span.shift(delta),
         d.severity,
-        [
-            Fix(f.title, [TextEdit(e.span.shift(delta), e.new_text) for e in f.edits], f.preferred)
-            for f in d.fixes
-        ],
+        [f.shift(delta) for f in d.fixes],
         [(s.shift(delta), m) for s, m in d.related],
         d.data,
     )

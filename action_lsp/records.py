@@ -55,7 +55,7 @@ def records_owner(text: str, dialects: DialectSet) -> Dialect | None:
         return None
     try:
         first = _LOADS(text[a:b])
-    except ValueError:
+    except (ValueError, RecursionError):  # json.loads recurses: deep nesting is no record either
         return None
     if not isinstance(first, dict):
         return None
@@ -92,7 +92,7 @@ def load(text: str, start: int, end: int, what: str) -> tuple[Any, Diagnostic | 
     """
     try:
         return _LOADS(text[start:end]), None
-    except ValueError:
+    except (ValueError, RecursionError):  # the tolerant parser below does not recurse
         pass
     from .jsonscan import parse_json, trailing_data_error
 
@@ -106,6 +106,8 @@ def load(text: str, start: int, end: int, what: str) -> tuple[Any, Diagnostic | 
         except json.JSONDecodeError as exc:
             at = start + exc.pos
             return None, Diagnostic("bad-json", f"bad JSON in {what}: {exc.msg}", Span(at, min(end, at + 1)))
+        except RecursionError:
+            pass  # nested too deep for json.loads; the tolerant parser read it
         return result.node.value if result.node else None, None
     unfinished = end >= len(text) and error.kind in ("unexpected-end", "unterminated-string", "unclosed")
     if unfinished or (end >= len(text) and error.offset >= end - 1 and not error.repairable):

@@ -2,8 +2,9 @@
 
 The pass jumps from one *event* to the next with a single compiled regex (a fence opener, a
 blank line, a heading or rule that separates messages, a ``<tag``, a ``{`` that may start JSON in
-prose) and hands constructs to the dialects that claim them. Ordinary fenced code is skipped
-whole: what sits inside it is an example, not an action.
+prose, a line a dialect declares as its marker, such as ``<<<<<<< SEARCH``) and hands
+constructs to the dialects that claim them (a fence by its info word, or by its body).
+Ordinary fenced code is skipped whole: what sits inside it is an example, not an action.
 
 Units are cut at line starts where the scanner is at top level: after a blank line, after a
 construct that ends a line, before a fence, and at most every ``MAX_UNIT_LINES`` lines of prose.
@@ -21,8 +22,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
-from .markdown import EOL, fence_open_at, find_fence_close, line_end, next_line_start
-from .model import Action, Diagnostic, Fix, Span, TextEdit
+from .markdown import (
+    EOL,
+    PARAGRAPH,
+    ForwardSearch,
+    fence_open_at,
+    find_fence_close,
+    line_end,
+    next_line_start,
+)
+from .model import UNCLOSED_CODES, Action, Diagnostic, Fix, Span, TextEdit, mark_in_progress
 
 MAX_UNIT_LINES = 256
 
@@ -61,6 +70,7 @@ class Unit:
     separators: list[Span] = field(default_factory=list)  # message separators (headings, rules)
     watch: list[str] = field(default_factory=list)  # see Construct.watch
     blocks: list[Construct] = field(default_factory=list)  # constructs that hold actions
+    behind: int = -1  # the first offset a construct's look-behind read, when before ``start`` (else -1)
 
 
 class _Context:
@@ -72,23 +82,57 @@ class _Context:
         self.cache: dict[str, Any] = {}
         self._failed: dict[str, int] = {}
         self._fence_failed: dict[tuple[str, int], int] = {}
+        self._fence_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
         self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
         self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
         self._code_spans: tuple[int, int, list[tuple[int, int]]] = (0, -1, [])
+        self.paragraph = ForwardSearch(text, PARAGRAPH)  # is there prose after a position?
+        # Lines whose code spans were worked out, by start: the scanner and the closing-tag
+        # searches ahead of it ask about different lines in turn.
+        self._span_lines: list[int] = []
+        self._span_cache: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+        self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
 
     def in_code_span(self, pos: int) -> bool:
         """Is ``pos`` inside an inline code span? The spans of a line are worked out once, so a
         line holding thousands of tags costs one pass, not one pass per tag."""
         line_start, line_stop, spans = self._code_spans
         if not line_start <= pos < line_stop:
-            line_start = _line_start_of(self.text, pos)
-            line_stop = line_end(self.text, pos)
-            spans = _code_spans(self.text, line_start, line_stop)
+            line_start, line_stop, spans = self._line_spans(pos)
             self._code_spans = (line_start, line_stop, spans)
         if not spans:
             return False
         k = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
         return k >= 0 and spans[k][0] <= pos < spans[k][1]
+
+    def _line_spans(self, pos: int) -> tuple[int, int, list[tuple[int, int]]]:
+        starts = self._span_lines
+        k = bisect.bisect_right(starts, pos) - 1
+        if k >= 0:
+            stop, spans = self._span_cache[starts[k]]
+            if pos < stop or (pos == stop and stop == len(self.text)):
+                return starts[k], stop, spans
+        text = self.text
+        line_start = _line_start_of(text, pos)
+        line_stop = line_end(text, pos)
+        spans = _code_spans(text, line_start, line_stop)
+        if len(starts) >= 4096:
+            starts.clear()
+            self._span_cache.clear()
+        bisect.insort(starts, line_start)
+        self._span_cache[line_start] = (line_stop, spans)
+        return line_start, line_stop, spans
+
+    def next_bound(self, at: int) -> int:
+        """Just past the next blank line or fence line after ``at`` (or the text's end): how far
+        a JSON value in prose may run. Remembered, so values in one paragraph share a search."""
+        q, answer = self._bound
+        if q <= at and (at < answer or (answer == at == len(self.text))):
+            return answer
+        m = _BOUND.search(self.text, at)
+        answer = m.end() if m else len(self.text)
+        self._bound = (at, answer)
+        return answer
 
     def find(self, needle: str, start: int) -> int:
         failed = self._failed.get(needle)
@@ -100,13 +144,21 @@ class _Context:
         return found
 
     def find_fence_close(self, body_start: int, char: str, length: int) -> tuple[int, int] | None:
+        """The closing fence line at or after the line start ``body_start``. Both answers are
+        remembered: a later block whose body starts before a found fence gets the same one
+        (blocks that never close, before one far fence, would each search to it)."""
         key = (char, length)
         failed = self._fence_failed.get(key)
         if failed is not None and body_start >= failed:
             return None
+        since_found = self._fence_found.get(key)
+        if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
+            return since_found[1]
         found = find_fence_close(self.text, body_start, char, length)
         if found is None:
             self._fence_failed[key] = body_start
+        else:
+            self._fence_found[key] = (body_start, found)
         return found
 
     def next_tag_start(self, start: int) -> int:
@@ -183,18 +235,41 @@ def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _line_start_of(text: str, pos: int) -> int:
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1  # never search back past the last \n
+    """Start of the line holding ``pos``: searched back in growing windows, so the cost is the
+    distance to the line start even when one of ``\n``/``\r`` never occurs before it."""
+    width = 256
+    while True:
+        lo = max(0, pos - width)
+        nl = text.rfind("\n", lo, pos)
+        cr = text.rfind("\r", max(lo, nl + 1), pos)
+        found = max(nl, cr)
+        if found >= 0 or lo == 0:
+            return found + 1
+        width *= 4
 
 
 class _Events:
-    """The next event at or after a position, from three regexes searched lazily in step."""
+    """The next event at or after a position, from regexes searched lazily in step."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._line = (-1, -1)  # (searched from, found at); found at len(text) + 1 = none
         self._tag: tuple[int, re.Match[str] | None] | None = None
         self._json = (-1, -1)
+        self._marker = (-1, -1)
+        self.marker_re: re.Pattern[str] | None = None
+
+    def _marker_event(self, pos: int) -> int:
+        """The next line that opens a dialect's line construct (``diff --git``)."""
+        if self.marker_re is None:
+            return len(self.text) + 1
+        q, found = self._marker
+        if q <= pos <= found:
+            return found
+        m = self.marker_re.search(self.text, pos)
+        found = m.start() if m is not None else len(self.text) + 1
+        self._marker = (pos, found)
+        return found
 
     def _line_event(self, pos: int) -> int:
         text = self.text
@@ -236,13 +311,18 @@ class _Events:
         tag = self._tag_event(pos)
         tag_at = tag.start() if tag is not None else len(self.text) + 1
         json_at = self._json_event(pos)
-        at = min(line, tag_at, json_at)
+        marker_at = self._marker_event(pos)
+        at = min(line, tag_at, json_at, marker_at)
         if at > len(self.text):
             return len(self.text), "", None
+        if at == marker_at:
+            return at, "marker", None
         if at == line:
             m = _LINE_EVENT.match(self.text, line)
             assert m is not None and m.lastgroup is not None
             return line, m.lastgroup, m
+        if at == marker_at:
+            return at, "marker", None
         if at == tag_at:
             return at, "tag", tag
         return at, "json", None
@@ -261,10 +341,12 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         return
     ctx = _Context(text, dialects)
     events = _Events(text)
+    events.marker_re = dialects.line_marker_re
     n = len(text)
     unit = Unit(start, start, start)
     pos = start
     json_until = -1  # JSON candidates before this offset were already looked at
+    counted = [start, start, 0]  # line feeds in the current unit: [unit start, up to, count]
 
     def cut(at: int) -> Iterator[Unit]:
         nonlocal unit, json_until
@@ -278,7 +360,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
     while pos < n:
         at, kind, m = events.next(pos)
         # Prose between here and the event: content-defined cut points.
-        yield from _cut_prose(text, unit, pos, at, cut)
+        yield from _cut_prose(text, unit, pos, at, cut, counted)
         if not kind:
             break
         if kind == "blank":
@@ -291,8 +373,19 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         elif kind == "fence":
             yield from cut(at)
             construct, pos = _fence(ctx, at)
-            _add(unit, construct)
+            _add(unit, construct, ctx)
             yield from cut(pos)
+        elif kind == "marker":
+            yield from cut(at)
+            owner = dialects.line_owner(text, at)
+            construct = owner.parse_line(ctx, at) if owner is not None else None
+            if construct is None or construct.end <= at:
+                pos = next_line_start(text, at)
+                continue
+            _add(unit, construct, ctx)
+            pos = construct.end
+            if pos >= n or text[pos - 1] in "\r\n":
+                yield from cut(pos)
         elif kind == "tag":
             assert m is not None
             pos = _tag(ctx, unit, m)
@@ -311,9 +404,9 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                 json_until = stop
                 pos = brace + 1
                 continue
-            _add(unit, construct)
+            _add(unit, construct, ctx)
             pos = construct.end
-            if pos < n and not text[pos:line_end(text, pos)].strip():
+            if pos < n and _REST_BLANK.match(text, pos):
                 pos = next_line_start(text, pos)
                 yield from cut(pos)
     unit.end = n
@@ -324,7 +417,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
 CUT_MODULUS = 16  # a prose line ends a unit when its hash is 0 modulo this (16 lines on average)
 
 
-def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit]:
+def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut, counted: list[int]) -> Iterator[Unit]:
     """Cut the prose in ``[pos, stop)`` into units at content-defined line starts.
 
     A line start is a cut point when the line before it hashes to 0 modulo ``CUT_MODULUS``,
@@ -339,7 +432,12 @@ def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit
     if first is None or first.end() >= stop:
         return
     line_from = _line_start_of(text, pos)
-    lines = text.count("\n", unit.start, pos) if unit.start < pos else 0
+    # Line feeds from the unit's start to `pos`, counted on from the last call (a unit with
+    # many events on long lines would otherwise be counted again from its start each time).
+    if counted[0] != unit.start or counted[1] > pos:
+        counted[:] = [unit.start, unit.start, 0]
+    lines = counted[2] + (text.count("\n", counted[1], pos) if counted[1] < pos else 0)
+    counted[1], counted[2] = pos, lines
     for m in EOL.finditer(text, pos, stop):
         at = m.end()
         if at >= stop:
@@ -354,15 +452,36 @@ def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut) -> Iterator[Unit
         line_from = at
 
 
-def _add(unit: Unit, construct: Construct | None) -> None:
+def _add(unit: Unit, construct: Construct | None, ctx: _Context | None = None) -> None:
+    """Add ``construct`` to ``unit``; with the scan's ``ctx``, mark it in progress when it is
+    unclosed at the end of the text."""
     if construct is None:
         return
+    if ctx is not None and construct.diagnostics and _open_at_end(ctx, construct):
+        mark_in_progress(construct.diagnostics)
+        for a in construct.actions:
+            a.in_progress = True
+        unit.lookahead = len(ctx.text)  # any text added after it decides whether it still is
     unit.actions.extend(construct.actions)
     unit.diagnostics.extend(construct.diagnostics)
     unit.lookahead = max(unit.lookahead, construct.lookahead, construct.end)
+    behind = min(construct.span.start, construct.behind) if construct.behind >= 0 else construct.span.start
+    if behind < unit.start and (unit.behind < 0 or behind < unit.behind):
+        unit.behind = behind  # a declared look-behind (see Construct)
     unit.watch.extend(w for w in construct.watch if w not in unit.watch)
     if construct.actions:
         unit.blocks.append(construct)
+
+
+def _open_at_end(ctx: _Context, construct: Construct) -> bool:
+    """Is ``construct`` unclosed and the last thing in the document: it read to the end, no
+    action tag or fence follows it, and no paragraph of prose does (a partial line after it,
+    ``<conte`` or a closing fence's first backtick, is the stream's next chunk)? A chat buffer
+    may still be streaming it in."""
+    n = len(ctx.text)
+    if construct.lookahead < n or not any(d.code in UNCLOSED_CODES for d in construct.diagnostics):
+        return False
+    return ctx.next_tag_start(construct.end) >= n and not ctx.paragraph.found(construct.end)
 
 
 def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
@@ -371,7 +490,8 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
     fence = fence_open_at(text, at)
     if fence is None:  # a backtick line that is not an opener (backticks in the info)
         return None, next_line_start(text, at)
-    owner = dialects.fence_owner(fence.word)
+    body_owner = dialects.fence_body_owner(text, fence.body_start)
+    owner = body_owner or dialects.fence_owner(fence.word)
     diagnostics: list[Diagnostic] = []
     if owner is None:
         near = dialects.fence_near_miss(fence.word)
@@ -385,12 +505,20 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
                     fixes=[Fix(f"Rename to ```{near}", [TextEdit(fence.word_span, near)], True)],
                 )
             )
+    owners: tuple[Dialect, ...] = ()
     if owner is not None:
-        for candidate in dialects.fence_owners(fence.word) or (owner,):
+        owners = dialects.fence_owners(fence.word) or (owner,)
+        if body_owner is not None:  # claimed by its first line first (a Codex patch in ```diff)
+            owners = (body_owner, *(c for c in owners if c is not body_owner))
+        for candidate in owners:
             construct = candidate.parse_fence(ctx, fence)
             if construct is not None:
                 construct.diagnostics[:0] = diagnostics
                 return construct, construct.end
+    for claimer in dialects.fence_bodies:  # a fence claimed by what its body holds
+        if claimer not in owners and (construct := claimer.parse_fence(ctx, fence)) is not None:
+            construct.diagnostics[:0] = diagnostics
+            return construct, construct.end
     close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
     end = close[1] if close else len(text)
     if diagnostics:
@@ -427,7 +555,7 @@ def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
                 fixes=[Fix(f"Rename to <{canonical}>", _rename_tag_edits(text, construct, name, canonical, name_span), True)],
             ),
         )
-    _add(unit, construct)
+    _add(unit, construct, ctx)
     return max(construct.end, m.end())
 
 
@@ -442,9 +570,14 @@ def _rename_tag_edits(text: str, construct: Construct, name: str, canonical: str
     return edits
 
 
+_TO_GT = re.compile(r"[^<>\r\n]*>")
+
+
 def _gt_after(text: str, pos: int) -> int:
-    gt = text.find(">", pos, line_end(text, pos))
-    return gt + 1 if gt >= 0 else pos
+    """Just past the ``>`` that ends a closing tag's name at ``pos`` (``pos`` if none before the
+    line's end or the next ``<``: reading no further keeps a line of closers linear)."""
+    m = _TO_GT.match(text, pos)
+    return m.end() if m else pos
 
 
 def _prose_json(ctx: _Context, at: int) -> tuple[Construct | None, int, int]:
@@ -455,8 +588,7 @@ def _prose_json(ctx: _Context, at: int) -> tuple[Construct | None, int, int]:
     from .jsonscan import parse_json
 
     text = ctx.text
-    bound_m = _BOUND.search(text, at)
-    bound = bound_m.end() if bound_m else len(text)
+    bound = ctx.next_bound(at)
     result = parse_json(text, at, bound)
     if result.node is None or result.node.kind != "object":
         return None, max(result.end, at + 1), bound

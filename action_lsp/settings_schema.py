@@ -33,9 +33,9 @@ def dialects_property() -> dict[str, Any]:
             "enumDescriptions": [d.description for d in builtin],
         },
         "uniqueItems": True,
-        "default": names,
-        "description": "Dialects of actions the server recognises (all by default). Remove one "
-        "to ignore its constructs. Dialects installed as plug-ins (the `action_lsp.dialects` "
+        "default": [d.name for d in builtin if d.default_enabled],
+        "description": "Dialects of actions the server recognises (all but those marked off by "
+        "default). Remove one to ignore its constructs. Dialects installed as plug-ins (the `action_lsp.dialects` "
         "entry point group) are accepted too.",
     }
 

@@ -11,10 +11,10 @@ Measures, per input:
 - beside it a naive baseline in the same process on the same text: the seed's own approach (seed
   000, GemBrain), one regex over all ```` ```actions ```` blocks + ``json.loads(strict=False)``.
 
-Inputs: a real transcript given with `--aider PATH` (the 4 MB Aider chat history) and generated
-transcripts of 40 KB, 400 KB, 4 MB and 40 MB that mix all four dialects (actions-json, xml-tags,
-aether, action-plan) with prose, ordinary example fences and a few deliberate errors. Generation
-is deterministic (fixed seed) and happens in memory.
+Inputs: transcripts given as arguments (none by default) and generated transcripts of 40 KB,
+400 KB, 4 MB and 40 MB that mix all four dialects (actions-json, xml-tags, aether, action-plan)
+with prose, ordinary example fences and a few deliberate errors. Generation is deterministic
+(fixed seed) and happens in memory.
 
 Then ``IncrementalDocument`` keystrokes on the 4 MB generated transcript: single-character
 inserts at random positions, timed per edit, with a check for a few of them that the incremental
@@ -363,6 +363,49 @@ def generate(size: int, seed: int = SEED) -> tuple[str, Expected]:
     return g.text(size), g.expected
 
 
+class ProseGenerator(Generator):
+    """Prose-heavy chat (like a long Aider history): questions, explanations, example fences
+    (Python, shell, JSON config), inline code that mentions action syntax -- and no actions."""
+
+    def message(self) -> str:
+        self.turn += 1
+        rng = self.rng
+        out = [f"#### user\n\n{self._fill(rng.choice(_USER_ASKS))}\n\n", "#### assistant\n\n"]
+        for _ in range(rng.randint(2, 5)):
+            out.append(self.prose())
+            if rng.random() < 0.5:
+                out.append(self.example_fence())
+        return "".join(out)
+
+
+def generate_prose(size: int, seed: int = SEED) -> str:
+    return ProseGenerator(seed).text(size)
+
+
+# The naive scan of all four dialects: one lazy regex per construct + json.loads, no positions,
+# no recovery, no checks -- what a quick script would do.
+_NAIVE_JSON = re.compile(r"```(?:actions|iteration|json)[ \t]*\n(.*?)\n```", re.DOTALL)
+_NAIVE_XML = re.compile(
+    r"<(create_file|modify_file|create_directory|read_file|execute_command)>(.*?)</\1>", re.DOTALL
+)
+_NAIVE_AETHER = re.compile(r"<(aether-[\w-]+|think)\b[^>]*>(.*?)</\1>", re.DOTALL)
+
+
+def naive_all(text: str) -> int:
+    """Actions found by the naive scan of all four dialects."""
+    found = 0
+    for m in _NAIVE_JSON.finditer(text):
+        try:
+            data = json.loads(m.group(1), strict=False)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("actions"), list):
+            found += len(data["actions"])
+    found += sum(1 for _ in _NAIVE_XML.finditer(text))
+    found += sum(1 for _ in _NAIVE_AETHER.finditer(text))
+    return found
+
+
 # --------------------------------------------------------------------------------------------
 # Measuring.
 
@@ -665,9 +708,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="skip sizes above 4 MB")
     ap.add_argument("--json", action="store_true", help="print machine-readable results only")
     ap.add_argument(
-        "--aider", metavar="PATH", help="also time a real transcript (Aider's chat-history.md)"
+        "transcripts",
+        nargs="*",
+        help="transcripts to measure as well (e.g. a real chat history); none are read by default",
     )
-    ap.add_argument("--no-aider", action="store_true", help="skip the --aider transcript")
     ap.add_argument("--no-tracemalloc", action="store_true", help="skip the extra tracemalloc run")
     ap.add_argument(
         "--edits", type=int, default=50, help="keystrokes on the 4 MB transcript (0: skip)"
@@ -691,11 +735,11 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.perf_counter()
     rows: list[Row] = []
     log(f"bench_parse: python {sys.version.split()[0]}, {os.cpu_count()} cpus, seed {args.seed}")
-    if args.aider and not args.no_aider:
-        with open(args.aider, encoding="utf-8") as f:
-            aider = f.read()
-        rows.append(bench_text("aider chat-history.md", aider, 3, trace, None, args.timeout))
-        del aider
+    for path in args.transcripts:
+        with open(path, encoding="utf-8") as f:
+            given = f.read()
+        rows.append(bench_text(os.path.basename(path), given, 3, trace, None, args.timeout))
+        del given
     texts: dict[str, str] = {}
     for s in sizes:
         size = parse_size(s)

@@ -99,3 +99,30 @@ def test_typing_tags_and_fences_half_way_matches_full_analysis(seed: int, monkey
         end = min(n, start + rng.choice([0, 0, 1, 2, 5, 30]))
         doc.edit(start, end, rng.choice(ADVERSARIAL) if rng.random() < 0.85 else "")
         assert _signature(doc.analysis()) == _signature(analyze(doc.text)), (start, end)
+
+
+def test_deferred_scan_in_slices_equals_a_full_analysis() -> None:
+    """A document opened with ``defer`` scans slice by slice; what it has scanned so far is a
+    prefix of the full result, and an edit or a question about the whole finishes the scan."""
+    part = (
+        "# user\n\n<create_file>\n<path>../a.py</path>\n<content>\nx = (\n</content>\n</create_file>\n\n"
+        + "Prose.\n" * 40
+        + '\n```actions\n{"actions": [{"type": "creat_task", "content": "x"}]}\n```\n\n'
+    )
+    text = part * 60
+    full = analyze(text)
+    doc = IncrementalDocument(text, defer=True)
+    assert not doc.complete and doc.scanned_to == 0
+    steps = 0
+    while not doc.scan_some(2000):
+        steps += 1
+        so_far = [(d.code, d.span) for u, _ in doc.scanned_units_with_diagnostics() for d in u.diagnostics]
+        assert all(span.end <= doc.scanned_to for _, span in so_far)
+    assert steps > 5
+    got = doc.analysis()
+    assert [(d.code, d.span) for d in got.diagnostics] == [(d.code, d.span) for d in full.diagnostics]
+    edited = IncrementalDocument(text, defer=True)
+    edited.scan_some(3000)
+    edited.edit(10, 10, "x")
+    want = analyze(text[:10] + "x" + text[10:])
+    assert [(d.code, d.span) for d in edited.analysis().diagnostics] == [(d.code, d.span) for d in want.diagnostics]

@@ -18,6 +18,7 @@ from .common import (
     CliError,
     add_color_option,
     add_stdin_filename_option,
+    declare_dialects,
     display_name,
     read_transcript,
 )
@@ -158,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     # An apply interrupted earlier (killed, power loss) is finished or undone first.
     for message in recover_messages([root]):
         print(message, file=err)
+    declare_dialects(path, root)
     actions, found = parse_transcript(text)
     if not actions:
         print(f"{path}: no actions found; nothing to apply.", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections import Counter
 from pathlib import Path
@@ -13,6 +14,7 @@ from .common import (
     add_color_option,
     add_dialect_option,
     add_stdin_filename_option,
+    declare_dialects,
     display_name,
     effective_severity,
     expand,
@@ -71,6 +73,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     add_stdin_filename_option(p)
     add_color_option(p)
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="check files in N processes (default: every CPU); output order stays the same",
+    )
     p.set_defaults(run=run)
     return p
 
@@ -81,21 +91,16 @@ def check_text(
     root: Path | None,
     allow_overwrite: bool = False,
 ) -> list[Diagnostic]:
-    """All diagnostics for one transcript, including the workspace checks when ``root`` is set."""
-    from ..document import analyze
+    """All diagnostics for one transcript (see :func:`action_lsp.batch.check_text`)."""
+    from ..batch import check_text as batch_check_text
 
-    analysis = analyze(text, dialects, roots=[str(root.resolve())] if root else ())
-    found = list(analysis.diagnostics)
-    if root is not None:
-        from ..edit.checks import workspace_diagnostics
-        from ..edit.plan import blocking_diagnostics
-        from ..edit.workspace import Workspace
-        from ..findings import merge
+    return batch_check_text(text, dialects, root, allow_overwrite)
 
-        ws = Workspace(root, allow_overwrite=allow_overwrite)
-        blockers = blocking_diagnostics(found)
-        found = merge(found, workspace_diagnostics(analysis.actions, ws, blockers=blockers, force=allow_overwrite))
-    return found
+
+def _read(declare: bool, path: Path) -> str:
+    if declare:
+        declare_dialects(Path(path))
+    return read_transcript(path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,13 +108,14 @@ def run(args: argparse.Namespace) -> int:
     from ..text import LineIndex
     from .output import Style, use_color
 
-    dialects = selected_dialects(args.dialect)
     overrides = parse_severity_overrides(args.severity)
     root = Path(args.root) if args.root else None
     if root is not None and not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
     if sum(1 for p in args.paths if p == "-") > 1:
         raise CliError("`-` (standard input) can be given once")
+    declare_dialects(Path(args.paths[0]), root)
+    dialects = selected_dialects(args.dialect)
     files = list(expand(args.paths))
     out = sys.stdout
     style = Style(use_color(args.color, out))
@@ -119,18 +125,25 @@ def run(args: argparse.Namespace) -> int:
     counts = {s: 0 for s in Severity}
     per_code: Counter[str] = Counter()
     report: list[dict[str, Any]] = []
-    unreadable = 0
-    for path in files:
+    unreadable: list[str] = []
+    if args.jobs is not None and args.jobs < 1:
+        raise CliError("--jobs: must be at least 1")
+    from ..batch import check_files
+
+    # Each transcript's own project declares its dialects (in the worker that checks it);
+    # standard input can only be read here.
+    read = functools.partial(_read, root is None and len(files) > 1)
+    jobs = 1 if any(str(p) == "-" for p in files) else args.jobs
+    for checked in check_files(files, read, jobs=jobs, dialects=dialects, root=root, allow_overwrite=args.force):
+        path, text = checked.path, checked.text
         name = display_name(path, args.stdin_filename)
-        try:
-            text = read_transcript(path)
-        except CliError as exc:
-            unreadable += 1
-            print(f"action-lsp check: {_clean(str(exc))}", file=sys.stderr)
+        if text is None:
+            unreadable.append(str(checked.error))
+            print(f"action-lsp check: {_clean(str(checked.error))}", file=sys.stderr)
             continue
         lines = LineIndex(text)
         entries = []
-        for d in check_text(text, dialects, root, args.force):
+        for d in checked.diagnostics:
             severity = effective_severity(d, overrides)
             if severity is None:
                 continue
@@ -152,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
                     "diagnostics": [_json_diagnostic(d, severity, lines) for d, severity in entries],
                 }
             )
-    checked = len(files) - unreadable
+    n_checked = len(files) - len(unreadable)
     if args.statistics:
         _print_statistics(out, per_code, overrides, style, json_out=fmt in ("json", "sarif"))
     elif fmt == "json":
@@ -164,12 +177,12 @@ def run(args: argparse.Namespace) -> int:
         from .output import dumps, sarif_log
 
         out.write(dumps(sarif_log(report, __version__)) + "\n")
-    elif fmt == "full" and checked:
+    elif fmt == "full" and n_checked:
         if per_code:
             _print_per_code(out, per_code, overrides, style)
-        print(_summary(counts, checked, style), file=out)
-    elif fmt == "concise" and checked:
-        print(_summary(counts, checked, Style(False)), file=out)
+        print(_summary(counts, n_checked, style), file=out)
+    elif fmt == "concise" and n_checked:
+        print(_summary(counts, n_checked, Style(False)), file=out)
     if unreadable:
         return 2
     return 1 if counts[Severity.ERROR] else 0

@@ -209,12 +209,24 @@ def display_name(path: Path, stdin_filename: str | None) -> str:
 
 
 def selected_dialects(values: list[str] | None) -> list[str] | None:
-    from ..dialects import NAMES
+    from ..dialects import NAMES, declared
 
     if not values:
         return None
+    known = (*NAMES, *(d.name for d in declared()))
     names = [n.strip() for v in values for n in v.split(",") if n.strip()]
     for n in names:
-        if n not in NAMES:
-            raise CliError(f"unknown dialect {n!r}; known: {', '.join(NAMES)}")
+        if n not in known:
+            raise CliError(f"unknown dialect {n!r}; known: {', '.join(known)}")
     return names
+
+
+def declare_dialects(transcript: Path, root: Path | None = None) -> None:
+    """Install the dialects the project's configuration declares (``.action-lsp.toml`` or
+    ``[tool.action-lsp]``: the nearest at or above ``root``, else above the transcript)."""
+    from ..project_config import ConfigError, use_for
+
+    try:
+        use_for(transcript, root)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None

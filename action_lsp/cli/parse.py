@@ -11,6 +11,7 @@ from .common import (
     add_color_option,
     add_dialect_option,
     add_stdin_filename_option,
+    declare_dialects,
     display_name,
     read_transcript,
     selected_dialects,
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
     path = Path(args.path)
     name = display_name(path, args.stdin_filename)
+    declare_dialects(path)
     text = read_transcript(path)
     dialects = selected_dialects(args.dialect)
     analysis = analyze(text, dialects)

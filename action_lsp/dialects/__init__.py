@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+import re
 from collections.abc import Iterable
 from functools import cached_property
 from importlib import metadata
@@ -36,8 +37,10 @@ __all__ = [
     "ScanContext",
     "TagOpen",
     "by_name",
+    "declared",
     "file_view",
     "load_dialects",
+    "set_declared",
 ]
 
 ENTRY_POINT_GROUP = "action_lsp.dialects"
@@ -102,17 +105,33 @@ ALL: tuple[Dialect, ...] = load_dialects()
 NAMES: tuple[str, ...] = tuple(d.name for d in ALL)
 
 
+_DECLARED: tuple[Dialect, ...] = ()
+
+
+def set_declared(dialects: Iterable[Dialect]) -> None:
+    """Install the dialects a project's configuration declares (see
+    :mod:`action_lsp.project_config`); they join every :class:`DialectSet` made afterwards.
+    One set per process: loading another configuration replaces it."""
+    global _DECLARED
+    _DECLARED = tuple(d for d in dialects if d.name not in NAMES)
+
+
+def declared() -> tuple[Dialect, ...]:
+    return _DECLARED
+
+
 def by_name(name: str) -> Dialect:
-    for d in ALL:
+    for d in (*ALL, *_DECLARED):
         if d.name == name:
             return d
-    raise KeyError(f"unknown dialect {name!r}; known: {', '.join(NAMES)}")
+    known = (*NAMES, *(d.name for d in _DECLARED))
+    raise KeyError(f"unknown dialect {name!r}; known: {', '.join(known)}")
 
 
 def file_view(action: Action) -> FileView | None:
     """The normalized file operation of ``action`` (None when it is no file action), as its
     dialect reads it: the one view the edit engine applies and ``parse --format json`` shows."""
-    for d in ALL:
+    for d in (*ALL, *_DECLARED):
         if d.name == action.dialect:
             return d.file_view(action)
     return None
@@ -138,7 +157,9 @@ class DialectSet:
     """The enabled dialects, in registry order."""
 
     def __init__(self, dialects: Iterable[Dialect] | None = None) -> None:
-        self.dialects: tuple[Dialect, ...] = tuple(ALL if dialects is None else dialects)
+        if dialects is None:
+            dialects = [d for d in (*ALL, *_DECLARED) if d.default_enabled]
+        self.dialects: tuple[Dialect, ...] = tuple(dialects)
         self._fence_owner: dict[str, Dialect] = {}
         self._fence_owners: dict[str, tuple[Dialect, ...]] = {}
         for d in self.dialects:
@@ -149,10 +170,51 @@ class DialectSet:
         self._tag_cache: dict[str, tuple[Dialect, str] | None] = {}
         self._fence_near: dict[str, str | None] = {}
         self.prose_json = tuple(d for d in self.dialects if d.prose_json)
+        self.fence_bodies = tuple(d for d in self.dialects if d.fence_bodies)
+        self.lookbehind_lines = max((d.lookbehind_lines for d in self.dialects), default=0)
+        self._line_markers = tuple((m, d) for d in self.dialects for m in d.line_markers)
+        self._body_markers = tuple((m, d) for d in self.dialects for m in d.fence_body_markers)
+        # A line start (after blanks) holding a line marker; None when no dialect has one.
+        self.line_marker_re: re.Pattern[str] | None = (
+            re.compile(
+                r"(?:(?<=[\r\n])|\A)[ \t]*(?:"
+                + "|".join(re.escape(m) for m, _ in self._line_markers)
+                + ")"
+            )
+            if self._line_markers
+            else None
+        )
+
+    def line_owner(self, text: str, start: int) -> Dialect | None:
+        """The dialect whose line marker the line at ``start`` begins with (after blanks)."""
+        i = start
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        for marker, d in self._line_markers:
+            if text.startswith(marker, i):
+                return d
+        return None
+
+    def fence_body_owner(self, text: str, body_start: int) -> Dialect | None:
+        """The dialect claiming a fence by its first body line (``*** Begin Patch``)."""
+        if not self._body_markers:
+            return None
+        i = body_start
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        for marker, d in self._body_markers:
+            if text.startswith(marker, i):
+                return d
+        return None
 
     @classmethod
     def named(cls, names: Iterable[str] | None) -> DialectSet:
-        return cls(None if names is None else [by_name(n) for n in names])
+        """The dialects called ``names`` (None: all). The declared dialects are always on: a
+        project's configuration declaring one is the choice to read it."""
+        if names is None:
+            return cls(None)
+        chosen = [by_name(n) for n in names]
+        return cls([*chosen, *(d for d in _DECLARED if d not in chosen)])
 
     @cached_property
     def names(self) -> tuple[str, ...]:

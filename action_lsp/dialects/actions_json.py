@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..jsonscan import JNode, JResult, find_json_fence, parse_json, trailing_data_error
+from ..jsonscan import FenceWalks, JNode, JResult, find_json_fence, parse_json, trailing_data_error
 from ..markdown import LINE_START, FenceOpen, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
 from ..schema import ActionSpec, Check, boolean, integer, one_of, opt, req, specs, text, text_list
@@ -106,7 +106,8 @@ class ActionsJson(JsonDialect):
         if ctx.find_fence_close(fence.body_start, fence.char, fence.length) is None:
             close, read_to = None, len(text)
         else:
-            close, read_to = find_json_fence(text, fence.body_start, fence.char, fence.length)
+            walks = ctx.cache.setdefault(f"json-fence:{fence.char}{fence.length}", FenceWalks())
+            close, read_to = find_json_fence(text, fence.body_start, fence.char, fence.length, walks)
         body_end = close[0] if close else len(text)
         result = parse_json(text, fence.body_start, body_end)
         if close is not None and result.ok and _OPENER_WITH_INFO.search(text, result.end, close[0]):

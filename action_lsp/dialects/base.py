@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 class Construct:
     """The result of parsing one construct.
 
-    ``end`` is where scanning resumes. ``lookahead`` is the furthest offset the dialect read to
+    ``end`` is where scanning resumes. ``span.start`` may lie before the position the construct
+    was offered at: that is a declared *look-behind* (a file-name line before a fence);
+    ``behind`` is how far back the dialect read to decide (the lines it looked at, whether or
+    not they held what it looked for). The incremental document re-scans the construct when an
+    edit touches what it read.
+    ``lookahead`` is the furthest offset the dialect read to
     decide; an edit at or before it invalidates the construct. A search that failed (an unclosed
     tag's closing tag, looked for to the end of the text) is declared in ``watch`` instead: the
     construct is then invalidated only by an edit that inserts or removes one of those strings.
@@ -35,6 +40,7 @@ class Construct:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lookahead: int = -1
     watch: tuple[str, ...] = ()  # strings whose occurrences after the construct it relies on
+    behind: int = -1  # the first offset read before ``span.start`` (a look-behind); -1: none
 
     @property
     def end(self) -> int:
@@ -94,6 +100,15 @@ class Dialect:
     tag_names: frozenset[str] = frozenset()  # tag names claimed exactly
     tag_prefixes: tuple[str, ...] = ()  # tag name prefixes claimed (``aether-``)
     prose_json: bool = False  # offered JSON objects found in prose
+    # Line starts outside fences that open this dialect's construct (``diff --git ``): the
+    # scanner offers the line to ``parse_line``.
+    line_markers: tuple[str, ...] = ()
+    # A fence whose first body line starts with one of these (after blanks) is offered to this
+    # dialect's ``parse_fence`` whatever its info word (a ```` ``` ```` holding a Codex patch).
+    fence_body_markers: tuple[str, ...] = ()
+    fence_bodies: bool = False  # offered every fence no info word claims (parse_fence decides by its body)
+    lookbehind_lines: int = 0  # lines before a construct its parse may read (a file-name line)
+    default_enabled: bool = True  # in the default set (False: only when named in the settings)
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion
     type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON
     sequential: bool = False  # its actions form one plan run in order (the repetition rule)
@@ -123,6 +138,11 @@ class Dialect:
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
         raise NotImplementedError
 
+    def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
+        """A line at ``start`` (outside fences) beginning with one of ``line_markers``; None
+        means it is no construct after all."""
+        return None
+
     def parse_prose_json(self, ctx: ScanContext, start: int, result: JResult) -> Construct | None:
         """A JSON value found in prose at ``start``; None if it is not this dialect's shape."""
         return None
@@ -151,6 +171,10 @@ class Dialect:
         return None
 
     path_fields: tuple[str, ...] = ("path", "from", "to")  # fields holding workspace paths
+
+    def command_field(self, type_name: str) -> str:
+        """The field holding a command action's command line."""
+        return "command"
 
     def file_view(self, action: Action) -> FileView | None:
         """The action as a file operation (None when it is none, or lacks its path).

@@ -6,6 +6,8 @@ from ..jsonscan import JError, JMember, JNode, JResult, repair_json
 from ..model import Action, Diagnostic, Field, Fix, Severity, Span, TextEdit
 from .base import Dialect
 
+MAX_REPAIR_CHARS = 200_000  # the largest JSON body a fatal error's repair is offered for
+
 
 def key_span(member: JMember) -> Span:
     """The key without its quotes (when it has them)."""
@@ -78,16 +80,35 @@ def _repair_fixes(text: str, result: JResult, body: Span) -> list[Fix]:
         if edits:
             edits.sort(key=lambda e: e.span.start)
             return [Fix("Repair the JSON", edits, True)]
-    raw = text[body.start : body.end]
-    repaired = repair_json(raw)
-    if repaired is None or repaired == raw:
-        return []
-    # Replace only the JSON, not the whitespace around it: the body's last line break is what
-    # keeps the closing fence on a line of its own.
-    lead = len(raw) - len(raw.lstrip())
-    trail = len(raw) - len(raw.rstrip())
-    inner = Span(body.start + lead, max(body.start + lead, body.end - trail))
-    return [Fix("Repair the JSON", [TextEdit(inner, repaired.strip())], True)]
+    if len(body) > MAX_REPAIR_CHARS:
+        return []  # json_repair is quadratic on some strings: past this size, no repair is offered
+    compute = _Repair(text[body.start : body.end], body.start)
+    # Worked out only when the editor asks for the code actions of this range (or ``check
+    # --format json`` prints fixes): never during analysis.
+    return [Fix("Repair the JSON", None, True, compute=compute)]
+
+
+class _Repair:
+    """The edits of a JSON repair, computed when asked (a callable that pickles, so diagnostics
+    can be sent between processes)."""
+
+    __slots__ = ("raw", "start")
+
+    def __init__(self, raw: str, start: int) -> None:
+        self.raw = raw
+        self.start = start
+
+    def __call__(self) -> list[TextEdit] | None:
+        raw, start = self.raw, self.start
+        repaired = repair_json(raw)
+        if repaired is None or repaired == raw:
+            return None
+        # Replace only the JSON, not the whitespace around it: the body's last line break is
+        # what keeps the closing fence on a line of its own.
+        lead = len(raw) - len(raw.lstrip())
+        trail = len(raw) - len(raw.rstrip())
+        inner = Span(start + lead, max(start + lead, start + len(raw) - trail))
+        return [TextEdit(inner, repaired.strip())]
 
 
 def insert_key_fix(text: str, action: Action, name: str) -> Fix | None:

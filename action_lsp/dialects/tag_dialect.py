@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..markdown import line_end
 from ..model import (
     Action,
     ActionKind,
@@ -51,6 +50,7 @@ from .tags import (
     insert_closing_fix,
     mismatched_close,
     parse_start_tag,
+    stop_lookahead,
     stripped_value,
     trimmed_end,
     unclosed_start_tag,
@@ -168,7 +168,7 @@ class TagDialect(Dialect):
                     diagnostics.append(_unclosed(text, tag, start.end, False))
                 else:
                     bound = ctx.next_tag_start(start.end)
-                    lookahead = line_end(text, bound)  # telling what stops it reads that line
+                    lookahead = stop_lookahead(text, bound)  # what told that the tag or fence stops it
                     stray = self._stray_closer(text, start.end, bound)
                     if stray is not None:
                         body, end = (start.end, stray.start), stray.end
@@ -240,7 +240,7 @@ class TagDialect(Dialect):
             bound, end, lookahead = close.start, close.end, close.lookahead
         else:
             bound = ctx.next_tag_start(start.end)
-            lookahead = line_end(text, bound)  # telling that a tag or fence stops it reads its line
+            lookahead = stop_lookahead(text, bound)  # what told that the tag or fence stops it
             end = bound
             watch = watched_tags(tag.name, tag.canonical)
         children = _ChildReader(self, ctx, bound, close is not None).read(start.end)

@@ -32,6 +32,7 @@ __all__ = [
     "insert_closing_fix",
     "mismatched_close",
     "parse_start_tag",
+    "stop_lookahead",
     "stripped_value",
     "trimmed_end",
     "unclosed_start_tag",
@@ -286,6 +287,74 @@ class Finder:
         return found
 
 
+class _Event(NamedTuple):
+    """A ``<name`` (or ``</name`` when ``slash``) read by :class:`_TagEvents`."""
+
+    at: int
+    name_end: int
+    slash: bool
+
+    def start(self) -> int:
+        return self.at
+
+    def end(self) -> int:
+        return self.name_end
+
+    def group(self, i: int) -> str:
+        return "/" if self.slash else ""
+
+
+_ANY_TAG = re.compile(r"<(/?)([A-Za-z][\w\-]*)(?=[\s/>])")
+
+
+class _TagEvents:
+    """Every ``<name``/``</name`` of the text, read once in one pass for all names.
+
+    The closing-tag searches of the tag dialects (:class:`_Matcher`, one per name) used to run
+    one regex per name over the text ahead: with a dozen names, a dozen passes, each stopping
+    at every ``<``. They now share this reader, which goes only as far as some search needs
+    and files each tag's offset under its name.
+    """
+
+    __slots__ = ("_it", "by_name", "done", "lo")
+
+    def __init__(self, text: str, start: int) -> None:
+        self.lo = start
+        self._it = _ANY_TAG.finditer(text, start)
+        self.by_name: dict[str, list[int]] = {}
+        self.done = False
+
+    @classmethod
+    def of(cls, ctx: ScanContext, start: int) -> _TagEvents:
+        events = ctx.cache.get("tags:events")
+        if not isinstance(events, _TagEvents) or start < events.lo:
+            events = ctx.cache["tags:events"] = cls(ctx.text, start)
+            for key in [k for k in ctx.cache if k.startswith("tags:close:")]:
+                del ctx.cache[key]  # their positions lists belong to the old reader
+        return events
+
+    def positions(self, name: str) -> list[int]:
+        return self.by_name.setdefault(name, [])
+
+    def read_more(self, name: str) -> bool:
+        """Read on until a tag called ``name`` is found; False at the end of the text."""
+        if self.done:
+            return False
+        by_name = self.by_name
+        for m in self._it:
+            found = m.group(2)
+            at = m.start()
+            lst = by_name.get(found)
+            if lst is None:
+                by_name[found] = [at]
+            else:
+                lst.append(at)
+            if found == name:
+                return True
+        self.done = True
+        return False
+
+
 class _Matcher:
     """Where the element opened before an offset closes, counting nested ``<name>`` pairs.
 
@@ -298,7 +367,10 @@ class _Matcher:
 
     def __init__(self, ctx: ScanContext, name: str, start: int) -> None:
         self.ctx = ctx
-        self.pattern = re.compile("<(/?)" + re.escape(name) + r"(?=[\s/>])")
+        self.name = name
+        self.events = _TagEvents.of(ctx, start)
+        self.seen = self.events.positions(name)  # where `<name` / `</name` stand, as read so far
+        self.k = 0  # next index into `seen`
         self.lo = self.cursor = start
         self.done = False
         self.depth = 0
@@ -311,7 +383,7 @@ class _Matcher:
     def _step(self) -> int:
         """Read the next event; its index, -1 if the match was no event, -2 at the end."""
         text = self.ctx.text
-        m = self.pattern.search(text, self.cursor)
+        m = self._next()
         if m is None:
             self.done = True
             self.cursor = len(text)
@@ -340,6 +412,21 @@ class _Matcher:
         self.depths.append(self.depth)
         self.cursor = end
         return len(self.starts) - 1
+
+    def _next(self) -> _Event | None:
+        """The next ``<name`` or ``</name`` at or after the cursor."""
+        seen, k, cursor = self.seen, self.k, self.cursor
+        while True:
+            while k < len(seen) and seen[k] < cursor:
+                k += 1
+            if k < len(seen):
+                self.k = k + 1
+                at = seen[k]
+                slash = self.ctx.text.startswith("/", at + 1)
+                return _Event(at, at + 1 + slash + len(self.name), slash)
+            if not self.events.read_more(self.name):
+                self.k = k
+                return None
 
     def close_after(self, p: int) -> tuple[int, int] | None:
         while not self.done and self.cursor < p:
@@ -427,6 +514,18 @@ def mismatched_close(text: str, close: Span, opened: str, what: str = "") -> Dia
         name_span,
         fixes=[Fix(f"Rename to </{opened}>", [TextEdit(name_span, opened)], True)],
     )
+
+
+_STOPPER = re.compile(r"<[A-Za-z][\w\-]*| {0,3}(?:`+|~+)")
+
+
+def stop_lookahead(text: str, bound: int) -> int:
+    """How far the text was read to tell that an unclosed element stops at ``bound`` (the next
+    tag a dialect claims, or a fence line; see ``ScanContext.next_tag_start``): its ``<name`` or
+    fence run and the character after it -- not the rest of its line, which on a line of
+    thousands of tags would be read once per tag."""
+    m = _STOPPER.match(text, bound)
+    return min(len(text), (m.end() if m else bound) + 1)
 
 
 def closer_at(text: str, pos: int, bound: int) -> tuple[str, int] | None:

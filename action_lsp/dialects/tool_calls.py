@@ -68,7 +68,7 @@ def _failure(output: Any) -> str | None:
     if output.startswith("{"):
         try:
             data = json.loads(output)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
         if isinstance(data, dict):
             meta = data.get("metadata")

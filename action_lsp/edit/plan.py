@@ -199,12 +199,13 @@ class _Planner:
         *,
         accept_fuzzy: bool | Collection[int] = False,
         choices: Mapping[tuple[int, int], int] | None = None,
-        force: bool = False,
+        force: bool | Collection[int] = False,
     ) -> None:
         self.ws = ws
         self.accept_fuzzy = accept_fuzzy
         self.choices = dict(choices or {})
-        self.force = force
+        self.forced = force
+        self.force = False  # whether the action being planned is forced (see forces())
         self.states: dict[Path, _State] = {}
         self.order: list[Path] = []
         # Directories the plan needs (ancestors of files and directories it creates), with the
@@ -212,6 +213,11 @@ class _Planner:
         self.dirs_needed: dict[Path, int] = {}
         # (action index, outcome, diagnostic, state) of edits after which a file stopped parsing.
         self.breaks: list[tuple[int, ActionOutcome, Diagnostic, _State]] = []
+
+    def forces(self, index: int) -> bool:
+        if isinstance(self.forced, bool):
+            return self.forced
+        return index in self.forced
 
     def accepts_fuzzy(self, index: int) -> bool:
         if isinstance(self.accept_fuzzy, bool):
@@ -332,7 +338,7 @@ class _Planner:
                 how = " (modified earlier in this transcript)" if state.changed else ""
                 msg = (f"{rel} already exists{how}; creating it would overwrite it "
                        "(allow overwrites, or apply with --force)")
-                raise ActionFailed(_diag("file-exists", msg, span), msg)
+                raise ActionFailed(_diag("file-exists", msg, span, overwrite=True), msg)
             self.writable(state, span)
         else:
             self.check_place(index, state, span, as_dir=False)
@@ -557,14 +563,14 @@ class _Planner:
         """A file that parsed before the transcript and does not after it: the actions whose
         edit broke it fail (unless forced). A break a later action repairs is not reported."""
         final_ok: dict[int, bool] = {}
-        for _index, outcome, d, state in self.breaks:
+        for index, outcome, d, state in self.breaks:
             key = id(state)
             if key not in final_ok:
                 final_ok[key] = state.text is None or _parses(state.target.rel, state.text)
             if final_ok[key]:
                 continue
             outcome.diagnostics.append(d)
-            if self.force:
+            if self.forces(index):
                 d.severity = Severity.WARNING
                 d.message += " (applied anyway: forced)"
             else:
@@ -808,7 +814,7 @@ def plan_changes(
     only: Collection[int] | None = None,
     accept_fuzzy: bool | Collection[int] = False,
     choices: Mapping[tuple[int, int], int] | None = None,
-    force: bool = False,
+    force: bool | Collection[int] = False,
     blockers: Sequence[Diagnostic] = (),
 ) -> Plan:
     """Plan the file actions of ``actions`` (indices into it; ``only`` restricts which run).
@@ -818,7 +824,9 @@ def plan_changes(
     edit index)`` to the 1-based line of the candidate place the user chose (one of several
     matches, or a close match). ``blockers`` (see :func:`blocking_diagnostics`) keep the
     actions they fall in from being applied, and an edit that breaks a file's syntax fails,
-    unless ``force`` (which also lets creates overwrite files).
+    unless ``force`` (True: every action; or the indices of the forced ones), which also lets
+    creates overwrite files and change read-only files. Force never accepts a place whose
+    content differs, nor a path outside the workspace.
     """
     planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force)
     outcomes: list[ActionOutcome] = []
@@ -835,7 +843,8 @@ def plan_changes(
             outcome.skipped = True
             outcome.reason = f"not a file action ({kind.value}); never executed"
             continue
-        blocker = None if force else _blocker(action, blockers)
+        planner.force = planner.forces(index)
+        blocker = None if planner.force else _blocker(action, blockers)
         if blocker is not None:
             outcome.ok = False
             outcome.blocked_by = blocker

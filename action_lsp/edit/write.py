@@ -64,9 +64,22 @@ def _umask() -> int:
     return mask
 
 
+def _no_new_symlink(change: FileChange) -> None:
+    """Raise if a symlink now stands on the way to the target. The plan resolved every path
+    (symlinks included) and checked it lies in the workspace; a link planted since then (the
+    target or a directory above it) could lead the write out of it."""
+    at = change.path
+    while not os.path.lexists(at) and at.parent != at:
+        at = at.parent
+    if os.path.realpath(at) != str(at):
+        raise WriteError(f"{change.rel}: a symlink appeared on its path since the plan was made "
+                         f"({at} now leads to {os.path.realpath(at)})")
+
+
 def _check_unchanged(change: FileChange) -> os.stat_result | None:
     """Raise unless the target is as planned; the stat of an existing file to modify/delete."""
     path = change.path
+    _no_new_symlink(change)
     if change.kind == "mkdir":
         if os.path.lexists(path) and not path.is_dir():
             raise WriteError(f"{change.rel}: a file now exists where a directory is to be made")

@@ -12,7 +12,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
     for action in actions:
         if action.kind is not ActionKind.COMMAND:
             continue
-        f = action.fields.get("command")
+        dialect = ctx.dialects.get(action.dialect)
+        f = action.fields.get(dialect.command_field(action.type) if dialect else "command")
         if f is None or not isinstance(f.value, str) or not f.value.strip():
             yield Diagnostic(
                 "empty-command",

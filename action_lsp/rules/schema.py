@@ -23,7 +23,7 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             yield _unknown_action(action, list(dialect.specs), dialect.name, severity)
             continue
         for name in spec.required:
-            if name == "command" and action.kind is ActionKind.COMMAND:
+            if name == dialect.command_field(action.type) and action.kind is ActionKind.COMMAND:
                 continue  # ``empty-command`` says it better
             f = action.fields.get(name)
             if f is None and action.partial:

@@ -42,9 +42,10 @@ def register(ls: ActionLanguageServer) -> None:
             )
 
         pending: dict[int, bool] = {}
+        streaming = ls.features["diagnostics"].streaming(od)
         for i, a in enumerate(actions):
-            if not a.kind.is_file_action:
-                continue
+            if not a.kind.is_file_action or (streaming and a.in_progress):
+                continue  # no Apply for an action still being written
             o = outcomes.get(i)
             applied = o is not None and o.applied
             pending[i] = not applied

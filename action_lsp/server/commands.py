@@ -2,13 +2,18 @@
 
 ``action-lsp.apply`` ``{uri, version, action}``, ``action-lsp.applyAll`` ``{uri, version,
 actions}``, ``action-lsp.previewDiff`` ``{uri, version, action}`` and
-``action-lsp.applyCandidate`` ``{uri, version, action, edit, line, confirmed?}`` (docs/server.md).
+``action-lsp.applyCandidate`` ``{uri, version, action, edit, line, confirmed?}`` and
+``action-lsp.applyForced`` ``{uri, version, action, confirmed?}`` (docs/server.md).
 
 Apply never writes a place whose content differs from the search text, nor an action the
 transcript's own errors block (the edit engine refuses them). ``applyCandidate`` is the user's
 explicit choice of one candidate place (the closest match of a ``search-not-found``, one of the
 places of a ``search-ambiguous``): it shows the diff, asks (``window/showMessageRequest``) and
-applies only on "Apply" (or at once with ``confirmed: true``).
+applies only on "Apply" (or at once with ``confirmed: true``). ``applyForced`` is the editor's
+``apply --force`` for one action that a transcript error, a new syntax error, a read-only file,
+truncated content or an overwrite blocks: the same diff and question ("Apply anyway"), then the
+action is planned forced. Force never lifts a path outside the workspace
+(:data:`NEVER_FORCED`) nor takes a place whose content differs from the search text.
 
 Apply sends one ``workspace/applyEdit`` whose ``documentChanges`` hold every file the actions
 touch (``CreateFile`` + versioned ``TextDocumentEdit``; ``version`` null for files not open in
@@ -33,6 +38,7 @@ from pygls.uris import from_fs_path
 
 from ..edit import FileChange, Plan, WriteError, plan_changes, unified_diff, write_plan
 from ..edit.plan import blocking_diagnostics
+from ..edit.workspace import PathProblem
 from ..model import ActionKind, Diagnostic
 from ..text import LineIndex
 from .convert import lsp_range
@@ -46,6 +52,12 @@ APPLY = "action-lsp.apply"
 APPLY_ALL = "action-lsp.applyAll"
 PREVIEW = "action-lsp.previewDiff"
 APPLY_CANDIDATE = "action-lsp.applyCandidate"
+APPLY_FORCED = "action-lsp.applyForced"
+
+#: Findings that no "apply anyway" lifts: nothing is ever written outside the workspace.
+NEVER_FORCED = frozenset({"path-traversal", "absolute-path", "invalid-path"})
+#: Workspace findings that refuse an action only until the user forces it (``apply --force``).
+FORCIBLE = frozenset({"new-syntax-error", "file-readonly", "truncated-content"})
 
 
 def selection_for(od: OpenDocument, indices: Collection[int]) -> set[int]:
@@ -75,11 +87,63 @@ def plan_for(
     od: OpenDocument,
     indices: Collection[int],
     choices: Mapping[tuple[int, int], int] | None = None,
+    force: Collection[int] = (),
 ) -> Plan:
     return plan_changes(
         od.analysis().actions, ls.workspace_for(od), only=selection_for(od, indices),
-        choices=choices, blockers=blockers_for(ls, od),
+        choices=choices, blockers=blockers_for(ls, od), force=force,
     )
+
+
+def action_at(od: OpenDocument, offset: int) -> int | None:
+    """The index of the action whose text holds ``offset``."""
+    for i, a in enumerate(od.analysis().actions):
+        if a.span.start <= offset < max(a.span.end, a.span.start + 1):
+            return i
+    return None
+
+
+def never_forced(ls: ActionLanguageServer, od: OpenDocument, index: int) -> Diagnostic | None:
+    """A finding on action ``index`` that forcing must not lift (its path leaves the workspace
+    or is invalid), from the transcript's checks or the workspace's."""
+    action = od.analysis().actions[index]
+    span = action.span
+    for d in [*od.analysis().diagnostics, *od.workspace.diagnostics]:
+        if d.code in NEVER_FORCED and span.start <= d.span.start < max(span.end, span.start + 1):
+            return d
+    # The workspace checks skip an action the transcript blocks: resolve its paths here (a
+    # symlinked parent leading out is only seen on disk).
+    ws = ls.workspace_for(od)
+    for rel in (action.path, action.text("to")):
+        found = ws.resolve(rel) if rel else None
+        if isinstance(found, PathProblem):
+            return Diagnostic(found.code, found.message, action.name_span)
+    return None
+
+
+def forcible(d: Diagnostic, blockers: Sequence[Diagnostic]) -> bool:
+    """Whether ``d`` is a refusal that "Apply anyway" may lift: a transcript finding that
+    blocks its action (one of ``blockers``, see :func:`blockers_for`), a new syntax error, a
+    read-only file, truncated content, an overwrite."""
+    if d.code in NEVER_FORCED:
+        return False
+    if d.code in FORCIBLE or (d.code == "file-exists" and (d.data or {}).get("overwrite")):
+        return True
+    return any(b is d for b in blockers)
+
+
+def _why_refused(plan: Plan) -> list[str]:
+    """The codes that keep the plan's actions from being applied (what forcing lifts)."""
+    codes: list[str] = []
+    for o in plan.outcomes:
+        if o.ok or o.skipped:
+            continue
+        found = [o.blocked_by] if o.blocked_by is not None else [
+            d for d in o.diagnostics if d.code in FORCIBLE or d.code == "file-exists"]
+        for d in found:
+            if d is not None and d.code not in codes:
+                codes.append(d.code)
+    return codes
 
 
 def file_uri(path: Path) -> str:
@@ -243,6 +307,26 @@ class Commands:
             od, [index], choices={(index, edit): line}, confirm=a.get("confirmed") is not True
         )
 
+    async def apply_forced(self, *args: Any) -> dict[str, Any]:
+        """``apply --force`` for one action, after the diff and the user's "Apply anyway"."""
+        a = _args(args)
+        od = self._document(a)
+        (index,) = self._indices(od, a.get("action"))
+        never = never_forced(self.ls, od, index)
+        if never is not None:
+            msg = (f"not applied, even forced: {never.message} [{never.code}] (action-lsp never "
+                   "writes outside the workspace)")
+            self._tell(types.MessageType.Error, msg)
+            return {"applied": False, "message": msg}
+        why = _why_refused(plan_for(self.ls, od, [index]))
+        question = (f"action-lsp: {od.analysis().actions[index].title} is refused"
+                    + (f" ({', '.join(why)})" if why else "")
+                    + ". Apply the diff shown anyway ({summary})?")
+        return await self._apply(
+            od, [index], force={index}, confirm=a.get("confirmed") is not True,
+            question=question, yes="Apply anyway",
+        )
+
     async def _apply(
         self,
         od: OpenDocument,
@@ -250,16 +334,22 @@ class Commands:
         *,
         choices: Mapping[tuple[int, int], int] | None = None,
         confirm: bool = False,
+        force: Collection[int] = (),
+        question: str = ("action-lsp: the search text differs from this place. Apply the diff "
+                         "shown ({summary})?"),
+        yes: str = "Apply",
     ) -> dict[str, Any]:
         ls = self.ls
         actions = od.analysis().actions
         file_indices = [i for i in indices if actions[i].kind.is_file_action]
         if not file_indices:
             return {"applied": False, "message": "no file actions: nothing to apply (nothing is ever executed)"}
-        plan = plan_for(ls, od, file_indices, choices)
+        plan = plan_for(ls, od, file_indices, choices, force)
         failed = [o for o in plan.outcomes if not o.ok and not o.skipped]
         if failed:
             reasons = "; ".join(f"{actions[o.action_index].title}: {o.reason}" for o in failed)
+            if force and any(d.code in NEVER_FORCED for o in failed for d in o.diagnostics):
+                reasons += " (action-lsp never writes outside the workspace, even forced)"
             self._tell(types.MessageType.Error, f"Nothing applied: {reasons}")
             return {"applied": False, "message": reasons}
         if confirm and plan.changes:
@@ -269,13 +359,12 @@ class Commands:
             answer = await ls.window_show_message_request_async(
                 types.ShowMessageRequestParams(
                     type=types.MessageType.Warning,
-                    message=f"action-lsp: the search text differs from this place. Apply the "
-                    f"diff shown ({summary})?",
-                    actions=[types.MessageActionItem(title="Apply"),
+                    message=question.replace("{summary}", summary),
+                    actions=[types.MessageActionItem(title=yes),
                              types.MessageActionItem(title="Cancel")],
                 )
             )
-            if answer is None or answer.title != "Apply":
+            if answer is None or answer.title != yes:
                 return {"applied": False, "message": "cancelled", "diff": diff}
         if not plan.changes:
             msg = "Already applied: the files hold these changes"
@@ -368,7 +457,8 @@ def register(ls: ActionLanguageServer) -> Commands:
     ls.command(APPLY_ALL)(guard(ls, APPLY_ALL, cmds.apply_all))
     ls.command(PREVIEW)(guard(ls, PREVIEW, cmds.preview))
     ls.command(APPLY_CANDIDATE)(guard(ls, APPLY_CANDIDATE, cmds.apply_candidate))
+    ls.command(APPLY_FORCED)(guard(ls, APPLY_FORCED, cmds.apply_forced))
     return cmds
 
 
-__all__ = ["APPLY", "APPLY_ALL", "APPLY_CANDIDATE", "PREVIEW", "ActionKind", "Commands", "blockers_for", "describe_change", "plan_for"]
+__all__ = ["APPLY", "APPLY_ALL", "APPLY_CANDIDATE", "APPLY_FORCED", "NEVER_FORCED", "PREVIEW", "ActionKind", "Commands", "blockers_for", "describe_change", "plan_for"]

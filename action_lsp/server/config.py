@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..codes import default_severity
-from ..dialects import NAMES, DialectSet
+from ..dialects import NAMES, DialectSet, declared
 from ..model import Severity
 
 SECTION = "actionLsp"
@@ -19,11 +19,12 @@ SECTION = "actionLsp"
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    dialects: tuple[str, ...] | None = None  # None: every dialect
+    dialects: tuple[str, ...] | None = None  # None: every dialect on by default
     severity: Mapping[str, Severity | None] = field(default_factory=dict)
     allow_overwrite: bool = False
     workspace_roots: tuple[str, ...] = ()
     docs_url: str | None = None
+    streaming_grace: float = 3.0  # seconds an unclosed end stays "in progress" after it grew
 
     @classmethod
     def from_dict(cls, data: Any, problems: list[str] | None = None) -> Settings:
@@ -40,10 +41,11 @@ class Settings:
         raw = data.get("dialects")
         if isinstance(raw, list | tuple):
             names = [n for n in raw if isinstance(n, str)]
-            unknown = [n for n in names if n not in NAMES]
+            known = (*NAMES, *(d.name for d in declared()))  # declared ones are always on
+            unknown = [n for n in names if n not in known]
             if unknown:
                 problems.append(
-                    f"dialects: unknown {', '.join(unknown)} (known: {', '.join(NAMES)})"
+                    f"dialects: unknown {', '.join(unknown)} (known: {', '.join(known)})"
                 )
             dialects = tuple(n for n in names if n in NAMES)
         elif raw is not None:
@@ -77,7 +79,11 @@ class Settings:
         if docs is not None and not isinstance(docs, str):
             problems.append("docsUrl: expected a string")
             docs = None
-        return cls(dialects, severity, allow, roots, docs or None)
+        grace = data.get("streamingGraceSeconds", 3.0)
+        if isinstance(grace, bool) or not isinstance(grace, int | float) or grace < 0:
+            problems.append("streamingGraceSeconds: expected a number of seconds (0 or more)")
+            grace = 3.0
+        return cls(dialects, severity, allow, roots, docs or None, float(grace))
 
     def severity_of(self, code: str, given: Severity | None = None) -> Severity | None:
         """The severity to report ``code`` at; None when the code is turned off."""

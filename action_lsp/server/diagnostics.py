@@ -18,6 +18,7 @@ Two kinds of findings are merged:
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from lsprotocol import types
 
 from ..edit import Plan, plan_changes
 from ..findings import workspace_only
+from ..model import IN_PROGRESS, UNCLOSED_CODES
 from ..scan import Unit
 from .convert import diagnostic, shift_lines
 from .documents import OpenDocument
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     from .server import ActionLanguageServer
 
 DEBOUNCE = 0.25  # seconds of quiet before the workspace checks run
+FIRST_SLICE = 1 << 18  # characters of a large transcript scanned and published at once
+SLICE = 1 << 15  # characters scanned at a time after that, between other requests (~10 ms)
 
 
 @dataclass(slots=True)
@@ -55,12 +59,15 @@ class Diagnostics:
         self._timer: asyncio.TimerHandle | None = None
         self._running: asyncio.Task[None] | None = None
         self._published: dict[str, tuple[int, int]] = {}
+        self._streaming_timers: dict[str, asyncio.TimerHandle] = {}
+        self._scans: dict[str, asyncio.Task[None]] = {}  # documents being opened in steps
         ls.on("initialize", self.on_initialize)
         ls.on("opened", self.on_changed)
         ls.on("changed", self.on_changed)
         ls.on("closed", self.on_closed)
         ls.on("files_changed", self.on_files_changed)
         ls.on("reconfigured", self.on_reconfigured)
+        ls.on("saved", self.on_saved)
 
     # -- capability ----------------------------------------------------------------------
     def on_initialize(self, params: types.InitializeParams) -> None:
@@ -77,8 +84,9 @@ class Diagnostics:
             )(self.pull)
 
     # -- conversion ----------------------------------------------------------------------
-    def transcript(self, od: OpenDocument) -> list[types.Diagnostic]:
-        """The transcript's own diagnostics, converted, reusing each unit's conversion."""
+    def transcript(self, od: OpenDocument, partial: bool = False) -> list[types.Diagnostic]:
+        """The transcript's own diagnostics, converted, reusing each unit's conversion
+        (``partial``: of the part scanned so far, while a large document is being opened)."""
         ls = self.ls
         cache = self._caches.setdefault(od.uri, _UnitCache())
         old = cache.entries
@@ -87,7 +95,8 @@ class Diagnostics:
         lines = od.doc.lines
         enc = ls.encoding
         settings = ls.settings
-        for unit, shift in od.doc.units_with_diagnostics():
+        units = od.doc.scanned_units_with_diagnostics() if partial else od.doc.units_with_diagnostics()
+        for unit, shift in units:
             line = lines.line_of(unit.start + shift)
             key = id(unit)
             hit = old.get(key)
@@ -117,10 +126,102 @@ class Diagnostics:
         return out
 
     def all(self, od: OpenDocument) -> list[types.Diagnostic]:
-        return self.transcript(od) + self.workspace(od)
+        transcript, workspace = self.transcript(od), self.workspace(od)
+        if self.streaming(od):
+            return self._in_progress(od, transcript, workspace)
+        return transcript + workspace
 
     def result_id(self, od: OpenDocument) -> str:
-        return f"{od.revision}.{od.workspace.generation}.{id(self.ls.settings)}"
+        streaming = ".s" if self.streaming(od) else ""
+        return f"{od.revision}.{od.workspace.generation}.{id(self.ls.settings)}{streaming}"
+
+    # -- chat buffers still being written --------------------------------------------------
+    def streaming(self, od: OpenDocument) -> bool:
+        """Is the text still growing at its end (within the grace period, not saved since)?"""
+        if od.grew_at is None:
+            return False
+        return time.monotonic() - od.grew_at < self.ls.settings.streaming_grace
+
+    def in_progress_from(self, od: OpenDocument) -> int | None:
+        """Where the action still streaming in at the end of the text starts (None: none is)."""
+        actions = od.analysis().actions
+        start: int | None = None
+        for a in reversed(actions):
+            if not a.in_progress:
+                break
+            start = a.span.start
+        return start
+
+    def _in_progress(
+        self, od: OpenDocument, transcript: list[types.Diagnostic], workspace: list[types.Diagnostic]
+    ) -> list[types.Diagnostic]:
+        """While the end grows: an unclosed construct there is information, and what it causes
+        waits (a timer re-publishes, without re-analysis, once the grace period is over)."""
+        out: list[types.Diagnostic] = []
+        marked = False
+        for d in transcript:
+            if not (isinstance(d.data, dict) and d.data.get(IN_PROGRESS)):
+                out.append(d)
+                continue
+            marked = True
+            if d.code in UNCLOSED_CODES:
+                out.append(
+                    types.Diagnostic(
+                        range=d.range,
+                        message=f"in progress: {d.message} (still being written: an error once "
+                        "the text stops growing or is saved)",
+                        severity=types.DiagnosticSeverity.Information,
+                        code=d.code,
+                        code_description=d.code_description,
+                        source=d.source,
+                        data={k: v for k, v in d.data.items() if k != "fixes"},
+                    )
+                )
+        if not marked:
+            return transcript + workspace
+        start = self.in_progress_from(od)
+        if start is not None and workspace:
+            line = od.doc.lines.line_of(start)  # the workspace findings on it wait too
+            workspace = [d for d in workspace if d.range.start.line < line]
+        self._arm(od)
+        return out + workspace
+
+    def _arm(self, od: OpenDocument) -> None:
+        """Re-publish ``od`` when its grace period ends."""
+        if od.grew_at is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        old = self._streaming_timers.pop(od.uri, None)
+        if old is not None:
+            old.cancel()
+        delay = max(0.0, od.grew_at + self.ls.settings.streaming_grace - time.monotonic()) + 0.01
+        self._streaming_timers[od.uri] = loop.call_later(delay, self._settled, od.uri)
+
+    def _settled(self, uri: str) -> None:
+        self._streaming_timers.pop(uri, None)
+        od = self.ls.documents.get(uri)
+        if od is None:
+            return
+        if self.streaming(od):
+            self._arm(od)
+            return
+        self.publish(od)
+        self.refresh()
+        self.ls.emit("workspace_checked")  # code lenses come back for the finished action
+
+    def on_saved(self, od: OpenDocument) -> None:
+        if od.grew_at is None:
+            return
+        od.grew_at = None  # a saved text is final
+        timer = self._streaming_timers.pop(od.uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.publish(od)
+        self.refresh()
+        self.ls.emit("workspace_checked")
 
     # -- push ----------------------------------------------------------------------------
     def publish(self, od: OpenDocument) -> None:
@@ -131,11 +232,49 @@ class Diagnostics:
         )
         self._published[od.uri] = (od.revision, od.workspace.generation)
 
+    # -- a large document opened in steps ------------------------------------------------
+    def open_in_steps(self, od: OpenDocument) -> None:
+        """Publish the top of a large transcript at once, then scan the rest a slice at a time
+        between other requests, and publish everything when done."""
+        od.doc.scan_some(FIRST_SLICE)
+        if not self.ls.pull_diagnostics:
+            self.ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=od.uri, version=od.version, diagnostics=self.transcript(od, partial=True)
+                )
+            )
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            od.doc.scan_some(1 << 62)
+            self.on_changed(od)
+            return
+        self._scans[od.uri] = loop.create_task(self._scan_rest(od))
+
+    async def _scan_rest(self, od: OpenDocument) -> None:
+        while await self.scan_step(od):
+            pass
+        if self._scans.get(od.uri) is asyncio.current_task():
+            del self._scans[od.uri]
+        if self.ls.documents.get(od.uri) is od:
+            self.on_changed(od)
+
+    async def scan_step(self, od: OpenDocument) -> bool:
+        """Let other work run, then scan one more slice; False when there is nothing left (or
+        the document was closed or replaced)."""
+        await asyncio.sleep(0)
+        if od.doc.complete or self.ls.documents.get(od.uri) is not od:
+            return False
+        od.doc.scan_some(SLICE)
+        return not od.doc.complete
+
     # -- pull ----------------------------------------------------------------------------
     async def pull(
         self, params: types.DocumentDiagnosticParams
     ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
         od = self.ls.document(params.text_document.uri)
+        while not od.doc.complete and await self.scan_step(od):
+            pass  # other requests are answered between slices
         if od.workspace.stale and not self.ls.client_has("workspace.diagnostics.refresh_support"):
             # The client cannot be told to pull again later: check the workspace now.
             await self.check(od)
@@ -146,10 +285,16 @@ class Diagnostics:
 
     # -- events --------------------------------------------------------------------------
     def on_changed(self, od: OpenDocument) -> None:
+        if not od.doc.complete:
+            self.open_in_steps(od)
+            return
         self.publish(od)
         self.schedule([od.uri])
 
     def on_closed(self, od: OpenDocument) -> None:
+        timer = self._streaming_timers.pop(od.uri, None)
+        if timer is not None:
+            timer.cancel()
         self._caches.pop(od.uri, None)
         self._pending.discard(od.uri)
         self._published.pop(od.uri, None)
@@ -210,8 +355,8 @@ class Diagnostics:
         changed = False
         for uri in uris:
             od = self.ls.documents.get(uri)
-            if od is None or not od.workspace.stale:
-                continue
+            if od is None or not od.workspace.stale or not od.doc.complete:
+                continue  # (a document still being scanned is checked when the scan ends)
             try:
                 if await self.check(od):
                     changed = True

@@ -9,6 +9,7 @@ only the region the edit touched. pygls's own ``TextDocument`` copy is not kept 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ from ..model import Diagnostic, Span, shift_diagnostic
 from ..text import Encoding
 from .config import Settings
 from .convert import span_of
+
+DEFER_CHARS = 1 << 19  # a document larger than this opens in steps
 
 
 def uri_path(uri: str) -> Path | None:
@@ -61,6 +64,7 @@ class OpenDocument:
     path: Path | None
     revision: int = 0  # bumps on every change of the text or of the analysis settings
     workspace: WorkspaceState = field(default_factory=WorkspaceState)
+    grew_at: float | None = None  # monotonic time the text last grew at its end (None: saved)
 
     @property
     def text(self) -> str:
@@ -90,7 +94,9 @@ class DocumentStore:
     def open(
         self, item: types.TextDocumentItem, settings: Settings, roots: Sequence[str]
     ) -> OpenDocument:
-        doc = IncrementalDocument(item.text, settings.dialect_set(), roots)
+        # A large transcript is scanned in steps (see Diagnostics.open_in_steps).
+        defer = len(item.text) > DEFER_CHARS
+        doc = IncrementalDocument(item.text, settings.dialect_set(), roots, defer=defer)
         od = OpenDocument(item.uri, item.version, item.language_id, doc, uri_path(item.uri))
         old = self._docs.get(item.uri)
         if old is not None:
@@ -116,16 +122,23 @@ class DocumentStore:
         od = self._docs.get(uri)
         if od is None:
             return None
+        grew = False
         for change in changes:
+            length = len(od.doc.lines)
             if isinstance(change, types.TextDocumentContentChangePartial):
                 span = span_of(od.doc.lines, change.range, enc)
                 if span.end < span.start:
                     span = Span(span.end, span.start)
+                # Streaming: text added at the end (or the last line replaced by a longer one).
+                grew = grew or (span.end == length and len(change.text) > len(span))
                 od.doc.edit(span.start, span.end, change.text)
                 _follow_edit(od.workspace, span, len(change.text))
             else:
+                grew = grew or (len(change.text) > length and change.text.startswith(od.doc.text))
                 od.doc.set_text(change.text)
                 od.workspace.diagnostics = []
+        if grew:
+            od.grew_at = time.monotonic()
         od.version = version
         od.revision += 1
         od.workspace.stale = True

@@ -46,6 +46,7 @@ NAME = "action-lsp"
 # Feature modules, each with ``register(ls)``; the order is the order of registration.
 FEATURES = (
     "lifecycle",
+    "project",
     "diagnostics",
     "symbols",
     "folding",

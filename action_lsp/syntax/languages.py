@@ -1,13 +1,17 @@
 """The language registry: which tree-sitter grammar parses which code.
 
-``LANGUAGES`` is the one list of supported languages; adding one is one entry there. Grammars are
-loaded on first use and cached. A tree-sitter ``Parser`` is not thread-safe, so each thread gets
+``LANGUAGES`` is the one list of supported languages; adding one is one entry there. A file's
+language comes from its name (``Lang.names``: ``tsconfig.json`` is JSON with comments) or its
+extension; a file whose extension is unknown (a template such as ``app.ts.hbs``) has none, so no
+syntax check ever judges it. Grammars are loaded on first use and cached. A tree-sitter ``Parser`` is not thread-safe, so each thread gets
 its own parser per language (:meth:`Lang.parser`).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,6 +42,12 @@ class Lang:
     """Node types that are comments (left out of tokens)."""
     definitions: Mapping[str, str] = field(default_factory=dict, compare=False)
     """Node type → definition kind (``function``, ``class``, ...), read by ``definitions()``."""
+    names: tuple[str, ...] = ()
+    """File-name globs (lower case, matched against as many trailing path components as they
+    have) that are this language whatever their extension says; they win over extensions."""
+    prepare: Callable[[str], str] | None = field(default=None, repr=False, compare=False)
+    """Rewrites code before the grammar parses it, keeping every character's offset (byte and
+    code point): what the language allows beyond its grammar (JSONC's trailing commas)."""
 
     @property
     def language(self) -> Language:
@@ -60,6 +70,43 @@ class Lang:
         if parser is None:
             parser = parsers[self.name] = Parser(self.language)
         return parser
+
+
+# A JSON token, comment or run of other text; whitespace is skipped by not matching. Each
+# alternative consumes what it matches, so one pass over the text is linear.
+_JSONC_TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"?|//[^\n]*|/\*(?:[^*]|\*(?!/))*(?:\*/)?|[,}\]]|[^\s"/,}\]]+|/'
+)
+
+
+def _jsonc_blank_trailing_commas(code: str) -> str:
+    """``code`` with each trailing comma (before a ``}`` or ``]``, across whitespace and comments)
+    replaced by a space: JSONC allows them, tree-sitter-json does not. Only one comma before a
+    bracket is blanked, so ``[1,,]`` stays an error."""
+    if "," not in code:
+        return code
+    blanks: list[int] = []
+    pending = -1
+    for m in _JSONC_TOKEN.finditer(code):
+        token = m.group()
+        if token == ",":
+            pending = m.start()
+        elif token in ("}", "]"):
+            if pending >= 0:
+                blanks.append(pending)
+            pending = -1
+        elif not token.startswith(("//", "/*")):
+            pending = -1
+    if not blanks:
+        return code
+    parts: list[str] = []
+    last = 0
+    for at in blanks:
+        parts.append(code[last:at])
+        parts.append(" ")
+        last = at + 1
+    parts.append(code[last:])
+    return "".join(parts)
 
 
 _languages: dict[str, Language] = {}
@@ -152,29 +199,58 @@ LANGUAGES: tuple[Lang, ...] = (
     Lang(
         "json",
         (".json",),
-        ("jsonc",),
+        (),
         _grammar("tree_sitter_json"),
         strings=frozenset({"string"}),
+    ),
+    # JSON with comments and trailing commas: the configuration files of TypeScript, VS Code,
+    # ESLint, Babel, dev containers, ... (the grammar takes comments; trailing commas are
+    # blanked before parsing).
+    Lang(
+        "jsonc",
+        (".jsonc", ".code-workspace", ".code-snippets"),
+        ("json-with-comments", "jsonwithcomments"),
+        _grammar("tree_sitter_json"),
+        strings=frozenset({"string"}),
+        names=(
+            "tsconfig.json", "tsconfig.*.json", "tsconfig-*.json",
+            "jsconfig.json", "jsconfig.*.json", "jsconfig-*.json",
+            ".vscode/*.json", "devcontainer.json", ".devcontainer.json",
+            "devcontainer-feature.json", "language-configuration.json",
+            ".eslintrc", ".eslintrc.json", ".babelrc", ".babelrc.json", ".swcrc", ".jshintrc",
+            "tslint.json", "deno.json", "turbo.json", "wrangler.json", "biome.json",
+            "api-extractor.json", "typedoc.json",
+        ),
+        prepare=_jsonc_blank_trailing_commas,
     ),
 )
 
 _BY_NAME: dict[str, Lang] = {key: lang for lang in LANGUAGES for key in (lang.name, *lang.aliases)}
 _BY_EXTENSION: dict[str, Lang] = {ext: lang for lang in LANGUAGES for ext in lang.extensions}
+_BY_FILE_NAME: tuple[tuple[int, str, Lang], ...] = tuple(
+    (glob.count("/") + 1, glob, lang) for lang in LANGUAGES for glob in lang.names
+)
 
 
 def language_for(path: str | None = None, language: str | None = None) -> Lang | None:
-    """The language named by ``language`` (a name or alias), else the one of ``path``'s extension.
+    """The language of the file at ``path``, else the one named by ``language`` (a name or alias).
 
-    An explicit name wins when it is known; an unknown name falls back to the path. Returns None
-    when neither identifies a supported language.
+    The path decides when it can: a known file name (``tsconfig.json`` is JSONC) or extension
+    wins over a declared language, and a path with an unknown extension (``app.ts.hbs``,
+    ``x.py.j2``) has no language at all, whatever is declared: a template is never judged by
+    the grammar of what it renders. The declared language counts for a path without an
+    extension (``bin/run``, ``Makefile``) and for code that is no file. None when neither
+    identifies a supported language.
     """
-    if language:
-        found = _BY_NAME.get(language.strip().lower())
-        if found is not None:
-            return found
     if path:
-        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        parts = path.replace("\\", "/").lower().rsplit("/", 3)
+        name = parts[-1]
+        for count, glob, lang in _BY_FILE_NAME:
+            if fnmatch.fnmatchcase("/".join(parts[-count:]), glob):
+                return lang
         dot = name.rfind(".")
         if dot > 0:
-            return _BY_EXTENSION.get(name[dot:].lower())
+            return _BY_EXTENSION.get(name[dot:])
+    if language:
+        return _BY_NAME.get(language.strip().lower())
     return None

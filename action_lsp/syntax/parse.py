@@ -93,7 +93,8 @@ def parse(code: str, lang: Lang) -> Parsed:
     if hit is not None:
         cache.move_to_end(key)
         return hit
-    data = code.encode("utf-8", "surrogatepass")
+    # ``prepare`` keeps every offset, so the tree maps onto ``code`` itself.
+    data = (lang.prepare(code) if lang.prepare is not None else code).encode("utf-8", "surrogatepass")
     parsed = Parsed(code, lang, data, lang.parser().parse(data), Offsets(code))
     cache[key] = parsed
     if len(cache) > _CACHE_SIZE:

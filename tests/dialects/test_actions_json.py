@@ -565,3 +565,32 @@ def test_bare_list_and_wrong_shapes() -> None:
     assert [d.code for d in analyze(not_list).diagnostics] == ["invalid-value"]
     no_actions = block('{"action": []}')
     assert [d.code for d in analyze(no_actions).diagnostics] == ["missing-field"]
+
+
+def test_json_repair_runs_only_when_the_fix_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """json_repair is quadratic on some strings: analysis never calls it; reading the fix does."""
+    from action_lsp.dialects import json_fields
+
+    calls: list[str] = []
+    real = json_fields.repair_json
+
+    def counting(raw: str) -> str | None:
+        calls.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(json_fields, "repair_json", counting)
+    text = block('{"actions": [{"type": "create_task", "content": "no end}]}')
+    (d,) = [d for d in analyze(text).diagnostics if d.code == "bad-json"]
+    (fix,) = [f for f in d.fixes if f.title == "Repair the JSON"]
+    assert calls == [] and fix.lazy
+    fixed = _apply(text, fix)
+    assert len(calls) == 1
+    assert body_json(fixed)["actions"][0]["content"].startswith("no end")
+
+
+def test_no_json_repair_offered_past_the_size_bound() -> None:
+    from action_lsp.dialects.json_fields import MAX_REPAIR_CHARS
+
+    text = block('{"actions": [{"type": "create_task", "content": "' + 'a\\"' * (MAX_REPAIR_CHARS // 3 + 1))
+    bad = [d for d in analyze(text).diagnostics if d.code == "bad-json"]
+    assert bad and all(not d.fixes for d in bad)

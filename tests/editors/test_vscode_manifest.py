@@ -19,7 +19,8 @@ PROPS = MANIFEST["contributes"]["configuration"]["properties"]
 def test_dialects_setting_lists_the_registry() -> None:
     setting = PROPS["actionLsp.dialects"]
     assert setting["items"]["enum"] == list(dialects.NAMES)
-    assert setting["default"] == list(dialects.NAMES)
+    # on by default: every dialect but those that declare otherwise (aider-shell)
+    assert setting["default"] == [d.name for d in dialects.ALL if d.default_enabled]
     assert len(setting["items"]["enumDescriptions"]) == len(dialects.NAMES)
 
 

@@ -60,3 +60,19 @@ async def test_missing_attribute_is_inserted_as_an_attribute(session: Session) -
     (edit,) = fix.edit.changes[uri]
     assert edit.new_text == ' path=""'
     assert edit.range.start == types.Position(line=0, character=len("<aether-write"))
+
+
+async def test_json_repair_is_resolved_only_when_picked(session: Session) -> None:
+    """A repair that needs json_repair is offered without edits and worked out in
+    codeAction/resolve (both clients resolve ``edit``)."""
+    text = 'Intro.\n\n```actions\n{"actions": [{"type": "create_task", "content": "no end}]}\n```\n'
+    uri = session.open("broken.md", text)
+    diags = [d for d in await session.diagnostics(uri) if d.code == "bad-json"]
+    assert diags
+    actions = await _actions(session, uri, diags[0])
+    repair = next(a for a in actions if a.title == "Repair the JSON")
+    assert repair.edit is None and repair.data is not None
+    resolved = await session.client.code_action_resolve_async(repair)
+    assert resolved.edit is not None and resolved.edit.changes is not None
+    (edit,) = resolved.edit.changes[uri]
+    assert '"content": "no end' in edit.new_text and edit.new_text.rstrip().endswith("}")

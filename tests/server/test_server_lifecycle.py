@@ -27,6 +27,7 @@ async def test_capabilities_and_encoding(session: Session) -> None:
         "action-lsp.applyAll",
         "action-lsp.previewDiff",
         "action-lsp.applyCandidate",
+        "action-lsp.applyForced",
     }
     assert caps.code_lens_provider is not None and caps.hover_provider
     assert caps.position_encoding == ("utf-8" if session.kind == "neovim" else "utf-16")

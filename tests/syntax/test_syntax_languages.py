@@ -23,7 +23,7 @@ from action_lsp.syntax import LANGUAGES, language_for, parse, parse_ok
         ("rs", "rust"),
         ("rust", "rust"),
         ("json", "json"),
-        ("jsonc", "json"),
+        ("jsonc", "jsonc"),
         (" PY ", "python"),
     ],
 )
@@ -64,11 +64,18 @@ def test_unknown_language() -> None:
     assert language_for(language="cobol") is None
 
 
-def test_explicit_language_wins_over_path() -> None:
-    lang = language_for("script.txt", "python")
+def test_the_path_decides_over_a_declared_language() -> None:
+    # A file is read by what its name says: the declared language only helps a path without an
+    # extension, and a path with an unknown one (a template, plain text) has no grammar at all,
+    # so no syntax check can ever block writing it.
+    assert language_for("script.txt", "python") is None
+    assert language_for("app.ts.hbs", "typescript") is None
+    lang = language_for("bin/run", "python")
     assert lang is not None and lang.name == "python"
     lang = language_for("x.js", "ts")
-    assert lang is not None and lang.name == "typescript"
+    assert lang is not None and lang.name == "javascript"
+    lang = language_for("tsconfig.json", "json")
+    assert lang is not None and lang.name == "jsonc"
     # an unknown name falls back to the path
     lang = language_for("x.rs", "plaintext")
     assert lang is not None and lang.name == "rust"

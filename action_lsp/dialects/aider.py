@@ -1,0 +1,511 @@
+"""``aider``: Aider's SEARCH/REPLACE edit blocks (Aider-AI/aider, the ``diff`` edit format)::
+
+    path/to/file.py
+    ```python
+    <<<<<<< SEARCH
+    lines to find
+    =======
+    lines that replace them
+    >>>>>>> REPLACE
+    ```
+
+What Aider's own extractor (``find_original_update_blocks`` in ``aider/coders/editblock_coder.py``)
+takes from a reply, we take: it reads lines, not Markdown, so a block may stand in any fence
+(```` ```python ````, ```` ```text ````, four backticks) or in none, a fence may hold several
+blocks (for several files), and a marker line may be indented. Markers have 5 to 9 characters
+(``<<<<<<< SEARCH``, ``=======``, ``>>>>>>> REPLACE``); a second ``=======`` also ends the
+replacement. The file name is looked for on the line before the SEARCH marker, then through the
+fence lines before it (the line before the fence, or the fence line itself: ```` ```src/app.py ````),
+at most three lines back, and cleaned as Aider cleans it (``**app.py**``, ```` `app.py`: ````,
+``# app.py``). A block without one takes the previous file name of its fence. An empty SEARCH
+means a new file, or an append to an existing one (the file view's ``modify`` with an empty
+search: the edit engine appends, creating the file when it is absent).
+
+A quoted example (``> <<<<<<< SEARCH``, how Aider's chat history shows its own output) is no
+block, as for Aider. The scanner offers this dialect every fence whose body holds a SEARCH
+marker line (``fence_bodies``) and every SEARCH marker line outside fences (``line_markers``);
+the file-name line before a fence is a declared look-behind (the construct's span starts there),
+so editing it re-scans the block.
+
+Diagnostics where Aider's parse goes wrong: a block that never reaches ``=======`` or its REPLACE
+marker, a SEARCH marker read as text because a marker before it is missing, marker typos
+(``<<<< SEARCH``, ``>>>>>>>REPLACE``) with a fix, a missing file name (``missing-field`` with a
+fix inserting a file-name line); path traversal and absolute paths come from the shared path rules.
+The shell blocks Aider offers to run are the ``aider-shell`` dialect (off by default).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..markdown import (
+    EOL,
+    PARAGRAPH,
+    FenceOpen,
+    ForwardSearch,
+    find_fence_close,
+    line_end,
+    next_line_start,
+)
+from ..model import (
+    Action,
+    ActionKind,
+    Diagnostic,
+    Edit,
+    Field,
+    Fix,
+    Severity,
+    SourceMap,
+    Span,
+    TextEdit,
+)
+from ..schema import ActionSpec, opt, req, specs, text
+from .base import Construct, Dialect, ScanContext
+
+TYPE = "search-replace"
+SPECS = specs(
+    ActionSpec(
+        TYPE,
+        ActionKind.MODIFY_FILE,
+        (
+            req("path", text(), "the file to change, alone on the line before the fence"),
+            opt("search", text(), "the lines to find (empty: a new file, or an append)"),
+            opt("replace", text(), "the lines that replace them"),
+        ),
+        "Replace the SEARCH lines of a file with the REPLACE lines (an empty SEARCH creates the "
+        "file or appends to it).",
+    ),
+)
+
+# A marker line, after its leading blanks, as Aider matches the stripped line.
+# (Written with a literal prefix -- ``=====`` rather than ``={5,9}`` -- so that `re` skips ahead
+# to it: ten times faster on a 4 MB transcript.)
+_HEAD = re.compile(r"<<<<<<{0,4} SEARCH>?[ \t]*(?:\r|\n|\Z)")
+_DIVIDER = re.compile(r"======{0,4}[ \t]*(?:\r|\n|\Z)")
+_UPDATED = re.compile(r">>>>>>{0,4} REPLACE[ \t]*(?:\r|\n|\Z)")
+# What a SEARCH or REPLACE marker with a typo looks like (found, then told apart from the real one).
+_LOOSE_HEAD = r"<<<<*[ \t]*SEARCH"
+_LOOSE_HEAD_RX = re.compile(_LOOSE_HEAD)
+# Aider's chat history starts each user message with `#### `; its extractor reads one message at
+# a time, so no block reads on past one.
+_MESSAGE = re.compile(r"####[ \t]")
+# Lines Aider reads as fence lines when looking back for the file name: backticks, or the HTML-like
+# fences it asks some models for (``<source>``, ``<code>``, ...).
+_FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
+_LOOSE_END = re.compile(r"(?:>{3,}[ \t]*REPLACE|={3,}|={10,})[^\r\n]*")
+
+
+def _line_start(text: str, pos: int) -> int:
+    nl = text.rfind("\n", 0, pos)
+    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
+
+
+def _blank_before(text: str, pos: int) -> int:
+    """The line start of ``pos`` when only blanks precede it on its line, else -1."""
+    start = _line_start(text, pos)
+    return start if not text[start:pos].strip(" \t") else -1
+
+
+class _Finder:
+    """The next line (at or after a position) matching a marker regex after its blanks.
+
+    The answer to a query from ``q`` holds for every query in ``[q, answer]``: a block that is
+    never closed searches to the end of the text once per scan, not once per block.
+    """
+
+    def __init__(self, text: str, rx: re.Pattern[str]) -> None:
+        self.text = text
+        self.rx = rx
+        self.memo = (-1, -1)
+
+    def next(self, pos: int) -> int:
+        """Line start of the next matching line at or after ``pos`` (``len(text)`` if none)."""
+        q, found = self.memo
+        if q <= pos <= found:
+            return found
+        text, rx = self.text, self.rx
+        found = len(text)
+        m = rx.search(text, pos)
+        while m is not None:
+            line = _blank_before(text, m.start())
+            if line >= pos:
+                found = line
+                break
+            m = rx.search(text, m.start() + 1)
+        self.memo = (pos, found)
+        return found
+
+
+@dataclass(slots=True)
+class _Finders:
+    head: _Finder  # loose SEARCH markers (typos included)
+    divider: _Finder
+    updated: _Finder
+    message: _Finder  # Aider's `#### ` user-message lines
+    paragraph: ForwardSearch  # a blank line, then text
+
+
+def _finders(ctx: ScanContext) -> _Finders:
+    found = ctx.cache.get("aider")
+    if found is None:
+        t = ctx.text
+        found = ctx.cache["aider"] = _Finders(_Finder(t, _LOOSE_HEAD_RX), _Finder(t, _DIVIDER), _Finder(t, _UPDATED), _Finder(t, _MESSAGE), ForwardSearch(t, PARAGRAPH))
+    return found
+
+
+def _content_end(text: str, start: int) -> int:
+    """End of the line at ``start``, without its line break."""
+    return line_end(text, start)
+
+
+def strip_filename(text: str, start: int, end: int) -> Span | None:
+    """Where the file name on the line ``text[start:end]`` is written, cleaned as Aider cleans
+    it (None when the line names no file)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if text[start:end] == "...":
+        return None
+    fence = next((f for f in _FENCES if text.startswith(f, start, end)), None)
+    if fence is not None:
+        a = start + len(fence)
+        while fence == "```" and a < end and text[a] == "`":
+            a += 1
+        candidate = text[a:end]
+        return Span(a, end) if candidate and ("." in candidate or "/" in candidate) else None
+    while end > start and text[end - 1] == ":":
+        end -= 1
+    while start < end and text[start] == "#":
+        start += 1
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    for ch in "`*":
+        while start < end and text[start] == ch:
+            start += 1
+        while end > start and text[end - 1] == ch:
+            end -= 1
+    return Span(start, end) if end > start else None
+
+
+def _in_tag(text: str, head: int) -> int:
+    """The start of the line before the SEARCH marker when a tag stands on it (``<diff>``,
+    ``<dyad-search-replace path=...>``), else -1. Then the block is another agent's format shown
+    in a fence, not Aider's (Aider would take the tag for a file name)."""
+    if head == 0:
+        return -1
+    brk = head - 2 if text.startswith("\r\n", head - 2) else head - 1
+    prev = _line_start(text, brk)
+    line = text[prev:brk].strip()
+    return prev if line.startswith("<") and line.endswith(">") and not line.startswith(_FENCES) else -1
+
+
+def _is_marker(text: str, span: Span) -> bool:
+    return any(rx.match(text, span.start, span.end + 1) for rx in (_HEAD, _DIVIDER, _UPDATED)) or (
+        text.startswith(("<<<<<", "=====", ">>>>>"), span.start, span.end)
+    )
+
+
+def find_filename(text: str, head: int, read: list[int] | None = None) -> Span | None:
+    """The file name for the SEARCH marker line at ``head``: Aider's look back over at most
+    three lines, past fence lines only, preferring a name with a dot. The start of the
+    furthest line read is appended to ``read``."""
+    names: list[Span] = []
+    pos = head
+    floor = 0
+    for _ in range(3):
+        if pos <= floor:
+            break
+        brk = pos - 2 if text.startswith("\r\n", pos - 2) else pos - 1  # the line break before
+        prev = _line_start(text, brk)
+        if read is not None:
+            read.append(prev)
+        stop = _content_end(text, prev)
+        if text.startswith("####", prev, stop):
+            break  # the user's message before this reply
+        name = strip_filename(text, prev, stop)
+        if name is not None and _is_marker(text, name):
+            name = None  # the previous block's marker (Aider would take it for a file name)
+        if name is not None:
+            names.append(name)
+        if not text.startswith(_FENCES, prev, stop):
+            break
+        pos = prev
+    for name in names:
+        if "." in text[name.start : name.end]:
+            return name
+    return names[0] if names else None
+
+
+class Aider(Dialect):
+    name = "aider"
+    description = "Aider's SEARCH/REPLACE blocks (file name on the line before the fence; any fence or none)"
+    order = 60
+    specs = SPECS
+    fence_bodies = True
+    line_markers = ("<<<",)  # a SEARCH marker, or a typo of one (parse_line tells)
+    lookbehind_lines = 3
+
+    def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
+        text = ctx.text
+        found = _finders(ctx)
+        head = found.head.next(fence.body_start)
+        close = find_fence_close(text, fence.body_start, fence.char, fence.length, head)
+        if head >= len(text) or close is not None:
+            return None  # no SEARCH marker before the fence ends: an ordinary example
+        if (tag := _in_tag(text, head)) >= 0:  # an example fence, which read the line before
+            close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
+            end = close[1] if close else len(text)
+            return Construct(Span(fence.start, end), lookahead=end, behind=tag)
+        return self._blocks(ctx, found, fence.start, head, fence)
+
+    def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
+        at = start
+        while at < len(ctx.text) and ctx.text[at] in " \t":
+            at += 1
+        if _LOOSE_HEAD_RX.match(ctx.text, at) is None:
+            return None  # a line starting `<<<` that is no SEARCH marker
+        if (tag := _in_tag(ctx.text, start)) >= 0:
+            return Construct(Span(start, next_line_start(ctx.text, start)), behind=tag)
+        return self._blocks(ctx, _finders(ctx), start, start, None)
+
+    def _blocks(
+        self, ctx: ScanContext, found: _Finders, start: int, head: int, fence: FenceOpen | None
+    ) -> Construct:
+        """The blocks from the SEARCH marker line at ``head`` on: to the fence's close when in a
+        fence, else the one block."""
+        text = ctx.text
+        n = len(text)
+        actions: list[Action] = []
+        diagnostics: list[Diagnostic] = []
+        watch: set[str] = set()
+        read: list[int] = []
+        reach: list[int] = []  # how far a failed block read (to the next SEARCH marker)
+        begin = start
+        end = start
+        previous: Span | None = None
+        while True:
+            block = self._block(ctx, found, head, previous, diagnostics, watch, read, reach, fence)
+            if block is None:
+                end = max(end, next_line_start(text, head))
+            else:
+                action, end = block
+                path = action.fields.get("path")
+                if path is not None:
+                    previous = path.span
+                    begin = min(begin, _line_start(text, path.span.start))
+                actions.append(action)
+            if fence is None:
+                break
+            nxt = found.head.next(end)
+            close = find_fence_close(text, end, fence.char, fence.length, nxt if nxt < n else None)
+            if close is not None:
+                end = close[1]
+                break
+            if nxt >= n:
+                end = n  # the fence is never closed
+                break
+            head = nxt
+        group = Span(begin, end)
+        for a in actions:
+            a.group = group
+            a.group_label = "aider edit"
+        behind = min(read, default=start)
+        # A diagnostic past the blocks (a mistyped REPLACE the replacement ran past) is read
+        # ahead to: an edit before it re-scans the construct that reported it.
+        reach.extend(d.span.end for d in diagnostics)
+        return Construct(
+            group, actions, diagnostics, lookahead=max(end, *reach) if reach else end,
+            watch=tuple(sorted(watch)), behind=min(behind, begin),
+        )
+
+    def _block(
+        self,
+        ctx: ScanContext,
+        found: _Finders,
+        head: int,
+        previous: Span | None,
+        diagnostics: list[Diagnostic],
+        watch: set[str],
+        read: list[int],
+        reach: list[int],
+        fence: FenceOpen | None,
+    ) -> tuple[Action, int] | None:
+        """One block from its SEARCH marker line at ``head``: the action and where the next line
+        starts, or None (with a diagnostic) when Aider would see no block or reject it. What a
+        failed block read is recorded for the incremental re-scan: up to the next SEARCH marker
+        (``reach``), or, when there is none, the strings whose insertion could change the
+        verdict (``watch``): a block never searches to the end of the text twice."""
+        text = ctx.text
+        n = len(text)
+        indent = head
+        while indent < n and text[indent] in " \t":
+            indent += 1
+        head_end = _content_end(text, head)
+        head_span = Span(indent, head_end)
+        if _HEAD.match(text, indent) is None:
+            diagnostics.append(
+                Diagnostic(
+                    "bad-marker",
+                    f"`{text[indent:head_end].strip()}` is not a marker Aider reads (5 to 9 `<`, one "
+                    "space, `SEARCH`); Aider sees no block here",
+                    head_span,
+                    fixes=[Fix("Write `<<<<<<< SEARCH`", [TextEdit(head_span, "<<<<<<< SEARCH")], True)],
+                )
+            )
+            return None
+        search_start = next_line_start(text, head)
+        bound = found.message.next(search_start)
+        divider = found.divider.next(search_start)
+        if bound < divider < n and divider < found.head.next(search_start):
+            # A whole block (SEARCH, =======, >>>>>>> REPLACE, no other SEARCH) across a `#### `
+            # line: a Markdown heading in the text of a single reply, not a new user message.
+            after = next_line_start(text, divider)
+            closing = found.updated.next(after)
+            if closing < n and closing < found.head.next(after):
+                bound = n
+        far = found.head.next(search_start)
+        if divider >= bound:
+            self._read_to(text, found, search_start, bound, far, fence, reach, watch)
+            diagnostics.append(
+                Diagnostic("unclosed-block", "this SEARCH block never reaches `=======`; Aider rejects the reply", head_span)
+            )
+            return None
+        replace_start = next_line_start(text, divider)
+        closing = min(found.divider.next(replace_start), found.updated.next(replace_start))
+        if closing >= bound:
+            limit = min(bound, found.head.next(replace_start))
+            self._read_to(text, found, search_start, bound, far, fence, reach, watch)
+            self._typos(text, replace_start, limit, diagnostics)
+            fixes = []
+            close = find_fence_close(text, replace_start, fence.char, fence.length, limit) if fence else None
+            if close is not None:  # the fence closes the block: the marker goes before it
+                eol = EOL.search(text, divider)
+                marker = ">>>>>>> REPLACE" + (eol.group(0) if eol else "\n")
+                fixes.append(Fix("Insert `>>>>>>> REPLACE`", [TextEdit(Span(close[0], close[0]), marker)], True))
+            diagnostics.append(
+                Diagnostic(
+                    "unclosed-block",
+                    "this SEARCH block never ends with `>>>>>>> REPLACE`; Aider rejects the reply",
+                    head_span,
+                    fixes=fixes,
+                )
+            )
+            return None
+        closing_end = _content_end(text, closing)
+        closing_span = Span(closing + len(text[closing:closing_end]) - len(text[closing:closing_end].lstrip(" \t")), closing_end)
+        inner = found.head.next(search_start)
+        if inner < divider:
+            # With a REPLACE marker read as text too, the block's own `=======` is surely
+            # missing; alone, the marker may be content (a docstring of Aider's own parser).
+            missing = found.updated.next(search_start) < divider
+            diagnostics.append(
+                Diagnostic(
+                    "bad-marker",
+                    "Aider reads this SEARCH marker as text to find: the block before it has no "
+                    "`=======` (or no `>>>>>>> REPLACE`)",
+                    Span(inner, _content_end(text, inner)),
+                    severity=None if missing else Severity.WARNING,
+                    related=[(head_span, "the block it is read into")],
+                )
+            )
+        elif inner < closing:
+            diagnostics.append(
+                Diagnostic(
+                    "bad-marker",
+                    "Aider reads this SEARCH marker as replacement text: the block before it has "
+                    "no `>>>>>>> REPLACE`",
+                    Span(inner, _content_end(text, inner)),
+                    severity=Severity.WARNING,
+                    related=[(head_span, "the block it is read into")],
+                )
+            )
+        elif found.updated.next(closing) != closing:
+            diagnostics.append(
+                Diagnostic(
+                    "bad-marker",
+                    "a second `=======` ends this replacement (Aider accepts it); the closing "
+                    "marker is `>>>>>>> REPLACE`",
+                    closing_span,
+                    severity=Severity.WARNING,
+                    fixes=[Fix("Write `>>>>>>> REPLACE`", [TextEdit(closing_span, ">>>>>>> REPLACE")], True)],
+                )
+            )
+        self._typos(text, replace_start, closing, diagnostics)
+        search = Field("search", text[search_start:divider], Span(search_start, divider), None, SourceMap.verbatim(search_start, divider))
+        replace = Field("replace", text[replace_start:closing], Span(replace_start, closing), None, SourceMap.verbatim(replace_start, closing))
+        fields = {"search": search, "replace": replace}
+        name = find_filename(text, head, read)
+        if name is None:
+            name = previous
+        if name is not None:
+            fields = {"path": Field("path", text[name.start : name.end], name), **fields}
+            start = min(head, _line_start(text, name.start))
+        else:
+            start = head
+        action = Action(self.name, TYPE, ActionKind.MODIFY_FILE, Span(start, closing_end), head_span, fields)
+        action.edits = [Edit(search, replace)]
+        return action, next_line_start(text, closing) if closing_end < n else n
+
+    @staticmethod
+    def _read_to(
+        text: str,
+        found: _Finders,
+        start: int,
+        bound: int,
+        far: int,
+        fence: FenceOpen | None,
+        reach: list[int],
+        watch: set[str],
+    ) -> None:
+        """Record what a failed block's verdict read: the text up to the next user message
+        (``bound``; Aider reads across SEARCH markers), and up to the next SEARCH marker past it
+        (``far``, where a block across a `#### ` line would have ended). What reaches the end
+        of the text is watched instead (the strings whose insertion could change the verdict);
+        a block with no paragraph after it reads to the end: it may still be streaming in."""
+        n = len(text)
+        ends = [bound] + ([far] if far > bound else [])
+        for end in ends:
+            if end < n:
+                reach.append(_content_end(text, end))
+            else:
+                watch.update(("=====", "REPLACE", "SEARCH", fence.char * 3 if fence else "```"))
+                if not found.paragraph.found(start):
+                    reach.append(n)  # the last thing in the text: a reply still streaming in?
+
+    def _typos(self, text: str, start: int, end: int, diagnostics: list[Diagnostic]) -> None:
+        """A REPLACE marker with a typo inside the replacement: Aider read past it."""
+        at = text.find("REPLACE", start, end)
+        while at >= 0:
+            line = _line_start(text, at)
+            stop = _content_end(text, at)
+            m = _LOOSE_END.match(text, line + len(text[line:stop]) - len(text[line:stop].lstrip(" \t")), stop)
+            if m is not None and line >= start and text[m.start()] == ">":
+                span = Span(m.start(), m.end())
+                diagnostics.append(
+                    Diagnostic(
+                        "bad-marker",
+                        f"`{text[span.start:span.end].strip()}` is not a marker Aider reads (5 to 9 "
+                        "`>`, one space, `REPLACE`); the replacement runs on past it",
+                        span,
+                        fixes=[Fix("Write `>>>>>>> REPLACE`", [TextEdit(span, ">>>>>>> REPLACE")], True)],
+                    )
+                )
+            at = text.find("REPLACE", stop, end)
+
+    def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
+        if field != "path":
+            return None
+        at = action.span.start
+        eol = EOL.search(text, at)
+        newline = eol.group(0) if eol else "\n"
+        return Fix("Insert a file-name line", [TextEdit(Span(at, at), "path/to/file" + newline)], True)
+
+    def field_syntax(self, type_name: str, field: str) -> str:
+        return ""
+
+
+DIALECT = Aider()

@@ -1,0 +1,145 @@
+"""A project's own configuration: dialects declared in ``.action-lsp.toml`` or in the
+``[tool.action-lsp]`` table of ``pyproject.toml`` (see docs/declared-dialects.md).
+
+``.action-lsp.toml`` holds the same keys as ``[tool.action-lsp]``, at its top level; when a
+directory has both, ``.action-lsp.toml`` wins. The nearest directory at or above a transcript
+that has either one is the project's; the search also stops at a ``.action-lsp`` directory
+(the marker of a workspace root, where ``apply`` keeps its journal).
+
+A wrong file is a :class:`ConfigError` whose one line names the file and the key: the command
+line exits with 2, the server shows it (``window/showMessage``) and goes on without the
+declared dialects.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .dialects import NAMES, Dialect, set_declared
+from .dialects.declared import DeclaredError, build
+
+CONFIG_FILE = ".action-lsp.toml"
+PYPROJECT = "pyproject.toml"
+MARKER = ".action-lsp"
+FILE_NAMES = (CONFIG_FILE, PYPROJECT)  # what the server watches
+_KEYS = {"dialects"}
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectConfig:
+    path: Path | None  # the file read (None: no configuration)
+    dialects: tuple[Dialect, ...] = ()
+
+
+def _table_of(path: Path) -> tuple[Mapping[str, Any] | None, str]:
+    """The action-lsp table of ``path`` and the prefix its keys are named with in messages."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    if path.name == PYPROJECT and "action-lsp" not in raw:
+        return None, ""
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    if path.name != PYPROJECT:
+        return data, ""
+    tool = data.get("tool")
+    table = tool.get("action-lsp") if isinstance(tool, Mapping) else None
+    if table is None:
+        return None, ""
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{path}: tool.action-lsp: expected a table")
+    return table, "tool.action-lsp."
+
+
+def config_in(directory: Path) -> Path | None:
+    """The configuration file of ``directory`` itself, if it has one."""
+    own = directory / CONFIG_FILE
+    if own.is_file():
+        return own
+    pyproject = directory / PYPROJECT
+    if pyproject.is_file():
+        try:
+            table, _ = _table_of(pyproject)
+        except ConfigError:
+            return pyproject  # a broken pyproject.toml that mentions action-lsp: say so on load
+        if table is not None:
+            return pyproject
+    return None
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest configuration file at or above ``start`` (a file or a directory)."""
+    try:
+        here = start.resolve()
+        if not here.is_dir():
+            here = here.parent
+        for directory in (here, *here.parents):
+            found = config_in(directory)
+            if found is not None or (directory / MARKER).exists():
+                return found
+    except OSError:
+        return None
+    return None
+
+
+def load(path: Path) -> ProjectConfig:
+    """Read and check ``path``; raises :class:`ConfigError`."""
+    table, prefix = _table_of(path)
+    if table is None:
+        return ProjectConfig(path)
+    unknown = sorted(k for k in table if k not in _KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: {prefix}{unknown[0]}: unknown key (known: {', '.join(sorted(_KEYS))})")
+    raw = table.get("dialects", {})
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{path}: {prefix}dialects: expected tables [{prefix}dialects.NAME]")
+    dialects: list[Dialect] = []
+    claimed: dict[str, str] = {}
+    for name, spec in raw.items():
+        try:
+            d = build(name, spec, frozenset(NAMES))
+        except DeclaredError as exc:
+            raise ConfigError(f"{path}: {prefix}{exc}") from None
+        for tag in d.tag_names:
+            if tag in claimed:
+                raise ConfigError(f"{path}: {prefix}dialects.{name}: tag <{tag}> is declared by {claimed[tag]} too")
+            claimed[tag] = name
+        dialects.append(d)
+    return ProjectConfig(path, tuple(dialects))
+
+
+def use(path: Path | None) -> ProjectConfig:
+    """Load ``path`` (None: no configuration) and install its dialects for this process.
+    On a :class:`ConfigError` the declared dialects are removed and the error raised."""
+    if path is None:
+        set_declared(())
+        return ProjectConfig(None)
+    try:
+        config = load(path)
+    except ConfigError:
+        set_declared(())
+        raise
+    set_declared(config.dialects)
+    return config
+
+
+def use_for(start: Path, root: Path | None = None) -> ProjectConfig:
+    """The configuration of a transcript at ``start``: the nearest one at or above ``root``
+    when a root is given, else the nearest one above the transcript."""
+    return use(find_config(root) if root is not None else find_config(start))
+
+
+__all__ = ["CONFIG_FILE", "ConfigError", "ProjectConfig", "config_in", "find_config", "load", "use", "use_for"]

@@ -1,0 +1,73 @@
+"""Worst-case linear analysis: every adversarial shape (``bench/adversarial.py``) is analysed
+with an operation count that grows like its size.
+
+The count is deterministic (see ``tests/opcount.py``: function calls plus the characters every
+search examined), so the test says the same on a busy machine as on an idle one. Each shape is
+measured at ``n`` and ``4n``: linear work gives a ratio of about 4, the issue allows 1.5 times
+that (6), and the quadratic scans this test was written against gave 14 to 16.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from opcount import count_ops
+
+from action_lsp.document import IncrementalDocument, analyze
+
+_BENCH = Path(__file__).resolve().parent.parent / "bench" / "adversarial.py"
+_spec = importlib.util.spec_from_file_location("adversarial", _BENCH)
+assert _spec is not None and _spec.loader is not None
+adversarial = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("adversarial", adversarial)
+_spec.loader.exec_module(adversarial)
+SHAPES = adversarial.SHAPES
+
+N = 250
+MAX_RATIO = 6.0  # 4x the input: at most 1.5 x 4 the work
+MAX_OPS_PER_CHAR = 200  # a generous absolute bound on the same count
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_analysis_work_grows_linearly(name: str) -> None:
+    shape = SHAPES[name]
+    small, big = shape(N), shape(4 * N)
+    a = count_ops(analyze, small).total
+    b = count_ops(analyze, big).total
+    assert b / a <= MAX_RATIO, f"{name}: {a} operations at {len(small)} chars, {b} at {len(big)} ({b / a:.1f}x)"
+    assert b <= MAX_OPS_PER_CHAR * len(big), f"{name}: {b / len(big):.0f} operations per character"
+
+
+def test_the_meter_sees_a_quadratic_scan() -> None:
+    """The count is not blind: a scan that reads to the end of the text from every line is
+    measured as quadratic."""
+
+    def quadratic(text: str) -> None:
+        pos = 0
+        while (pos := text.find("\n", pos) + 1) > 0:
+            text.find("never there", pos)
+
+    a = count_ops(quadratic, "x\n" * N).total
+    b = count_ops(quadratic, "x\n" * (4 * N)).total
+    assert b / a > 12
+
+
+@pytest.mark.parametrize("name", ["closers", "cdata", "blocks-one-close", "prose-brace-lines"])
+def test_incremental_open_is_linear_too(name: str) -> None:
+    """Opening a document (what the server does on didOpen) scans the same way."""
+    shape = SHAPES[name]
+    a = count_ops(lambda t: IncrementalDocument(str(t)).analysis(), shape(N)).total
+    b = count_ops(lambda t: IncrementalDocument(str(t)).analysis(), shape(4 * N)).total
+    assert b / a <= MAX_RATIO
+
+
+def test_deeply_nested_json_on_the_first_line_is_no_crash() -> None:
+    """The records sniffing decodes the first line with json.loads, which recurses: a line of
+    5,000 nested objects raised RecursionError out of analyze."""
+    text = '{"type": "create_task", "content": ' * 5000 + "\n"
+    assert analyze(text) is not None
+    jsonl = '{"type": "x", "a": ' * 5000 + "\n" + '{"type": "y"}\n'
+    assert analyze(jsonl) is not None
