@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     # An apply interrupted earlier (killed, power loss) is finished or undone first.
     for message in recover_messages([root]):
         print(message, file=err)
-    declare_dialects(path, root)
+    declare_dialects(source, root)
     actions, found = parse_transcript(text)
     if not actions:
         print(f"{path}: no actions found; nothing to apply.", file=sys.stderr)
