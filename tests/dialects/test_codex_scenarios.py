@@ -1,5 +1,5 @@
 """Codex's own apply-patch scenarios (tests/fixtures/dialects/codex, Apache-2.0, see its
-LICENSE-NOTE.md), each run through ``action-lsp apply --write`` on a temporary copy of its
+README.md), each run through ``action-lsp apply --write`` on a temporary copy of its
 input tree.
 
 Where we differ from Codex on purpose (safety rules of the edit engine), the scenario is listed
