@@ -37,6 +37,7 @@ class Session:
         self.kind = kind
         self.root = root
         self.versions: dict[str, int] = {}
+        self.last_version: dict[str, int | None] = {}  # per uri: the version diagnostics were published for
         self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
         self.registrations: list[types.Registration] = []
         self.init_result: types.InitializeResult | None = None
@@ -123,7 +124,6 @@ class Session:
             await asyncio.sleep(settle)
         return list(self.client.diagnostics[uri])
 
-    last_version: dict[str, int | None]
 
     def save_all(self) -> None:
         """``:wall``: write what the buffered edits changed."""
@@ -235,6 +235,15 @@ def install_handlers(client: LanguageClient, shared: Shared) -> None:
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "action_lsp", "serve"])
 
 
+def attach(client: LanguageClient, session: Session) -> Shared:
+    """The editor's side for a test with a server of its own: ``session`` answers everything."""
+    shared = Shared(client, session.kind, session.root)
+    shared.current = session
+    session.registrations = shared.registrations
+    install_handlers(client, shared)
+    return shared
+
+
 def _folder(root: Path) -> types.WorkspaceFolder:
     uri = from_fs_path(str(root))
     assert uri is not None
@@ -268,7 +277,6 @@ async def session(lsp: LanguageClient, tmp_path: Path) -> AsyncIterator[Session]
     root = tmp_path / "ws"
     shutil.copytree(WORKSPACE, root)
     s = Session(client, shared.kind, root)
-    s.last_version = {}
     s.init_result = shared.init_result
     s.registrations = shared.registrations
     client.diagnostics.clear()
@@ -316,7 +324,6 @@ async def own_server(
     root = tmp_path / "ws"
     shutil.copytree(WORKSPACE, root)
     s = Session(lsp_client, request.param, root)
-    s.last_version = {}
     shared = Shared(lsp_client, request.param, root)
     shared.current = s
     s.registrations = shared.registrations
@@ -341,9 +348,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     shared = {"lsp", "session", "own_server", "fresh_session"}
     for item in items:
         path = Path(str(item.fspath))
+        info = getattr(item, "_fixtureinfo", None)
+        # A module may define a fixture of the same name over its own server: only this
+        # file's fixtures (defined for the directory, not for a module) share the module loop.
+        uses_shared = info is not None and any(
+            defs and not defs[-1].baseid.endswith(".py")
+            for name in shared & set(getattr(item, "fixturenames", ()))
+            for defs in [info.name2fixturedefs.get(name)]
+        )
         if (
             path.is_relative_to(here)
             and inspect.iscoroutinefunction(getattr(item, "function", None))
-            and shared & set(getattr(item, "fixturenames", ()))
+            and uses_shared
         ):
             item.add_marker(pytest.mark.asyncio(loop_scope="module"), append=False)

@@ -14,7 +14,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import CLIENTS, SERVER, Session, install_handlers, make_params
+from .conftest import CLIENTS, SERVER, Session, attach, make_params
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "declared"
 
@@ -48,7 +48,7 @@ async def declared_client(
     root = tmp_path / "ws"
     shutil.copytree(FIXTURE, root)
     s = Session(lsp_client, request.param, root)
-    install_handlers(lsp_client, s)
+    attach(lsp_client, s)
     s.init_result = await lsp_client.initialize_session(make_params(request.param, root))
     lsp_client.session = s  # type: ignore[attr-defined]
     yield s

@@ -16,7 +16,7 @@ from pytest_lsp import LanguageClient
 
 from action_lsp.text import LineIndex
 
-from .conftest import CLIENTS, SERVER, WORKSPACE, Session, install_handlers, make_params
+from .conftest import CLIENTS, SERVER, WORKSPACE, Session, attach, make_params
 
 GRACE = 1.5
 ANSWER = 'Sure, here it is.\n\n<dyad-write path="src/new.ts" description="x">\nexport const a = 1;\nexport const b = 2;\n'
@@ -29,7 +29,7 @@ async def stream_client(
     root = tmp_path / "ws"
     shutil.copytree(WORKSPACE, root)
     s = Session(lsp_client, request.param, root)
-    install_handlers(lsp_client, s)
+    attach(lsp_client, s)
     options = {"actionLsp": {"streamingGraceSeconds": GRACE}}
     s.init_result = await lsp_client.initialize_session(make_params(request.param, root, options))
     lsp_client.session = s  # type: ignore[attr-defined]

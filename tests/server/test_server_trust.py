@@ -29,7 +29,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from action_lsp.dialects import NAMES
 
-from .conftest import CLIENTS, WORKSPACE, Session, install_handlers, make_params
+from .conftest import CLIENTS, WORKSPACE, Session, attach, make_params
 
 pytestmark = pytest.mark.skipif("xml-tags" not in NAMES, reason="needs the xml-tags dialect")
 
@@ -48,7 +48,7 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
     root = tmp_path / "ws"
     shutil.copytree(WORKSPACE, root)
     s = Session(lsp_client, request.param, root)
-    install_handlers(lsp_client, s)
+    attach(lsp_client, s)
     s.init_result = await lsp_client.initialize_session(make_params(request.param, root))
     lsp_client.session = s  # type: ignore[attr-defined]
     yield s
