@@ -26,7 +26,7 @@
 
 ;; The settings of the server (section `actionLsp'), as a plist that Eglot turns into JSON:
 ;; keywords are keys, vectors are arrays, `:json-false' is false.  Keys:
-;;   :dialects        vector of dialect names ["actions-json" "dyad" ...]  (default: all;
+;;   :dialects        vector of dialect names ["actions-json" "dyad" ...]  (default: those on by default;
 ;;                    README.md, "Dialects", lists them)
 ;;   :severity        plist code -> "error"|"warning"|"information"|"hint"|"off",
 ;;                    e.g. (:missing-field "warning" :unknown-field "off")

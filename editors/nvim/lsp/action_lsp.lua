@@ -29,7 +29,7 @@ return {
   -- Answered to `workspace/configuration` for the section `actionLsp`.
   settings = {
     actionLsp = {
-      -- dialects = { 'actions-json', 'dyad' }, -- default: all (README.md, "Dialects", lists them)
+      -- dialects = { 'actions-json', 'dyad' }, -- default: those on by default (README.md, "Dialects", lists them)
       severity = vim.empty_dict(), -- code -> 'error' | 'warning' | 'information' | 'hint' | 'off'
       allowOverwrite = false, -- may create actions replace existing files?
       workspaceRoots = {}, -- extra roots that action paths resolve against
