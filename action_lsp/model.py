@@ -307,6 +307,8 @@ class Action:
     edits: list[Edit] = field(default_factory=list)
     partial: bool = False  # cut short by a syntax error: absent fields may just be unparsed
     in_progress: bool = False  # unclosed at the very end of the text: may still be streaming in
+    # a call an agent session ran whose result was an error: that result (never applied)
+    failure: str | None = None
 
     def get(self, name: str) -> Any:
         f = self.fields.get(name)

@@ -320,6 +320,7 @@ def failed(action: Action, message: str, at: Span | None) -> tuple[Action, Diagn
     """The action of a call whose result was an error: shown, of kind ``other`` (the edit
     engine never applies it), with a ``tool-error`` hint."""
     action.kind = ActionKind.OTHER
+    action.failure = message
     note = f": {message.rstrip('.')}" if message else ""
     diagnostic = Diagnostic(
         "tool-error",

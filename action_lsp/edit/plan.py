@@ -839,6 +839,11 @@ def plan_changes(
             outcome.reason = "not selected"
             continue
         kind = action.kind
+        if action.failure is not None:  # a call that failed in its agent session
+            outcome.skipped = True
+            said = (action.failure.strip().splitlines() or [""])[0][:200]
+            outcome.reason = f"failed in the session{f' ({said})' if said else ''}; not applied"
+            continue
         if not kind.is_file_action:
             outcome.skipped = True
             outcome.reason = f"not a file action ({kind.value}); never executed"

@@ -22,11 +22,14 @@ if TYPE_CHECKING:
     from .server import ActionLanguageServer
 
 MAX_DIFF_LINES = 80
+MAX_RESULT_CHARS = 300
 
 
 def describe(action: Action, index: int, plan: Plan | None) -> str:
     """What the action would do; ``plan`` is the edit engine's plan for it (file actions)."""
     head = f"**{action.type}**" + (f" `{action.path}`" if action.path else "") + f" · {action.dialect}"
+    if action.failure is not None:
+        return f"{head}\n\n{_failed(action)}"
     if not action.kind.is_file_action or plan is None:
         return f"{head}\n\n{_not_run(action)}"
     outcome = plan.outcome(index)
@@ -54,6 +57,15 @@ def describe(action: Action, index: int, plan: Plan | None) -> str:
     return "\n".join(lines)
 
 
+def _failed(action: Action) -> str:
+    """A call the session ran and that failed there: what it was, the tool's answer."""
+    result = " ".join((action.failure or "").split())
+    if len(result) > MAX_RESULT_CHARS:
+        result = result[: MAX_RESULT_CHARS - 3] + "..."
+    said = f" (tool result: {result})" if result else ""
+    return f"`{action.title}` failed in the session{said}: it is shown, not applied."
+
+
 def _not_run(action: Action) -> str:
     if action.kind is ActionKind.COMMAND:
         cmd = action.text("command") or ""
@@ -62,7 +74,7 @@ def _not_run(action: Action) -> str:
         return "Code to execute; action-lsp only checks it and never runs it."
     if action.kind is ActionKind.READ_FILE:
         return "Reads a file; nothing changes."
-    return f"A `{action.kind.value}` action; it changes no files and action-lsp never executes it."
+    return f"`{action.title}` changes no files; action-lsp never executes it."
 
 
 def register(ls: ActionLanguageServer) -> None:

@@ -5,6 +5,7 @@
 ;;   (add-to-list 'load-path "/path/to/action-lsp/editors/emacs")
 ;;   (require 'action-lsp)
 ;;   (add-hook 'markdown-mode-hook #'eglot-ensure)   ; and/or text-mode-hook
+;;   (add-hook 'action-lsp-jsonl-mode-hook #'eglot-ensure)   ; agent sessions (*.jsonl)
 ;;
 ;; Diagnostics show through Flymake; the actions' apply / preview commands are offered as code
 ;; actions (M-x eglot-code-actions).  Needs Eglot (built into Emacs 29+, or the `eglot'
@@ -25,7 +26,8 @@
 
 ;; The settings of the server (section `actionLsp'), as a plist that Eglot turns into JSON:
 ;; keywords are keys, vectors are arrays, `:json-false' is false.  Keys:
-;;   :dialects        vector of dialect names ["actions-json" "xml-tags" ...]  (default: all)
+;;   :dialects        vector of dialect names ["actions-json" "dyad" ...]  (default: those on by default;
+;;                    README.md, "Dialects", lists them)
 ;;   :severity        plist code -> "error"|"warning"|"information"|"hint"|"off",
 ;;                    e.g. (:missing-field "warning" :unknown-field "off")
 ;;   :allowOverwrite  t or :json-false: may create actions replace existing files?
@@ -37,7 +39,14 @@
   "Settings sent to action-lsp, as `initializationOptions' and for `workspace/configuration'."
   :type 'plist)
 
-(defcustom action-lsp-modes '(markdown-mode gfm-mode text-mode)
+(define-derived-mode action-lsp-jsonl-mode prog-mode "JSONL"
+  "Agent sessions in JSON Lines (Claude Code, Codex), checked by action-lsp.
+Files ending in .jsonl open in it unless another mode already claims them.")
+
+(unless (assoc-default "session.jsonl" auto-mode-alist #'string-match-p)
+  (add-to-list 'auto-mode-alist '("\\.jsonl\\'" . action-lsp-jsonl-mode)))
+
+(defcustom action-lsp-modes '(markdown-mode gfm-mode text-mode action-lsp-jsonl-mode)
   "Major modes whose buffers action-lsp checks."
   :type '(repeat symbol))
 

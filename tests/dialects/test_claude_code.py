@@ -207,3 +207,17 @@ def test_any_tool_name_is_valid_and_a_write_needs_its_path() -> None:
     assert [x.type for x in a.actions] == ["mcp__github__create_issue", "Write"]
     assert [d.code for d in a.diagnostics] == ["missing-field"]
     assert "`Write` needs `path`" in a.diagnostics[0].message
+
+
+def test_apply_says_a_failed_call_failed_in_the_session(tmp_path: Path, capsys) -> None:
+    """Not "not a file action (other)": the skipped Edit is named as the call that failed."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    session = tmp_path / "session.jsonl"
+    session.write_text(_text(), encoding="utf-8")
+    main(["apply", "--root", str(root), str(session)])
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    line = next(t for t in out.splitlines() if "skipped action 3 " in t)
+    assert "failed in the session" in line and "String to replace not found in file" in line, line
+    assert "(other)" not in line

@@ -169,3 +169,30 @@ def test_codex_call_whose_output_failed_is_a_hint_and_not_applied() -> None:
     assert len(hint) == 1 and "permission denied: a.txt" in hint[0].message
     related = hint[0].related[0][0]
     assert text[related.start : related.end] == "call_1"
+
+
+ORDINARY_JSON = {
+    "package.json": json.dumps(
+        {
+            "name": "web",
+            "version": "1.0.0",
+            "scripts": {"build": "vite build", "test": "vitest"},
+            "dependencies": {"react": "^18.3.1"},
+            "devDependencies": {"typescript": "^5.5.0"},
+        },
+        indent=2,
+    ),
+    "tsconfig.json": '{\n  // compiler options\n  "compilerOptions": {"strict": true, "jsx": "react-jsx",},\n'
+    '  "include": ["src"]\n}\n',
+    "data.jsonl": '{"id": 1, "text": "hello"}\n{"id": 2, "messages_count": 3}\n',
+}
+
+
+def test_ordinary_json_files_get_no_diagnostics(tmp_path: Path, capsys) -> None:
+    """A user who adds `**/*.json` to an editor's patterns sees nothing on a normal package.json,
+    tsconfig.json or data .jsonl (README, "Editors": why `*.json` is not attached by default)."""
+    for name, text in ORDINARY_JSON.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert analyze(text).diagnostics == [], name
+    assert main(["check", *(str(tmp_path / n) for n in ORDINARY_JSON)]) == 0
+    assert "No problems" in capsys.readouterr().out

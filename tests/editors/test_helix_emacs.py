@@ -287,6 +287,11 @@ def test_helix_languages_toml_shape() -> None:
     assert config == {"allowOverwrite": False, "workspaceRoots": [], "severity": {}}
     markdown = next(lang for lang in conf["language"] if lang["name"] == "markdown")
     assert "action-lsp" in markdown["language-servers"]
+    # sessions: *.jsonl (a glob, which wins over the json language's "jsonl" extension), not *.json
+    jsonl = next(lang for lang in conf["language"] if lang["name"] == "jsonl")
+    assert jsonl["file-types"] == [{"glob": "*.jsonl"}]
+    assert jsonl["language-servers"] == ["action-lsp"] and jsonl["grammar"] == "json"
+    assert not any(lang["name"] == "json" for lang in conf["language"])
     _resolve(argv)
 
 
@@ -436,7 +441,9 @@ def test_emacs_el_shape() -> None:
         _Symbol("markdown-mode"),
         _Symbol("gfm-mode"),
         _Symbol("text-mode"),
+        _Symbol("action-lsp-jsonl-mode"),
     ]
+    assert """(add-to-list 'auto-mode-alist '("\\\\.jsonl\\\\'" . action-lsp-jsonl-mode))""" in source
     _resolve(argv)
 
 
@@ -500,7 +507,7 @@ def test_emacs_batch_sends_what_the_test_sends() -> None:
     sent = json.loads(proc.stdout)
     argv, settings = _emacs()
     assert sent == {
-        "modes": ["markdown-mode", "gfm-mode", "text-mode"],
+        "modes": ["markdown-mode", "gfm-mode", "text-mode", "action-lsp-jsonl-mode"],
         "program": argv,
         "init": settings,
         "workspace": {"actionLsp": settings},

@@ -364,3 +364,20 @@ def test_neovim_apply_twice_preview_once(workspace: Path, tmp_path: Path) -> Non
         assert (create_line, "Applied ✓") in titles and (modify_line, "Applied ✓") in titles, context
     assert result["app_disk_after_wall"] == 'def main():\n    print("bye")\n'
     assert result["new_disk_after_wall"] == "NEW = 1\n"
+
+
+SESSION = REPO / "tests" / "fixtures" / "dialects" / "claude-code" / "session.jsonl"
+
+
+def test_neovim_attaches_to_a_session(workspace: Path, tmp_path: Path) -> None:
+    """A Claude Code session (.jsonl, Neovim's `jsonl` filetype) gets the client: its failed
+    Edit call is a tool-error hint, its Write outside the workspace an error, and its file
+    edits have lenses."""
+    shutil.copy(SESSION, workspace / "session.jsonl")
+    result, proc, tail, _elapsed = _run_nvim("driver_session.lua", workspace, tmp_path, _path_with_server())
+    context = f"{json.dumps(result, indent=1, ensure_ascii=False)}\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    assert "error" not in result, context
+    assert result["filetype"] == "jsonl"
+    codes = {d["code"] for d in result["diagnostics"]}
+    assert {"tool-error", "absolute-path"} <= codes, context
+    assert any("Apply" in title for _line, title in result["lenses"]), context

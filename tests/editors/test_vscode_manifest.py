@@ -49,3 +49,40 @@ def test_no_setting_mentions_constructs_that_do_not_exist() -> None:
     text = json.dumps(MANIFEST)
     for gone in ("aether-edit", "numbered action plan"):  # <replace_in_file> is cline's now
         assert gone not in text
+
+
+def _transcript_patterns() -> list[str]:
+    source = (REPO / "vscode-client" / "src" / "extension.ts").read_text(encoding="utf-8")
+    match = re.search(r"export const TRANSCRIPT_PATTERNS = \[([^\]]*)\]", source)
+    assert match, "TRANSCRIPT_PATTERNS not found in extension.ts"
+    return re.findall(r"'([^']*)'", match.group(1))
+
+
+def test_the_client_attaches_to_session_files() -> None:
+    """Claude Code and Codex sessions are .jsonl files: the client sends them to the server, and
+    opening one starts the extension. Every .json file is not attached (a package.json whose
+    strings mention tags would get diagnostics): users add their session .json paths to
+    actionLsp.filePatterns."""
+    assert "**/*.jsonl" in _transcript_patterns()
+    assert "**/*.json" not in _transcript_patterns()
+    assert "onLanguage:jsonl" in MANIFEST["activationEvents"]
+    assert "jsonl" in PROPS["actionLsp.filePatterns"]["markdownDescription"]
+
+
+EDITOR_DOCS = [
+    "editors/README.md",
+    "editors/nvim/lsp/action_lsp.lua",
+    "editors/helix/languages.toml",
+    "editors/emacs/action-lsp.el",
+    "vscode-client/README.md",
+]
+
+
+def test_editor_docs_point_to_the_dialect_table_instead_of_listing_dialects() -> None:
+    """One list of dialects (README's table; package.json's setting is checked above): the editor
+    setups may name a dialect or two as an example, never a hand-kept list that goes stale."""
+    for rel in EDITOR_DOCS:
+        text = (REPO / rel).read_text(encoding="utf-8")
+        named = [n for n in dialects.NAMES if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)]
+        assert len(named) <= 2, f"{rel} lists dialects {named}: point to README.md#dialects instead"
+        assert "README.md#dialects" in text or "README.md, \"Dialects\"" in text, rel

@@ -32,8 +32,12 @@ const SECTION = 'actionLsp';
 const CLIENT_ID = 'actionLsp'; // vscode-languageclient reads `${CLIENT_ID}.trace.server`
 const CLIENT_NAME = 'action-lsp';
 
-/** Built-in transcript file names; `actionLsp.filePatterns` adds more. */
-export const TRANSCRIPT_PATTERNS = ['**/*.transcript.md', '**/*.chat.md', '**/.aider.chat.history.md'];
+/**
+ * Built-in transcript file names; `actionLsp.filePatterns` adds more. `*.jsonl` are agent sessions
+ * (Claude Code, Codex); `*.json` is not here, so a package.json is never analysed: a session saved
+ * as `.json` is added with `actionLsp.filePatterns` (README, "Sessions").
+ */
+export const TRANSCRIPT_PATTERNS = ['**/*.transcript.md', '**/*.chat.md', '**/.aider.chat.history.md', '**/*.jsonl'];
 
 /** Server settings forwarded to the server (architecture.md, "Server commands and settings"). */
 export interface ServerSettings {

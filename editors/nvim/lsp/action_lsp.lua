@@ -11,7 +11,9 @@
 ---@type vim.lsp.Config
 return {
   cmd = { 'action-lsp', 'serve' },
-  filetypes = { 'markdown', 'text' },
+  -- jsonl: agent sessions (Claude Code, Codex). Not json: every package.json would be checked;
+  -- add 'json' here (vim.lsp.config) if you keep sessions as .json files.
+  filetypes = { 'markdown', 'text', 'jsonl' },
   -- The workspace root, which file actions (create_file, modify_file, ...) resolve against: the
   -- nearest directory holding `.action-lsp` or a pyproject.toml with [tool.action-lsp], else the
   -- nearest holding `.git`, `.hg` or `.jj` (see require('action_lsp').find_root).
@@ -27,7 +29,7 @@ return {
   -- Answered to `workspace/configuration` for the section `actionLsp`.
   settings = {
     actionLsp = {
-      -- dialects = { 'actions-json', 'xml-tags', 'aether', 'action-plan' }, -- default: all
+      -- dialects = { 'actions-json', 'dyad' }, -- default: those on by default (README.md, "Dialects", lists them)
       severity = vim.empty_dict(), -- code -> 'error' | 'warning' | 'information' | 'hint' | 'off'
       allowOverwrite = false, -- may create actions replace existing files?
       workspaceRoots = {}, -- extra roots that action paths resolve against
