@@ -14,9 +14,10 @@ import stat
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ..model import Action, ActionKind, Diagnostic, Edit, Severity, Span
+from ..paths import PathCode
 from .locate import Located, Refused, has_line_numbers, locate, strip_line_numbers
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
 
@@ -853,8 +854,10 @@ def plan_changes(
         if blocker is not None:
             outcome.ok = False
             outcome.blocked_by = blocker
+            # Nothing is ever written outside the workspace, forced or not: no --force hint.
+            hint = "fix it" if blocker.code in get_args(PathCode) else "fix it, or apply with --force"
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
-                              f"{blocker.message} (fix it, or apply with --force)")
+                              f"{blocker.message} ({hint})")
             continue
         action = _from_view(action)
         kind = action.kind

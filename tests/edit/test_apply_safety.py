@@ -317,3 +317,17 @@ def test_check_root_says_what_apply_would_do(ws: Path, capsys) -> None:
     assert main(["check", "--root", str(ws), "--force", str(t)]) == 0
     assert "warning: a.py parsed before" in capsys.readouterr().out
     assert apply(ws, tx, "--write", "--force") == 0
+
+
+def test_a_path_outside_the_workspace_is_not_offered_force(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The message of a path problem never tells the user to apply with --force: nothing is
+    ever written outside the workspace, forced or not."""
+    transcript = create("../outside.py", "x = 1\n") + create("ok.py", "y = 2\n")
+    assert apply(ws, transcript) == 1
+    said = capsys.readouterr()
+    text = said.out + said.err
+    assert "path-traversal" in text and "--force" not in text
+    assert apply(ws, transcript, "--write", "--force") == 1
+    assert not (ws.parent / "outside.py").exists()
