@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import re
 
-from ..jsonscan import FenceWalks, JNode, JResult, find_json_fence, parse_json, trailing_data_error
-from ..markdown import LINE_START, FenceOpen, next_line_start
+from ..jsonscan import JNode, JResult, parse_json
+from ..markdown import LINE_START, FenceOpen
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
 from ..schema import ActionSpec, Check, boolean, integer, one_of, opt, req, specs, text, text_list
 from .base import Construct, ScanContext
-from .json_fields import JsonDialect, fields_of, json_diagnostics, key_span, mark_partial
+from .json_fields import (
+    JsonDialect,
+    fields_of,
+    json_diagnostics,
+    json_fence_close,
+    json_fence_end,
+    key_span,
+    mark_partial,
+)
 
 # A fence line with an info string opens a block; it never closes one.
 _OPENER_WITH_INFO = re.compile(LINE_START + r" {0,3}(?:`{3,}[ \t]*[^\s`]|~{3,}[ \t]*[^\s~])")
@@ -100,14 +108,7 @@ class ActionsJson(JsonDialect):
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct:
         text = ctx.text
-        # A block with no closing-fence line at all after it is unclosed: ask the scanner,
-        # which remembers that fact for later blocks (a run of unclosed blocks costs one
-        # search). Only then walk the JSON strings to skip fence lines inside them.
-        if ctx.find_fence_close(fence.body_start, fence.char, fence.length) is None:
-            close, read_to = None, len(text)
-        else:
-            walks = ctx.cache.setdefault(f"json-fence:{fence.char}{fence.length}", FenceWalks())
-            close, read_to = find_json_fence(text, fence.body_start, fence.char, fence.length, walks)
+        close, read_to = json_fence_close(ctx, fence)
         body_end = close[0] if close else len(text)
         result = parse_json(text, fence.body_start, body_end)
         if close is not None and result.ok and _OPENER_WITH_INFO.search(text, result.end, close[0]):
@@ -117,25 +118,8 @@ class ActionsJson(JsonDialect):
         kind = fence.word.lower() if fence.word.lower() in self.fence_infos else "actions"
         what = f"```{kind} block"
         diagnostics = json_diagnostics(text, result, Span(fence.body_start, body_end), f"bad JSON in {what}")
-        if close is None:
-            # Recover: the block ends after its JSON value when that parsed, else at the end.
-            end = next_line_start(text, result.end) if result.ok else len(text)
-            at = result.end if result.ok else len(text)
-            insert = "\n" if at > 0 and text[at - 1] not in "\r\n" else ""
-            diagnostics.append(
-                Diagnostic(
-                    "unclosed-block",
-                    f"{what} is never closed; add a line with {fence.char * fence.length} after its JSON",
-                    fence.opener_span,
-                    fixes=[Fix("Insert the closing fence", [TextEdit(Span(at, at), f"{insert}{fence.char * fence.length}\n")], True)],
-                )
-            )
-        else:
-            end = close[1]
-            if result.ok:
-                extra = trailing_data_error(text, result.end, body_end)
-                if extra is not None:
-                    diagnostics.append(Diagnostic("bad-json", f"bad JSON in {what}: {extra.message}", extra.span))
+        # Recover an unclosed block: it ends after its JSON value when that parsed, else at the end.
+        end = json_fence_end(text, fence, result, close, body_end, what, diagnostics)
         span = Span(fence.start, end)
         actions: list[Action] = []
         if result.node is not None:

@@ -19,12 +19,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..jsonscan import JNode, find_json_fence, parse_json, trailing_data_error
-from ..markdown import FenceOpen, next_line_start
-from ..model import Action, ActionKind, Diagnostic, FileEdit, FileView, Fix, Span, TextEdit
+from ..jsonscan import JNode, parse_json
+from ..markdown import FenceOpen
+from ..model import Action, ActionKind, Diagnostic, FileEdit, FileView, Fix, Span
 from ..schema import ActionSpec, FieldSpec, text
 from .base import Construct, Dialect, ScanContext, TagOpen
-from .json_fields import JsonDialect, fields_of, json_diagnostics, mark_partial
+from .json_fields import (
+    JsonDialect,
+    fields_of,
+    json_diagnostics,
+    json_fence_close,
+    json_fence_end,
+    mark_partial,
+)
 from .tag_dialect import TagDialect
 from .tags import StartTag
 
@@ -387,33 +394,12 @@ class DeclaredJson(JsonDialect):
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct:
         text = ctx.text
-        if ctx.find_fence_close(fence.body_start, fence.char, fence.length) is None:
-            close, read_to = None, len(text)
-        else:
-            close, read_to = find_json_fence(text, fence.body_start, fence.char, fence.length)
+        close, read_to = json_fence_close(ctx, fence)
         body_end = close[0] if close else len(text)
         result = parse_json(text, fence.body_start, body_end)
         what = f"```{fence.word} block"
         diagnostics = json_diagnostics(text, result, Span(fence.body_start, body_end), f"bad JSON in {what}")
-        if close is None:
-            end = next_line_start(text, result.end) if result.ok else len(text)
-            at = result.end if result.ok else len(text)
-            insert = "\n" if at > 0 and text[at - 1] not in "\r\n" else ""
-            closing = fence.char * fence.length
-            diagnostics.append(
-                Diagnostic(
-                    "unclosed-block",
-                    f"{what} is never closed; add a line with {closing} after its JSON",
-                    fence.opener_span,
-                    fixes=[Fix("Insert the closing fence", [TextEdit(Span(at, at), f"{insert}{closing}\n")], True)],
-                )
-            )
-        else:
-            end = close[1]
-            if result.ok:
-                extra = trailing_data_error(text, result.end, body_end)
-                if extra is not None:
-                    diagnostics.append(Diagnostic("bad-json", f"bad JSON in {what}: {extra.message}", extra.span))
+        end = json_fence_end(text, fence, result, close, body_end, what, diagnostics)
         span = Span(fence.start, end)
         actions: list[Action] = []
         if result.node is not None:

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from ..jsonscan import JError, JMember, JNode, JResult, repair_json
+from ..jsonscan import (
+    FenceWalks,
+    JError,
+    JMember,
+    JNode,
+    JResult,
+    find_json_fence,
+    repair_json,
+    trailing_data_error,
+)
+from ..markdown import FenceOpen, next_line_start
 from ..model import Action, Diagnostic, Field, Fix, Severity, Span, TextEdit
-from .base import Dialect
+from .base import Dialect, ScanContext
 
 MAX_REPAIR_CHARS = 200_000  # the largest JSON body a fatal error's repair is offered for
 
@@ -135,3 +145,49 @@ class JsonDialect(Dialect):
 
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return insert_key_fix(text, action, field)
+
+
+def json_fence_close(ctx: ScanContext, fence: FenceOpen) -> tuple[tuple[int, int] | None, int]:
+    """The closing fence of a fenced JSON block (None if unclosed) and how far the search read.
+
+    A block with no closing-fence line at all after it is unclosed: the scanner is asked first,
+    and remembers that fact for later blocks (a run of unclosed blocks costs one search). Only
+    then are the JSON strings walked to skip fence lines inside them, sharing the walks of
+    earlier blocks (:class:`FenceWalks`).
+    """
+    if ctx.find_fence_close(fence.body_start, fence.char, fence.length) is None:
+        return None, len(ctx.text)
+    walks = ctx.cache.setdefault(f"json-fence:{fence.char}{fence.length}", FenceWalks())
+    return find_json_fence(ctx.text, fence.body_start, fence.char, fence.length, walks)
+
+
+def json_fence_end(
+    text: str,
+    fence: FenceOpen,
+    result: JResult,
+    close: tuple[int, int] | None,
+    body_end: int,
+    what: str,
+    diagnostics: list[Diagnostic],
+) -> int:
+    """Where a fenced JSON block ends, adding its closing diagnostics: an unclosed block (with
+    the fix that inserts the fence after its JSON, where it then ends), or data after the JSON
+    value inside a closed one."""
+    if close is not None:
+        if result.ok:
+            extra = trailing_data_error(text, result.end, body_end)
+            if extra is not None:
+                diagnostics.append(Diagnostic("bad-json", f"bad JSON in {what}: {extra.message}", extra.span))
+        return close[1]
+    at = result.end if result.ok else len(text)
+    insert = "\n" if at > 0 and text[at - 1] not in "\r\n" else ""
+    closing = fence.char * fence.length
+    diagnostics.append(
+        Diagnostic(
+            "unclosed-block",
+            f"{what} is never closed; add a line with {closing} after its JSON",
+            fence.opener_span,
+            fixes=[Fix("Insert the closing fence", [TextEdit(Span(at, at), f"{insert}{closing}\n")], True)],
+        )
+    )
+    return next_line_start(text, result.end) if result.ok else len(text)
