@@ -235,27 +235,51 @@ _FILE_KINDS = frozenset(
 @dataclass(slots=True)
 class Edit:
     """One search/replace pair of a modify action (a dialect may allow several per action);
-    ``line`` is the agent's 1-based hint of where the search text starts, if any."""
+    ``line`` is the agent's 1-based hint of where the search text starts, if any; the other
+    flags are those of :class:`FileEdit`."""
 
     search: Field
     replace: Field
     line: int | None = None
+    replace_all: bool = False
+    anchors: tuple[Field, ...] = ()
+    after_previous: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class FileEdit:
-    """One edit of a ``modify`` file view: replace ``search`` by ``replace`` (``line``: the
-    agent's 1-based hint of where the search text starts, if it gave one)."""
+    """One edit of a ``modify`` file view: replace ``search`` by ``replace``.
+
+    ``line``: the agent's 1-based hint of where the search text starts, if it gave one.
+    ``replace_all``: replace every exact occurrence (Claude Code's ``replace_all``), never a
+    place found only up to layout. ``anchors``: lines that must be found, in order, before the
+    search text, which is then searched after the last of them (Codex's ``@@ class Foo``).
+    ``after_previous``: the search starts after the place of the action's edit before it
+    (Codex's chunks are in file order).
+    """
 
     search: Field
     replace: Field
     line: int | None = None
+    replace_all: bool = False
+    anchors: tuple[Field, ...] = ()
+    after_previous: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"search": self.search.value, "replace": self.replace.value}
         if self.line is not None:
             out["line"] = self.line
+        if self.replace_all:
+            out["replace_all"] = True
+        if self.anchors:
+            out["anchors"] = [a.value for a in self.anchors]
+        if self.after_previous:
+            out["after_previous"] = True
         return out
+
+    @classmethod
+    def of(cls, e: Edit) -> FileEdit:
+        return cls(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous)
 
 
 FILE_OPS = ("create", "write", "modify", "delete", "rename", "mkdir")
@@ -266,13 +290,15 @@ class FileView:
     """The normalized view of a file action, the same for every dialect: what the edit engine
     applies. ``op`` is one of :data:`FILE_OPS`; ``write`` creates *or replaces* a whole file
     (``create`` refuses to replace one); ``to`` is a rename's target, ``content`` a create's or
-    write's text, ``edits`` a modify's search/replace pairs."""
+    write's text, ``edits`` a modify's search/replace pairs. ``final_newline``: the agent's
+    tool ends the file it modifies with a line break (Codex's ``apply_patch`` does)."""
 
     op: str
     path: Field
     to: Field | None = None
     content: Field | None = None
     edits: tuple[FileEdit, ...] = ()
+    final_newline: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.op, "path": self.path.value}
@@ -282,6 +308,8 @@ class FileView:
             out["content"] = self.content.value
         if self.op == "modify":
             out["edits"] = [e.to_json() for e in self.edits]
+        if self.final_newline:
+            out["final_newline"] = True
         return out
 
 
@@ -491,9 +519,11 @@ def shift_action(a: Action, delta: int) -> Action:
         {k: shift_field(f, delta) for k, f in a.fields.items()},
         a.group.shift(delta) if a.group else None,
         a.group_label,
-        [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line) for e in a.edits],
+        [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line, e.replace_all,
+              tuple(shift_field(f, delta) for f in e.anchors), e.after_previous) for e in a.edits],
         a.partial,
         a.in_progress,
+        a.failure,
     )
 
 

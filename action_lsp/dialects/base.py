@@ -201,7 +201,7 @@ class Dialect:
                 return None
             return FileView(op, path, content=content)
         if op == "modify":
-            edits = tuple(FileEdit(e.search, e.replace, e.line) for e in action.edits)
+            edits = tuple(FileEdit.of(e) for e in action.edits)
             if not edits:
                 search, replace = action.fields.get("search"), action.fields.get("replace")
                 if search is None or replace is None:

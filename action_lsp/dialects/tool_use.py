@@ -232,12 +232,12 @@ def call_action(call: Call) -> Action:
                 s = sub.field("search", "old_string", "old_str", "oldText", "old_text", "search")
                 r = sub.field("replace", "new_string", "new_str", "newText", "new_text", "replace")
                 if s is not None and r is not None:
-                    edits.append(Edit(s, r))
+                    edits.append(Edit(s, r, replace_all=_replace_all(sub)))
         else:
             s = take("search", "old_string", "old_str", "oldText", "old_text", "search")
             r = take("replace", "new_string", "new_str", "newText", "new_text", "replace")
             if s is not None and r is not None:
-                edits.append(Edit(s, r))
+                edits.append(Edit(s, r, replace_all=inp is not None and _replace_all(inp)))
     elif command == "insert":
         kind = ActionKind.MODIFY_FILE
         path(*_PATH_KEYS)
@@ -275,6 +275,12 @@ def call_action(call: Call) -> Action:
         group_label=call.label,
         edits=edits,
     )
+
+
+def _replace_all(inp: Input) -> bool:
+    """Claude Code's ``"replace_all": true``: every occurrence of the old string is replaced."""
+    found = inp.member("replace_all", "replaceAll")
+    return found is not None and found[1].value is True
 
 
 def _command(call: Call, inp: Input | None, fields: dict[str, Field], used: set[str]) -> None:

@@ -349,13 +349,25 @@ def _mode_shift(pairs: Sequence[tuple[str, str]]) -> tuple[bool, int, int, bool,
 
 
 def locate(
-    file_text: str, search: str, *, path: str | None = None, line_hint: int | None = None
+    file_text: str,
+    search: str,
+    *,
+    path: str | None = None,
+    line_hint: int | None = None,
+    start: int = 0,
 ) -> Located | Refused:
     """Locate ``search`` in ``file_text`` (see the module docstring for the strategies).
 
     ``line_hint`` (the 1-based line the search text is believed to start at, from line-number
     prefixes) picks one of several places that all match with only layout differences.
+    ``start`` (a line start) restricts the search to ``file_text[start:]`` (after a Codex
+    chunk's ``@@`` context line); offsets and lines of the result are the whole text's.
     """
+    if start > 0:
+        lines_before = file_text.count("\n", 0, start)
+        hint = line_hint - lines_before if line_hint is not None else None
+        return _moved(locate(file_text[start:], search, path=path, line_hint=hint), start,
+                      lines_before)
     found = _locate(file_text, search, path)
     if line_hint is not None and isinstance(found, Refused) and found.code == "search-ambiguous":
         at = [c for c in found.candidates if c.line == line_hint and c.certain]
@@ -364,6 +376,85 @@ def locate(
                 at[0], note=f"chosen among lines {_listed(found.lines)} by its line numbers"
             )
     return found
+
+
+def _moved(found: Located | Refused, offset: int, lines: int) -> Located | Refused:
+    """A result found in a suffix of the text, in the whole text's offsets and lines."""
+    if isinstance(found, Located):
+        return replace(found, start=found.start + offset, end=found.end + offset,
+                       line=found.line + lines)
+    moved = [replace(c, start=c.start + offset, end=c.end + offset, line=c.line + lines)
+             for c in found.candidates]
+    if found.code == "search-ambiguous" and found.strategy is not None:
+        return _ambiguous(moved, found.strategy)
+    message = found.message
+    if len(found.lines) == 2 and lines:  # the two close places of a fuzzy refusal
+        a, b = found.lines
+        message = message.replace(f"lines {a} (", f"lines {a + lines} (", 1).replace(
+            f"and {b} (", f"and {b + lines} (", 1)
+    return replace(found, lines=[n + lines for n in found.lines], candidates=moved,
+                   message=message)
+
+
+def exact_places(file_text: str, search: str) -> list[Located]:
+    """Every exact, non-overlapping occurrence of ``search`` in order (as ``str.replace``
+    counts them; a file whose only difference is CRLF line endings still counts): the places
+    of a ``replace_all`` edit. Empty for a blank search."""
+    if not search.strip():
+        return []
+    haystack, needle, text = file_text, search, None
+    if file_text.find(search) < 0 and ("\r\n" in file_text or "\r\n" in search):
+        haystack = file_text.replace("\r\n", "\n")
+        needle = search.replace("\r\n", "\n")
+        text = _Text(file_text)
+    out: list[Located] = []
+    line, counted = 1, 0
+    pos = haystack.find(needle)
+    while pos >= 0:
+        line += haystack.count("\n", counted, pos)
+        counted = pos
+        out.append(_exact_at(file_text, len(needle), pos, line, text))
+        pos = haystack.find(needle, pos + len(needle))
+    return out
+
+
+#: Codex's ``seek_sequence`` passes for a context line, in order (the first pass that finds a
+#: line at or after the start wins): exact, trailing whitespace ignored, both ends ignored, and
+#: typographic dashes, quotes and spaces read as their ASCII forms.
+_PUNCT = str.maketrans({
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+    **dict.fromkeys("\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                    "\u202f\u205f\u3000", " "),
+})
+_ANCHOR_PASSES = (
+    lambda t: t,
+    str.rstrip,
+    str.strip,
+    lambda t: t.strip().translate(_PUNCT),
+)
+
+
+def find_anchor(file_text: str, anchor: str, start: int = 0) -> tuple[int, int] | None:
+    """The first line at or after offset ``start`` (a line start) that is the context line
+    ``anchor``, read as Codex's ``apply_patch`` seeks it: ``(line start, next line start)``,
+    or None when no line is. Its line break (``\r\n`` too) is not part of the line."""
+    n = len(file_text)
+    lines: list[tuple[int, int, str]] = []
+    pos = start
+    while pos < n:
+        nl = file_text.find("\n", pos)
+        stop = n if nl < 0 else nl
+        body = file_text[pos:stop]
+        lines.append((pos, n if nl < 0 else nl + 1, body[:-1] if body.endswith("\r") else body))
+        pos = n if nl < 0 else nl + 1
+    for norm in _ANCHOR_PASSES:
+        want = norm(anchor)
+        for a, b, body in lines:
+            if norm(body) == want:
+                return a, b
+    return None
 
 
 def _listed(lines: Sequence[int]) -> str:

@@ -16,9 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ..model import Action, ActionKind, Diagnostic, Edit, Severity, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, Field, Severity, Span
 from ..paths import PathCode
-from .locate import Located, Refused, has_line_numbers, locate, strip_line_numbers
+from .locate import (
+    Located,
+    Refused,
+    exact_places,
+    find_anchor,
+    has_line_numbers,
+    locate,
+    strip_line_numbers,
+)
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
 
 #: Transcript diagnostics that block their action even below error severity: the agent's own
@@ -207,6 +215,7 @@ class _Planner:
         self.choices = dict(choices or {})
         self.forced = force
         self.force = False  # whether the action being planned is forced (see forces())
+        self.final_newline = False  # the action's tool ends a changed file with a line break
         self.states: dict[Path, _State] = {}
         self.order: list[Path] = []
         # Directories the plan needs (ancestors of files and directories it creates), with the
@@ -449,8 +458,28 @@ class _Planner:
         strategies: list[str] = []
         already = 0
         pairs = _pairs(action)
+        floor = 0  # where the last edit's place ends (Codex's chunks are searched in order)
         for k, (search, replace, s_span, r_span) in enumerate(pairs):
-            line = action.edits[k].line if k < len(action.edits) else None
+            edit = action.edits[k] if k < len(action.edits) else None
+            line = edit.line if edit is not None else None
+            start = 0
+            if edit is not None and text is not None:
+                if edit.after_previous:
+                    start = floor
+                for anchor in edit.anchors:
+                    start = _after_anchor(text, anchor, start, rel)
+            if edit is not None and edit.replace_all and text is not None and search.strip():
+                done = self.replace_all(index, k, text, search, replace, rel, s_span, start, outcome)
+                if done is None:
+                    already += 1
+                    continue
+                for place in done:
+                    edits.append(place)
+                    text = text[: place[0]] + place[2] + text[place[1] :]
+                strategies.append(f"exact (replace_all: {len(done)} "
+                                  f"place{'s' if len(done) > 1 else ''})")
+                floor = done[0][1] + sum(len(t) - (b - a) for a, b, t in done)
+                continue
             if text is not None and not search and line is not None:
                 # An insertion (Roo's insert_content): before line `line`, 0 appends.
                 at = _line_start(text, line)
@@ -486,7 +515,7 @@ class _Planner:
                 ))
                 already += 1
                 continue
-            found = locate(text, search, path=rel, line_hint=hint)
+            found = locate(text, search, path=rel, line_hint=hint, start=start)
             chosen = self.choices.get((index, k))
             if chosen is not None:
                 found = _choose(found, chosen, rel, text, s_span)
@@ -498,7 +527,12 @@ class _Planner:
                     ))
                     already += 1
                     continue
-                raise ActionFailed(_refusal(found, rel, text, s_span, where), found.message)
+                d = _refusal(found, rel, text, s_span, where)
+                if start and edit is not None and (edit.anchors or edit.after_previous):
+                    after = "its `@@` context line" if edit.anchors else "the chunk before it"
+                    first = text.count("\n", 0, start) + 1
+                    d.message += f" (searched after {after}, from line {first})"
+                raise ActionFailed(d, found.message)
             accepted = chosen is not None or found.certain or self.accepts_fuzzy(index)
             if not accepted:
                 if _present(text, replace, rel):
@@ -540,10 +574,15 @@ class _Planner:
             edits.append((found.start, found.end, new_piece))
             strategies.append(found.describe())
             text = text[: found.start] + new_piece + text[found.end :]
+            floor = found.start + len(new_piece)
         if already == len(pairs) and any(d.code == "applied" for d in outcome.diagnostics):
             outcome.applied = True
         if not edits:
             return
+        if self.final_newline and text and not text.endswith(("\n", "\r")):
+            # The agent's tool ends every file it changes with a line break (Codex's does).
+            edits.append((len(text), len(text), _newline_of(state)))
+            text += _newline_of(state)
         self.writable(state, path_span)
         before = state.text
         current = before or ""
@@ -559,6 +598,41 @@ class _Planner:
             broken = _new_syntax_error(rel, before, current, pairs[-1][3])
             if broken is not None:
                 self.breaks.append((index, outcome, broken, state))
+
+    def replace_all(self, index: int, k: int, text: str, search: str, replace: str, rel: str,
+                    s_span: Span, start: int, outcome: ActionOutcome) -> list[TextEditTuple] | None:
+        """The edits of a ``replace_all`` edit: every exact occurrence of ``search`` after
+        ``start``, last first (each in the coordinates of the text the ones before it left).
+        None when the replacement is already there and the search text is not. A place found
+        only up to layout is never written: it is ``search-not-found`` naming the places,
+        and a place the user chose is replaced alone."""
+        places = exact_places(text[start:], search)
+        where = {"action": index, "edit": k}
+        chosen = self.choices.get((index, k))
+        if not places or chosen is not None:
+            found = locate(text, search, path=rel, start=start)
+            if chosen is not None:
+                at = _choose(found, chosen, rel, text, s_span)
+                return [(at.start, at.end, at.replacement(replace))]
+            if _present(text[start:], replace, rel):
+                outcome.diagnostics.append(_diag("applied", f"the replacement is already in {rel}", s_span))
+                return None
+            near = [found] if isinstance(found, Located) else found.candidates
+            msg = f"{rel}: replace_all found no exact occurrence of the search text"
+            if near:
+                many = len(near) > 1
+                msg += (f"; {'places' if many else 'a place'} at line{'s' if many else ''} "
+                        f"{', '.join(str(c.line) for c in near[:20])} match{'' if many else 'es'} it "
+                        "only up to layout or content: not written unless you choose one")
+                data = [_candidate(c, text) for c in near]
+                raise ActionFailed(_diag("search-not-found", msg, s_span, candidate=data[0],
+                                         candidates=data, **where), msg)
+            raise ActionFailed(_diag("search-not-found", msg, s_span, **where), msg)
+        if _covered(text, start, places, search, replace):
+            outcome.diagnostics.append(_diag(
+                "applied", f"the replacement is already in {rel} at every occurrence", s_span))
+            return None
+        return [(p.start + start, p.end + start, p.replacement(replace)) for p in reversed(places)]
 
     def settle_syntax(self) -> None:
         """A file that parsed before the transcript and does not after it: the actions whose
@@ -660,6 +734,41 @@ def _refusal(found: Refused, rel: str, text: str, span: Span, where: dict[str, i
         listed = [_candidate(c, text) for c in found.candidates]
         return _diag(found.code, msg, span, candidate=listed[0], candidates=listed, **where)
     return _diag(found.code, msg, span, **where)
+
+
+def _covered(text: str, start: int, places: Sequence[Located], search: str, replace: str) -> bool:
+    """Whether every occurrence of ``search`` stands inside the replacement that holds it
+    (``foo`` -> ``foo_bar`` already done): replacing them again would write ``foo_bar_bar``."""
+    s, r = _norm(search), _norm(replace)
+    j = r.find(s)
+    if j < 0:
+        return False
+    body = _norm(text[start:]) if "\r\n" in text else text[start:]
+    hits = _occurrences(body, s)
+    return bool(hits) and len(hits) == len(places) and all(
+        h >= j and body.startswith(r, h - j) for h in hits)
+
+
+def _occurrences(text: str, needle: str) -> list[int]:
+    out = []
+    pos = text.find(needle)
+    while pos >= 0:
+        out.append(pos)
+        pos = text.find(needle, pos + len(needle))
+    return out
+
+
+def _after_anchor(text: str, anchor: Field, start: int, rel: str) -> int:
+    """Where the search of a chunk with the context line ``anchor`` (``@@ class Foo``) starts:
+    after the first line at or after ``start`` that is that line (as Codex seeks it)."""
+    value = anchor.value if isinstance(anchor.value, str) else ""
+    found = find_anchor(text, value, start)
+    if found is None:
+        first = text.count("\n", 0, start) + 1
+        where = f" at or after line {first}" if start else ""
+        msg = f"{rel}: the context line `@@ {value.strip()}` is not in the file{where}; Codex rejects this chunk"
+        raise ActionFailed(_diag("search-not-found", msg, anchor.span), msg)
+    return found[1]
 
 
 def _choose(found: Located | Refused, line: int, rel: str, text: str, span: Span) -> Located:
@@ -774,25 +883,27 @@ _KIND_OF_OP = {
 }
 
 
-def _from_view(action: Action) -> Action:
+def _from_view(action: Action) -> tuple[Action, bool]:
     """The action as its dialect's normalized file view says (``path``, ``to``, ``content``,
-    edits with line hints): the planner reads every dialect the same way. Actions of no
-    registered dialect (built by hand) are taken as they are."""
+    edits with their flags), and whether its tool ends a changed file with a line break: the
+    planner reads every dialect the same way. Actions of no registered dialect (built by hand)
+    are taken as they are."""
     from ..dialects import file_view
 
     view = file_view(action)
     if view is None:
-        return action
+        return action, False
     fields = {"path": view.path}
     if view.to is not None:
         fields["to"] = view.to
     if view.content is not None:
         fields["content"] = view.content
-    edits = [Edit(e.search, e.replace, e.line) for e in view.edits]
+    edits = [Edit(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous)
+             for e in view.edits]
     return Action(
         action.dialect, action.type, _KIND_OF_OP[view.op], action.span, action.name_span,
         fields, action.group, action.group_label, edits, action.partial,
-    )
+    ), view.final_newline
 
 
 def _line_start(text: str, line: int) -> int:
@@ -859,7 +970,7 @@ def plan_changes(
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
                               f"{blocker.message} ({hint})")
             continue
-        action = _from_view(action)
+        action, planner.final_newline = _from_view(action)
         kind = action.kind
         handler = {
             ActionKind.CREATE_FILE: planner.create,

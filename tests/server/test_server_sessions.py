@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lsprotocol import types
+
 from .conftest import Session
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "dialects" / "claude-code" / "session.jsonl"
@@ -40,3 +42,28 @@ async def test_session_diagnostics_and_a_keystroke(session: Session) -> None:
     bad = next(d for d in diags if d.code == "bad-json")
     assert bad.range.start.line == 3
     json.loads(lines[3])  # the fixture line itself is valid JSON
+
+
+async def test_replace_all_edit_applies_every_occurrence_through_a_workspace_edit(session: Session) -> None:
+    """The WorkspaceEdit of a Claude Code ``Edit`` with ``replace_all`` changes every exact
+    occurrence, as ``apply --write`` and the diff preview do."""
+    app = "total = 0\nfor x in xs:\n    total = total + x\nprint(total)\n"
+    (session.root / "calc.py").write_text(app, encoding="utf-8")
+    cwd = "/home/ana/proj"
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Edit",
+            "input": {"file_path": f"{cwd}/calc.py", "old_string": "total", "new_string": "acc", "replace_all": True}}
+    line = {"type": "assistant", "cwd": cwd, "sessionId": "s", "uuid": "u1",
+            "message": {"role": "assistant", "content": [call]}}
+    uri = session.open("replace-all.jsonl", json.dumps(line) + "\n")
+    preview = await session.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="action-lsp.previewDiff", arguments=[{"uri": uri, "version": 1, "action": 0}])
+    )
+    assert preview["diff"].count("+") >= 4 and "+print(acc)" in preview["diff"]
+    result = await session.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="action-lsp.apply", arguments=[{"uri": uri, "version": 1, "action": 0}])
+    )
+    assert result["applied"] is True
+    (params,) = session.applied_edits
+    (change,) = params.edit.document_changes or []
+    assert isinstance(change, types.TextDocumentEdit) and len(change.edits) == 4
+    assert (session.root / "calc.py").read_text(encoding="utf-8") == app.replace("total", "acc")
