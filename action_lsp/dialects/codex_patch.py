@@ -25,10 +25,22 @@ context or removed line appends, as Codex inserts it at the end of the file), an
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from ..markdown import FenceOpen
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, Fix, SourceMap, Span, TextEdit
+from ..model import (
+    Action,
+    ActionKind,
+    Diagnostic,
+    Edit,
+    Field,
+    FileView,
+    Fix,
+    SourceMap,
+    Span,
+    TextEdit,
+)
 from ..schema import ActionSpec, opt, req, specs, text
 from .base import Construct, Dialect, ScanContext
 from .hunks import Line, doc_span, joined, lines_of, plain
@@ -188,22 +200,28 @@ def parse_patch(
             if mh is not None and mh[0] == MOVE:
                 move = (lines[j], plain(text, "to", mh[1], mh[2], outer))
                 j += 1
-        chunks: list[tuple[Line | None, list[tuple[Line, str, bool]], int, int]] = []
+        # (first @@ line, its `@@ context` lines, body lines, ends the file)
+        chunks: list[tuple[Line | None, list[Line], list[tuple[Line, str, bool]], int]] = []
         cur: list[tuple[Line, str, bool]] | None = None
         chunk_head: Line | None = None
+        anchors: list[Line] = []
         while j < n:
             ln = lines[j]
             a, b = _trimmed(text, ln)
             if text.startswith("@@", ln.start, ln.end) and not text.startswith("@@@", ln.start):
-                if cur is not None:
-                    chunks.append((chunk_head, cur, 0, 0))
-                cur, chunk_head = [], ln
+                if cur:  # a chunk with lines ends; consecutive @@ lines narrow one chunk
+                    chunks.append((chunk_head, anchors, cur, 0))
+                    cur = None
+                if cur is None:
+                    cur, chunk_head, anchors = [], ln, []
+                if text.startswith("@@ ", ln.start, ln.end) and text[ln.start + 3 : ln.end].strip():
+                    anchors.append(ln)
                 j += 1
                 continue
             if text[a:b] == EOF_MARK:
                 if cur is not None:
-                    chunks.append((chunk_head, cur, 1, 0))
-                    cur, chunk_head = None, None
+                    chunks.append((chunk_head, anchors, cur, 1))
+                    cur, chunk_head, anchors = None, None, []
                 j += 1
                 continue
             if text.startswith("***", a, b):
@@ -221,16 +239,16 @@ def parse_patch(
                 j += 1
                 continue
             if cur is None:
-                cur, chunk_head = [], None  # the first chunk may omit its @@ line
+                cur, chunk_head, anchors = [], None, []  # the first chunk may omit its @@ line
             cur.append((ln, c, True))
             j += 1
         if cur is not None:
-            chunks.append((chunk_head, cur, 0, 0))
+            chunks.append((chunk_head, anchors, cur, 0))
         stop_line = lines[j - 1] if j - 1 > i else line
         diff_field = plain(text, "diff", (move[0].next if move else line.next),
                            stop_line.next if j - 1 > i else line.next, outer)
         edits: list[Edit] = []
-        for head, body_lines, _eof, _ in chunks:
+        for head, context, body_lines, _eof in chunks:
             if not body_lines:
                 continue
             first = head if head is not None else body_lines[0][0]
@@ -239,7 +257,8 @@ def parse_patch(
                             cspan, outer)
             replace = joined(text, "replace", [(ln, e) for ln, k, e in body_lines if k in " +"], 1,
                              cspan, outer)
-            edits.append(Edit(search, replace))
+            found = tuple(plain(text, "context", c.start + 3, c.end, outer) for c in context)
+            edits.append(Edit(search, replace, anchors=found, after_previous=True))
         if not edits:
             diag.append(Diagnostic(
                 "bad-patch", f"the update of {path.value} has no chunk (`@@` and ` `/`-`/`+` "
@@ -294,6 +313,14 @@ def patch_extent(text: str, start: int) -> int:
     return n
 
 
+def patch_view(view: FileView | None) -> FileView | None:
+    """The file view of an action read from a patch: Codex ends every file it updates with a
+    line break (``apply_patch`` joins the lines and adds one)."""
+    if view is not None and view.op == "modify" and view.edits and all(e.after_previous for e in view.edits):
+        return dataclasses.replace(view, final_newline=True)
+    return view
+
+
 class CodexPatch(Dialect):
     name = "codex-patch"
     description = "Codex's apply_patch envelopes (*** Begin Patch ... *** End Patch), in prose or a fence"
@@ -302,6 +329,9 @@ class CodexPatch(Dialect):
     # The patch itself, or Codex's shell form `apply_patch <<'EOF'` with the patch after it.
     fence_body_markers = (BEGIN, "apply_patch <<", "apply_patch<<")
     specs = SPECS
+
+    def file_view(self, action: Action) -> FileView | None:
+        return patch_view(super().file_view(action))
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
         text = ctx.text

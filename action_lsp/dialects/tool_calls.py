@@ -31,7 +31,7 @@ from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
-from ..model import Action, Diagnostic, Field, Fix, Span
+from ..model import Action, Diagnostic, Field, FileView, Fix, Span
 from ..records import line_end, load, next_line
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
@@ -104,6 +104,14 @@ def _patch_parser() -> Any:
         return None
 
 
+def _patch_view() -> Any:
+    """``patch_view`` of the ``codex-patch`` dialect (an ``apply_patch`` call's file views)."""
+    try:
+        return importlib.import_module(f"{__package__}.codex_patch").patch_view
+    except (ImportError, AttributeError):
+        return None
+
+
 class ToolCalls(Dialect):
     name = "tool-calls"
     description = "OpenAI/Anthropic tool-call JSON (messages, tool_calls, tool_use) and Codex CLI rollout JSONL"
@@ -116,6 +124,11 @@ class ToolCalls(Dialect):
 
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None
+
+    def file_view(self, action: Action) -> FileView | None:
+        view = super().file_view(action)
+        patched = _patch_view() if action.edits else None
+        return patched(view) if patched is not None else view
 
     # -- recognising ---------------------------------------------------------------------------
 

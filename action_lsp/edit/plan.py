@@ -574,7 +574,8 @@ class _Planner:
             edits.append((found.start, found.end, new_piece))
             strategies.append(found.describe())
             text = text[: found.start] + new_piece + text[found.end :]
-            floor = found.start + len(new_piece)
+            if search.strip():  # an append (no old lines) does not move on (as in Codex)
+                floor = found.start + len(new_piece)
         if already == len(pairs) and any(d.code == "applied" for d in outcome.diagnostics):
             outcome.applied = True
         if not edits:

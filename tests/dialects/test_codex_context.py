@@ -1,0 +1,145 @@
+"""A Codex chunk's ``@@ context`` lines anchor its search, as Codex's ``apply_patch`` reads them
+(``codex-rs/apply-patch/src/lib.rs`` ``compute_replacements`` and ``seek_sequence.rs``): each
+context line is sought in order from where the search stands, the chunk's old lines after the
+last of them, and a chunk's search starts after the chunk before it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from action_lsp.cli import main
+from action_lsp.dialects import file_view
+from action_lsp.document import analyze
+from action_lsp.edit import Workspace, plan_changes
+from action_lsp.edit.locate import find_anchor
+
+SHAPES = (
+    "class Circle:\n"
+    "    def area(self):\n"
+    "        return 0\n"
+    "\n"
+    "\n"
+    "class Square:\n"
+    "    def area(self):\n"
+    "        return 0\n"
+    "\n"
+    "    def side(self):\n"
+    "        return 0\n"
+)
+
+
+def patch(*body: str) -> str:
+    return "*** Begin Patch\n*** Update File: shapes.py\n" + "".join(body) + "*** End Patch\n"
+
+
+def run(tmp_path: Path, text: str, files: dict[str, str], *args: str) -> tuple[int, dict[str, str], list]:
+    root = tmp_path / "ws"
+    root.mkdir(exist_ok=True)
+    for rel, content in files.items():
+        (root / rel).write_text(content, encoding="utf-8")
+    doc = tmp_path / "t.md"
+    doc.write_text(text, encoding="utf-8")
+    plan = plan_changes(analyze(text).actions, Workspace(root))
+    code = main(["apply", str(doc), "--root", str(root), *args])
+    got = {p.name: p.read_text(encoding="utf-8") for p in root.iterdir() if p.is_file()}
+    return code, got, [d for o in plan.outcomes for d in o.diagnostics]
+
+
+def test_context_lines_are_parsed_with_their_ranges() -> None:
+    text = "Fix:\n\n" + patch("@@ class Square:\n@@     def area(self):\n-        return 0\n+        return self.s ** 2\n")
+    a = analyze(text)
+    assert not a.diagnostics
+    view = file_view(a.actions[0])
+    assert view is not None
+    (e,) = view.edits
+    assert [c.value for c in e.anchors] == ["class Square:", "    def area(self):"]
+    assert [text[c.span.start : c.span.end] for c in e.anchors] == ["class Square:", "    def area(self):"]
+    assert e.after_previous and view.final_newline
+    assert view.to_json()["edits"][0]["anchors"] == ["class Square:", "    def area(self):"]
+    # a bare `@@` is no context line
+    bare = file_view(analyze(patch("@@\n-a\n+b\n")).actions[0])
+    assert bare is not None and bare.edits[0].anchors == ()
+
+
+def test_a_context_line_picks_the_place_among_repeated_snippets(tmp_path: Path) -> None:
+    body = "@@ class Square:\n     def area(self):\n-        return 0\n+        return self.s ** 2\n"
+    code, files, _ = run(tmp_path, patch(body), {"shapes.py": SHAPES}, "--write")
+    assert code == 0
+    assert files["shapes.py"] == SHAPES.replace(
+        "class Square:\n    def area(self):\n        return 0",
+        "class Square:\n    def area(self):\n        return self.s ** 2")
+    # without the context line the same chunk is two places: refused, never guessed
+    code, files, diags = run(tmp_path, patch(body.split("\n", 1)[1]), {"shapes.py": SHAPES}, "--write")
+    assert code == 1 and files["shapes.py"] == SHAPES
+    assert [d.code for d in diags] == ["search-ambiguous"]
+
+
+def test_several_context_lines_narrow_class_then_method(tmp_path: Path) -> None:
+    body = "@@ class Square:\n@@ def side(self):\n-        return 0\n+        return self.s\n"
+    code, files, _ = run(tmp_path, patch(body), {"shapes.py": SHAPES}, "--write")
+    assert code == 0
+    assert files["shapes.py"].endswith("    def side(self):\n        return self.s\n")
+    assert files["shapes.py"].count("return 0") == 2
+
+
+def test_a_missing_context_line_is_a_diagnostic_on_it(tmp_path: Path) -> None:
+    text = patch("@@ class Triangle:\n-        return 0\n+        return 1\n")
+    code, files, diags = run(tmp_path, text, {"shapes.py": SHAPES}, "--write")
+    assert code == 1 and files["shapes.py"] == SHAPES
+    (d,) = diags
+    assert d.code == "search-not-found" and "`@@ class Triangle:`" in d.message
+    assert text[d.span.start : d.span.end] == "class Triangle:"
+
+
+def test_snippets_still_repeated_after_the_context_line_are_refused(tmp_path: Path) -> None:
+    """After `class Circle:` the snippet stands twice more (Circle's and Square's): a question
+    with both places counted in the whole file, not Codex's first."""
+    code, files, diags = run(tmp_path, patch("@@ class Circle:\n-        return 0\n+        return 1\n"),
+                             {"shapes.py": SHAPES}, "--write")
+    assert code == 1 and files["shapes.py"] == SHAPES
+    (d,) = diags
+    assert d.code == "search-ambiguous" and d.data is not None
+    assert [c["line"] for c in d.data["candidates"]] == [3, 8, 11]
+    assert "searched after its `@@` context line, from line 2" in d.message
+
+
+def test_a_chunk_is_searched_after_the_chunk_before_it(tmp_path: Path) -> None:
+    src = "log()\nA\nlog()\n"
+    body = "@@\n-A\n+B\n@@\n-log()\n+trace()\n"
+    code, files, _ = run(tmp_path, patch(body).replace("shapes.py", "s.txt"), {"s.txt": src}, "--write")
+    assert code == 0 and files["s.txt"] == "log()\nB\ntrace()\n"
+    # a chunk whose lines stand only before the one above it fails, as in Codex
+    code, files, diags = run(tmp_path, patch("@@\n-A\n+B\n@@\n-first\n+1st\n").replace("shapes.py", "t.txt"),
+                             {"t.txt": "first\nA\n"}, "--write")
+    assert code == 1 and files["t.txt"] == "first\nA\n"
+    assert diags[0].code == "search-not-found"
+
+
+@pytest.mark.parametrize("written", ["class Square:", "class Square:   ", "  class Square:", "class Square:\r"])
+def test_context_lines_are_sought_as_codex_seeks_them(written: str) -> None:
+    text = SHAPES.replace("class Square:\n", written + "\n")
+    found = find_anchor(text, "class Square:")
+    assert found is not None and text[found[0] :].startswith(written)
+    # typographic dashes and quotes read as ASCII (Codex's last pass)
+    assert find_anchor("x\n# a – b “c”\ny\n", '# a - b "c"') == (2, 14)
+    assert find_anchor(SHAPES, "class Square:", start=len(SHAPES)) is None
+
+
+def test_context_lines_inside_an_apply_patch_tool_call_map_to_the_document(tmp_path: Path) -> None:
+    p = patch("@@ class Square:\n     def area(self):\n-        return 0\n+        return \"é\"\n")
+    doc = json.dumps({"messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "apply_patch", "arguments": json.dumps({"input": p})}}]}]})
+    a = analyze(doc)
+    view = file_view(a.actions[0])
+    assert view is not None and view.final_newline
+    (anchor,) = view.edits[0].anchors
+    assert doc[anchor.span.start : anchor.span.end] == "class Square:"
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "shapes.py").write_text(SHAPES, encoding="utf-8")
+    (tmp_path / "chat.json").write_text(doc, encoding="utf-8")
+    assert main(["apply", str(tmp_path / "chat.json"), "--root", str(root), "--write"]) == 0
+    assert (root / "shapes.py").read_text(encoding="utf-8").count('return "é"') == 1
