@@ -17,7 +17,7 @@ STDIN = "-"
 
 # Files a directory walk treats as transcripts.
 TRANSCRIPT_SUFFIXES = frozenset(
-    {".md", ".markdown", ".mdx", ".txt", ".text", ".transcript", ".chat", ".log", ".json", ".jsonl"}
+    {".md", ".markdown", ".mdx", ".txt", ".text", ".transcript", ".chat", ".log", ".json", ".jsonl", ".traj"}
 )
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
 

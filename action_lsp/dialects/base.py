@@ -83,6 +83,11 @@ class ScanContext(Protocol):
         where an unclosed tag's recovery stops."""
         ...
 
+    def next_bound(self, at: int) -> int:
+        """Just past the next blank line or fence line after ``at`` (or the text's end): how far
+        a JSON value in prose may run."""
+        ...
+
 
 class Dialect:
     """Base class: a dialect overrides the hooks for the constructs it claims.
