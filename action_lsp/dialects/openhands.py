@@ -28,24 +28,17 @@ from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, Fix, Span
-from ..schema import ActionSpec, opt
+from ..schema import ActionSpec
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics, key_span
 from .tool_use import failed, first_line, relative_path
 
 WORKSPACE = "/workspace"  # OpenHands' default workspace_mount_path_in_sandbox
 
-SPECS = {
-    "edit": ActionSpec("edit", ActionKind.MODIFY_FILE, (opt("path"),), "OpenHands' file editor (str_replace_editor).",
-                       open_fields=True),
-    "write": ActionSpec("write", ActionKind.WRITE_FILE, (opt("path"), opt("content")), "Write a whole file.",
-                        open_fields=True),
-    "read": ActionSpec("read", ActionKind.READ_FILE, (opt("path"),), "Read a file.", open_fields=True),
-    "run": ActionSpec("run", ActionKind.COMMAND, (opt("command"),), "A shell command (never run).", open_fields=True),
-    "run_ipython": ActionSpec("run_ipython", ActionKind.CODE, (opt("code"),), "IPython code (never run).",
-                              open_fields=True),
-}
-_FILE_ACTIONS = frozenset(SPECS)
+# No specs: the event names (`edit`, `write`, `read`, `run`) are common words that other
+# dialects' completion and hover must keep (``any_type``: every event name is valid here).
+SPECS: dict[str, ActionSpec] = {}
+_FILE_ACTIONS = frozenset({"edit", "write", "read", "run", "run_ipython"})
 
 
 def _is_event(v: Any) -> bool:

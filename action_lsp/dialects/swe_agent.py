@@ -42,17 +42,14 @@ from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
 from .tool_use import failed, first_line, relative_path
 
+# Only the editor tool has a spec: the windowed tools' names (`edit`, `create`, `open`, ...) are
+# common words that other dialects' completion and hover must keep (``any_type``: every tool
+# name is valid here).
 SPECS = {
     "str_replace_editor": ActionSpec(
         "str_replace_editor", ActionKind.MODIFY_FILE, (req("command", text()), opt("path", text())),
         "SWE-agent's file editor: `create`, `str_replace`, `insert`, `view`, `undo_edit`.",
         open_fields=True),
-    "edit": ActionSpec("edit", ActionKind.MODIFY_FILE, (), "Replace text in the open file.", open_fields=True),
-    "insert": ActionSpec("insert", ActionKind.MODIFY_FILE, (), "Insert text into the open file.", open_fields=True),
-    "create": ActionSpec("create", ActionKind.CREATE_FILE, (), "Create an empty file.", open_fields=True),
-    "open": ActionSpec("open", ActionKind.READ_FILE, (), "Open a file in the windowed viewer.", open_fields=True),
-    "shell": ActionSpec("shell", ActionKind.COMMAND, (opt("command"),), "A shell command (never run).",
-                        open_fields=True),
 }
 
 #: Observations that say the tool did not change the file (its own messages).
