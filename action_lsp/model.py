@@ -244,6 +244,7 @@ class Edit:
     replace_all: bool = False
     anchors: tuple[Field, ...] = ()
     after_previous: bool = False
+    at_end: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +256,8 @@ class FileEdit:
     place found only up to layout. ``anchors``: lines that must be found, in order, before the
     search text, which is then searched after the last of them (Codex's ``@@ class Foo``).
     ``after_previous``: the search starts after the place of the action's edit before it
-    (Codex's chunks are in file order).
+    (Codex's chunks are in file order). ``at_end``: the search text ends the file (Codex's
+    ``*** End of File``).
     """
 
     search: Field
@@ -264,6 +266,7 @@ class FileEdit:
     replace_all: bool = False
     anchors: tuple[Field, ...] = ()
     after_previous: bool = False
+    at_end: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"search": self.search.value, "replace": self.replace.value}
@@ -275,11 +278,13 @@ class FileEdit:
             out["anchors"] = [a.value for a in self.anchors]
         if self.after_previous:
             out["after_previous"] = True
+        if self.at_end:
+            out["at_end"] = True
         return out
 
     @classmethod
     def of(cls, e: Edit) -> FileEdit:
-        return cls(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous)
+        return cls(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end)
 
 
 FILE_OPS = ("create", "write", "modify", "delete", "rename", "mkdir")
@@ -520,7 +525,7 @@ def shift_action(a: Action, delta: int) -> Action:
         a.group.shift(delta) if a.group else None,
         a.group_label,
         [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line, e.replace_all,
-              tuple(shift_field(f, delta) for f in e.anchors), e.after_previous) for e in a.edits],
+              tuple(shift_field(f, delta) for f in e.anchors), e.after_previous, e.at_end) for e in a.edits],
         a.partial,
         a.in_progress,
         a.failure,

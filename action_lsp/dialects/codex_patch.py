@@ -248,7 +248,7 @@ def parse_patch(
         diff_field = plain(text, "diff", (move[0].next if move else line.next),
                            stop_line.next if j - 1 > i else line.next, outer)
         edits: list[Edit] = []
-        for head, context, body_lines, _eof in chunks:
+        for head, context, body_lines, eof in chunks:
             if not body_lines:
                 continue
             first = head if head is not None else body_lines[0][0]
@@ -258,7 +258,7 @@ def parse_patch(
             replace = joined(text, "replace", [(ln, e) for ln, k, e in body_lines if k in " +"], 1,
                              cspan, outer)
             found = tuple(plain(text, "context", c.start + 3, c.end, outer) for c in context)
-            edits.append(Edit(search, replace, anchors=found, after_previous=True))
+            edits.append(Edit(search, replace, anchors=found, after_previous=True, at_end=bool(eof)))
         if not edits:
             diag.append(Diagnostic(
                 "bad-patch", f"the update of {path.value} has no chunk (`@@` and ` `/`-`/`+` "

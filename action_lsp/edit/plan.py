@@ -468,6 +468,8 @@ class _Planner:
                     start = floor
                 for anchor in edit.anchors:
                     start = _after_anchor(text, anchor, start, rel)
+                if edit.at_end and search.strip():
+                    start = max(start, _last_lines(text, search))
             if edit is not None and edit.replace_all and text is not None and search.strip():
                 done = self.replace_all(index, k, text, search, replace, rel, s_span, start, outcome)
                 if done is None:
@@ -528,10 +530,13 @@ class _Planner:
                     already += 1
                     continue
                 d = _refusal(found, rel, text, s_span, where)
-                if start and edit is not None and (edit.anchors or edit.after_previous):
-                    after = "its `@@` context line" if edit.anchors else "the chunk before it"
+                if start and edit is not None and (edit.anchors or edit.after_previous or edit.at_end):
                     first = text.count("\n", 0, start) + 1
-                    d.message += f" (searched after {after}, from line {first})"
+                    if edit.at_end and start == _last_lines(text, search):
+                        d.message += f" (searched at the end of the file, `*** End of File`: from line {first})"
+                    else:
+                        after = "its `@@` context line" if edit.anchors else "the chunk before it"
+                        d.message += f" (searched after {after}, from line {first})"
                 raise ActionFailed(d, found.message)
             accepted = chosen is not None or found.certain or self.accepts_fuzzy(index)
             if not accepted:
@@ -759,6 +764,22 @@ def _occurrences(text: str, needle: str) -> list[int]:
     return out
 
 
+def _last_lines(text: str, search: str) -> int:
+    """Where the file's last lines start, as many as ``search`` has (Codex seeks a chunk marked
+    ``*** End of File`` there only). A final line break ends the last line; it is no line."""
+    want = search.count("\n") + (0 if search.endswith("\n") else 1)
+    end = len(text)
+    if text.endswith("\n"):
+        end -= 1
+    pos = end
+    for _ in range(want):
+        nl = text.rfind("\n", 0, pos)
+        if nl < 0:
+            return 0
+        pos = nl
+    return pos + 1
+
+
 def _after_anchor(text: str, anchor: Field, start: int, rel: str) -> int:
     """Where the search of a chunk with the context line ``anchor`` (``@@ class Foo``) starts:
     after the first line at or after ``start`` that is that line (as Codex seeks it)."""
@@ -899,7 +920,7 @@ def _from_view(action: Action) -> tuple[Action, bool]:
         fields["to"] = view.to
     if view.content is not None:
         fields["content"] = view.content
-    edits = [Edit(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous)
+    edits = [Edit(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end)
              for e in view.edits]
     return Action(
         action.dialect, action.type, _KIND_OF_OP[view.op], action.span, action.name_span,

@@ -143,3 +143,18 @@ def test_context_lines_inside_an_apply_patch_tool_call_map_to_the_document(tmp_p
     (tmp_path / "chat.json").write_text(doc, encoding="utf-8")
     assert main(["apply", str(tmp_path / "chat.json"), "--root", str(root), "--write"]) == 0
     assert (root / "shapes.py").read_text(encoding="utf-8").count('return "é"') == 1
+
+
+def test_end_of_file_pins_a_chunk_to_the_last_lines(tmp_path: Path) -> None:
+    src = "x = 1\nprint(x)\n\nx = 1\nprint(x)\n"
+    body = "@@\n x = 1\n-print(x)\n+print(x + 1)\n*** End of File\n"
+    text = patch(body).replace("shapes.py", "e.py")
+    view = file_view(analyze(text).actions[0])
+    assert view is not None and view.edits[0].at_end
+    code, files, _ = run(tmp_path, text, {"e.py": src}, "--write")
+    assert code == 0 and files["e.py"] == "x = 1\nprint(x)\n\nx = 1\nprint(x + 1)\n"
+    # lines that are in the file but not at its end: not found, as in Codex
+    code, files, diags = run(tmp_path, patch("@@\n-a\n+b\n*** End of File\n").replace("shapes.py", "f.txt"),
+                             {"f.txt": "a\nz\n"}, "--write")
+    assert code == 1 and files["f.txt"] == "a\nz\n"
+    assert diags[0].code == "search-not-found" and "End of File" in diags[0].message
