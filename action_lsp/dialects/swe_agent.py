@@ -6,7 +6,8 @@ models' tool calls are written there too, their arguments quoted with ``shlex.qu
 ``observation`` what it printed, ``state`` the environment after it (``open_file``,
 ``working_dir``; a JSON *string* in SWE-agent 0.x). Demonstrations hold only ``history[]``
 messages, whose assistant messages carry the same ``action`` strings and whose observations end
-with ``(Open file: ...)`` / ``(Current directory: ...)``. Only ``trajectory[]`` is read when it
+with ``(Open file: ...)`` / ``(Current directory: ...)`` (1.x: the task names the repository in
+``<uploaded_files>``). Only ``trajectory[]`` is read when it
 is there (``history`` and each step's ``query`` repeat the same calls).
 
 The action string is split into words as the shell reads it (quotes, backslashes), each word
@@ -205,6 +206,18 @@ def _from_prompt(text: Any, key: str) -> str | None:
     return value if value and value != "n/a" else None
 
 
+def _uploaded(text: Any) -> str | None:
+    """The repository of SWE-agent 1.x's task prompt: ``<uploaded_files>\n/testbed\n</uploaded_files>``."""
+    if not isinstance(text, str):
+        return None
+    at = text.find("<uploaded_files>")
+    end = text.find("</uploaded_files>", at) if at >= 0 else -1
+    if end < 0:
+        return None
+    value = text[at + len("<uploaded_files>") : end].strip()
+    return value if value.startswith("/") and "\n" not in value else None
+
+
 def _items(node: JNode, key: str) -> list[JNode]:
     m = node.get(key)
     if m is None or m.value.kind != "array":
@@ -284,8 +297,8 @@ class SweAgent(Dialect):
         opened: str | None = None
         for k, item in enumerate(history):
             v = item.value
-            if v.get("message_type") == "observation" or v.get("role") == "tool":
-                cwd = _from_prompt(v.get("content"), "Current directory") or cwd
+            if v.get("message_type") == "observation" or v.get("role") in ("tool", "user"):
+                cwd = _from_prompt(v.get("content"), "Current directory") or _uploaded(v.get("content")) or cwd
                 opened = _from_prompt(v.get("content"), "Open file") or opened
                 continue
             action = _string(item, "action")
@@ -449,9 +462,14 @@ def _path_or_none(value: Any) -> str | None:
 
 def _refused(observation: Any) -> str | None:
     """The tool's own message when the observation says it changed nothing."""
+    if isinstance(observation, list):  # a history message's content parts
+        observation = "\n".join(p.get("text", "") for p in observation if isinstance(p, dict)
+                                and isinstance(p.get("text"), str))
     if not isinstance(observation, str):
         return None
     head = observation.lstrip()
+    if head.startswith("OBSERVATION:"):
+        head = head[len("OBSERVATION:"):].lstrip()
     if (head.startswith(_REFUSALS) or _RETRY in observation
             or (head.startswith("The path ") and "does not exist" in head[:300])):
         return first_line(head)

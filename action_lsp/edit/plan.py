@@ -470,7 +470,8 @@ class _Planner:
                     start = _after_anchor(text, anchor, start, rel)
                 if edit.at_end and search.strip():
                     start = max(start, _last_lines(text, search))
-            if edit is not None and edit.replace_all and text is not None and search.strip():
+            if (edit is not None and edit.replace_all and text is not None and search.strip()
+                    and _norm(search) != _norm(replace)):
                 done = self.replace_all(index, k, text, search, replace, rel, s_span, start, outcome)
                 if done is None:
                     already += 1

@@ -266,3 +266,19 @@ def test_random_edits_agree_with_a_full_analysis(fixture: Path) -> None:
         doc.edit(start, end, rng.choice(pieces))
         if step % 10 == 0 or step > 110:
             assert _summary(doc.analysis()) == _summary(analyze(doc.text)), step
+
+
+def test_swe_agent_demonstration_history_reads_the_same_calls() -> None:
+    """A demonstration keeps only ``history[]``: its assistant messages' actions are read (the
+    failed one marked by the observation after it), with the same results as the steps."""
+    data = json.loads(_read(GREET))
+    del data["trajectory"]
+    doc = json.dumps(data, indent=2, ensure_ascii=False)
+    a = analyze(doc)
+    steps = analyze(_read(GREET))
+    assert [(x.type, x.kind) for x in a.actions] == [(x.type, x.kind) for x in steps.actions]
+    assert [d.code for d in a.diagnostics] == ["tool-error"]
+    r = a.actions[3].edits[0].replace
+    i = r.value.index("Héllo")
+    s = r.value_span(i, i + 5)
+    assert doc[s.start : s.end] == "Héllo"

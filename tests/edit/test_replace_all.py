@@ -163,3 +163,9 @@ def test_a_replacement_holding_the_search_text_is_not_applied_twice(tmp_path: Pa
     code, again = _apply(tmp_path, text, {}, "--write")
     assert again["app.py"] == files["app.py"]  # not count_total_total
     assert "already" in _said(capsys)
+
+
+def test_replace_all_with_the_same_text_is_a_noop_edit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, files = _apply(tmp_path, session(edit("count", "count")), {"app.py": APP}, "--write")
+    assert files["app.py"] == APP
+    assert "[noop-edit]" in _said(capsys)
