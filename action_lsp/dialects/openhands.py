@@ -10,7 +10,8 @@ whose ``id`` is its ``cause``. The events with file edits (``openhands/events/ac
   ``create`` (``file_text``; a create: the tool refuses to overwrite), ``str_replace``
   (``old_str`` / ``new_str``), ``insert`` (``insert_line``, ``new_str``), ``view``;
   ``undo_edit`` and the LLM-based edit (``content`` that another model merges into lines
-  ``start``-``end``) are shown, never applied;
+  ``start``-``end``) are shown, never applied, and so are the edits of early 2025 whose
+  arguments stand only in ``translated_ipython_code`` (a Python call, not JSON);
 * ``write`` (``path``, ``content``): a whole file (a ``start``/``end`` line range: shown only);
 * ``read``; ``run`` (``command``) and ``run_ipython`` (``code``), never run.
 
@@ -168,7 +169,11 @@ class OpenHands(Dialect):
 
         path = take("path", "path")
         if path is not None and isinstance(path.value, str):
-            fields["path"] = relative_path(path, cwd)
+            if path.value.rstrip("/") == cwd.rstrip("/"):  # the workspace itself (a `view` of it)
+                del fields["path"]
+                fields["directory"] = Field("directory", path.value, path.span, path.key_span, path.source_map)
+            else:
+                fields["path"] = relative_path(path, cwd)
         kind = ActionKind.OTHER
         edits: list[Edit] = []
         a = args.value

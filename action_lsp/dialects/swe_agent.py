@@ -332,6 +332,8 @@ class SweAgent(Dialect):
             return Field(canonical, w.value, Span(smap.base, smap.source_end), None, smap)
 
         def path_field(f: Field) -> Field:
+            if step.cwd and isinstance(f.value, str) and f.value.rstrip("/") == step.cwd.rstrip("/"):
+                return Field("directory", f.value, f.span, f.key_span, f.source_map)  # the repository itself
             return relative_path(f, step.cwd)
 
         def action(type_: str, kind: ActionKind, fields: dict[str, Field], edits: list[Edit] | None = None) -> Action:
@@ -364,7 +366,8 @@ class SweAgent(Dialect):
                 return action("insert", ActionKind.MODIFY_FILE, {"path": opened, "content": new},
                               [Edit(empty, Field("replace", piece, new.span, None, new.source_map), at)])
         if name == "open" and len(words) >= 2:  # the windowed tools' file viewer
-            return action("open", ActionKind.READ_FILE, {"path": path_field(field("path", words[1]))})
+            where = path_field(field("path", words[1]))
+            return action("open", ActionKind.READ_FILE, {where.name: where})
         if name in _NOT_APPLIED or name.startswith("exit_"):
             return action(name, ActionKind.OTHER, {})
         command = Field("command", value, whole, None, outer)
@@ -394,7 +397,8 @@ class SweAgent(Dialect):
             positional.append(w)
             k += 1
         if positional:
-            fields["path"] = path_field(field("path", positional[0]))
+            where = path_field(field("path", positional[0]))
+            fields[where.name] = where
         for key, w in flags.items():
             fields[key] = field(key, w)
         cmd = command.value

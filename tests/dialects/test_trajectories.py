@@ -282,3 +282,25 @@ def test_swe_agent_demonstration_history_reads_the_same_calls() -> None:
     i = r.value.index("Héllo")
     s = r.value_span(i, i + 5)
     assert doc[s.start : s.end] == "Héllo"
+
+
+def test_openhands_view_of_the_workspace_itself_is_no_path_error() -> None:
+    events = [
+        {"id": 3, "source": "agent", "message": "Reading file: /workspace", "action": "read",
+         "args": {"path": "/workspace", "start": 0, "end": -1, "thought": "", "impl_source": "oh_aci"}},
+        {"id": 4, "source": "agent", "message": "", "cause": 3, "observation": "read",
+         "content": "Here's the files and directories up to 2 levels deep in /workspace", "extras": {"path": "/workspace"}},
+    ]
+    a = analyze(json.dumps(events, indent=4))
+    (read,) = a.actions
+    assert read.kind is ActionKind.READ_FILE and read.path is None and read.get("directory") == "/workspace"
+    assert not a.diagnostics
+
+
+def test_swe_agent_view_of_the_repository_itself_is_no_path_error() -> None:
+    step = {"action": "str_replace_editor view /testbed", "observation": "Here's the files and directories up to 2 levels deep in /testbed",
+            "state": {"open_file": "n/a", "working_dir": "/testbed"}, "thought": "", "response": ""}
+    a = analyze(json.dumps({"trajectory": [step], "info": {}}, indent=2))
+    (view,) = a.actions
+    assert view.kind is ActionKind.READ_FILE and view.path is None and view.get("directory") == "/testbed"
+    assert not a.diagnostics
