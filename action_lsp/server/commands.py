@@ -251,7 +251,9 @@ def describe_change(ch: FileChange) -> str:
     for s, e, _t in ch.edits:
         first = old.line_of(s) + 1
         last = old.line_of(max(s, e - 1)) + 1 if e > s else first
-        parts.append(f"line {first}" if first == last else f"lines {first}–{last}")
+        part = f"line {first}" if first == last else f"lines {first}–{last}"
+        if not parts or parts[-1] != part:  # two occurrences on one line (replace_all): once
+            parts.append(part)
     return f"replace {', '.join(parts)} of `{ch.rel}`"
 
 

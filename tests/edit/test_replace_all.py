@@ -96,6 +96,9 @@ def test_diff_preview_plan_and_write_agree(tmp_path: Path, capsys: pytest.Captur
     assert got == change.new_text
     assert [(s, e) for s, e, _ in change.edits] == [(m, m + 5) for m in _finds(APP, "count")]
     assert plan.outcomes[0].strategies == ["exact (replace_all: 5 places)"]
+    from action_lsp.server.commands import describe_change  # what hover says it would do
+
+    assert describe_change(change) == "replace line 1, line 2, line 3, line 6 of `app.py`"
     assert "+def f(n):" in unified_diff(plan)
 
 
