@@ -19,7 +19,9 @@ exact through both levels. Recognised tools:
   overwrite), ``str_replace``, ``insert``, ``view``, ``undo_edit`` (shown, not applied);
 * ``edit <search> <replace> [<replace-all>]`` and ``insert <text> [<line>]``
   (``tools/windowed_edit_replace``) on the file open in the step before; ``create <file>`` (an
-  empty file);
+  empty file). The tool replaces the first occurrence (or, with ``True``, every one) *in the
+  lines it displayed*, which the trajectory does not record: the edit is located in the whole
+  file, and several places are a question (``search-ambiguous``), never a guess;
 * ``edit N:M`` ... ``end_of_edit`` (SWE-agent 0.x, ``windowed_edit_linting``) replaces lines by
   number without saying what they held: shown, never applied (nothing to check it against);
 * ``submit``, ``exit_*``; any other action is a shell command (never run).
