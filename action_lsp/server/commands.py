@@ -247,7 +247,7 @@ def describe_change(ch: FileChange) -> str:
     if ch.kind == "delete":
         return f"delete `{ch.rel}`"
     old = LineIndex(ch.old_text or "")
-    parts = []
+    parts: list[str] = []
     for s, e, _t in ch.edits:
         first = old.line_of(s) + 1
         last = old.line_of(max(s, e - 1)) + 1 if e > s else first
