@@ -15,16 +15,20 @@ reaches an old cut point after the edit can stop there (see :mod:`action_lsp.doc
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import (
     EOL,
     PARAGRAPH,
+    FenceOpen,
     ForwardSearch,
     fence_open_at,
     find_fence_close,
@@ -38,16 +42,11 @@ MAX_UNIT_LINES = 256
 # Events, each found by its own regex: an alternation of them would stop `re` from skipping
 # ahead by first character (ten times slower on a 4 MB transcript).
 _ROLE = r"\*{0,2}(?:[Uu]ser|[Aa]ssistant|[Hh]uman|AI|[Ss]ystem|[Mm]odel)\*{0,2}[ \t]*:"
-# At a line start: a fence, a blank line, a message separator (heading, rule, chat role), or JSON.
-_LINE_EVENT = re.compile(
+# At a line start: a fence, a message separator (heading, rule, chat role), or JSON.
+_LINE_EVENT = (
     r"(?P<fence> {0,3}(?:`{3,}|~{3,}))"
-    r"|(?P<blank>[ \t]*(?:\r\n|\r|\n))"
     r"|(?P<sep>#{1,6}[ \t]|(?:-[ \t]*){3,}(?=\r|\n|\Z)|(?:\*[ \t]*){3,}(?=\r|\n|\Z)|(?:_[ \t]*){3,}(?=\r|\n|\Z)|" + _ROLE + ")"
     r"|(?P<linejson>[ \t]*\{)"
-)
-# A line ending whose next line may hold a line event (a cheap filter; _LINE_EVENT decides).
-_LINE_CANDIDATE = re.compile(
-    r"(?:\n|\r(?!\n))(?=[ \t]*[\r\n{]| {0,3}(?:```|~~~)|#|[-*_][ \t]*[-*_][ \t]*[-*_]|" + _ROLE + ")"
 )
 _TAG_START = re.compile(r"<(?P<slash>/?)(?P<name>[A-Za-z][\w\-]*)")
 _JSON_START = re.compile(r"\{(?=[ \t]*\"(?:type|action)\"[ \t]*:)")
@@ -92,6 +91,7 @@ class _Context:
         self._span_lines: list[int] = []
         self._span_cache: dict[int, tuple[int, list[tuple[int, int]]]] = {}
         self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
+        self._markers = (-1, -1)  # (query, next line-marker line) of body_has_marker
 
     def in_code_span(self, pos: int) -> bool:
         """Is ``pos`` inside an inline code span? The spans of a line are worked out once, so a
@@ -133,6 +133,32 @@ class _Context:
         answer = m.end() if m else len(self.text)
         self._bound = (at, answer)
         return answer
+
+    def body_may_hold(self, fence: FenceOpen, needs: re.Pattern[str] | None) -> bool:
+        """May the body of ``fence`` (to its close, or the text's end) hold a match of
+        ``needs`` (a dialect's ``fence_body_needs``)?"""
+        if needs is None:
+            return True
+        close = self.find_fence_close(fence.body_start, fence.char, fence.length)
+        return needs.search(self.text, fence.body_start, close[0] if close else len(self.text)) is not None
+
+    def body_has_marker(self, fence: FenceOpen) -> bool:
+        """Might a dialect offered every fence (``Dialect.fence_bodies``) claim this one: is it
+        unclosed, or does a line in its body start with a line marker?"""
+        close = self.find_fence_close(fence.body_start, fence.char, fence.length)
+        if close is None:
+            return True
+        at = fence.body_start
+        q, found = self._markers
+        if not q <= at <= found:
+            markers = tuple(m for m, _ in self.dialects._line_markers)
+            if not markers:
+                return True
+            rx = _marker_lines(markers, "\r" in self.text)
+            m = rx.search(self.text, at - 1)
+            found = m.end() if m is not None else len(self.text)
+            self._markers = (at, found)
+        return found < close[0]
 
     def find(self, needle: str, start: int) -> int:
         failed = self._failed.get(needle)
@@ -248,51 +274,88 @@ def _line_start_of(text: str, pos: int) -> int:
         width *= 4
 
 
-class _Events:
-    """The next event at or after a position, from regexes searched lazily in step."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._line = (-1, -1)  # (searched from, found at); found at len(text) + 1 = none
-        self._tag: tuple[int, re.Match[str] | None] | None = None
-        self._json = (-1, -1)
-        self._marker = (-1, -1)
-        self.marker_re: re.Pattern[str] | None = None
-
-    def _marker_event(self, pos: int) -> int:
-        """The next line that opens a dialect's line construct (``diff --git``)."""
-        if self.marker_re is None:
-            return len(self.text) + 1
-        q, found = self._marker
-        if q <= pos <= found:
-            return found
-        m = self.marker_re.search(self.text, pos)
-        found = m.start() if m is not None else len(self.text) + 1
-        self._marker = (pos, found)
+def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The line-event regexes for a dialect set's line markers: what a line start holding an
+    event looks like (``_LINE_KIND`` with a ``marker`` group), and two searches for the line
+    ending before one -- a fast one for texts without ``\r`` (its literal ``\n`` lets ``re``
+    skip ahead; every other line ending is rejected on its first character), and one for any."""
+    found = _KINDS.get(markers)
+    if found is not None:
         return found
+    marker = "|".join(re.escape(m) for m in markers) if markers else r"(?!)"
+    kind = re.compile(r"(?P<marker>[ \t]*(?:" + marker + "))|" + _LINE_EVENT)
+    rest = (
+        r"(?:[ \t]*(?:\{|" + marker + r")| {0,3}(?:```|~~~)|#|[-*_][ \t]*[-*_][ \t]*[-*_]|" + _ROLE + ")"
+    )
+    firsts = "".join(sorted({m[0] for m in markers if m} | set(" \t#`~{*_-") | set("UuAaHhSsMm")))
+    fast = re.compile(r"\n(?=[" + re.escape(firsts) + "])(?=" + rest + ")")
+    general = re.compile(r"(?:\n|\r(?!\n))(?=" + rest + ")")
+    _KINDS[markers] = found = (kind, fast, general)
+    return found
+
+
+_KINDS: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def _marker_lines(markers: tuple[str, ...], cr: bool) -> re.Pattern[str]:
+    """The line ending before a line that starts (after blanks) with one of ``markers``."""
+    key = (markers, cr)
+    rx = _MARKER_LINES.get(key)
+    if rx is None:
+        alts = "|".join(re.escape(m) for m in markers)
+        rx = _MARKER_LINES[key] = re.compile((r"(?:\n|\r(?!\n))" if cr else r"\n") + r"(?=[ \t]*(?:" + alts + "))")
+    return rx
+
+
+_MARKER_LINES: dict[tuple[tuple[str, ...], bool], re.Pattern[str]] = {}
+
+
+class _Events:
+    """The next event at or after a position: line events (a fence, a message separator, a
+    line starting with ``{``, a dialect's marker line), owned tags and ``{"type":`` objects,
+    each kind from its own regex searched lazily (an alternation of them would stop ``re`` from
+    skipping ahead by first character). Blank lines are no events: prose is cut in bulk (see
+    :class:`_CutPoints`)."""
+
+    __slots__ = ("_json", "_kind", "_line", "_line_re", "_tag", "dialects", "n", "text")
+
+    def __init__(self, text: str, dialects: DialectSet) -> None:
+        self.text = text
+        self.n = len(text)
+        self.dialects = dialects
+        self._kind, fast, general = _line_kinds(tuple(m for m, _ in dialects._line_markers))
+        self._line_re = general if "\r" in text else fast
+        self._line = (-1, -1)  # (searched from, found at); found at n + 1 = none
+        self._tag: tuple[int, re.Match[str] | None] = (self.n + 1, None)  # (searched from, found)
+        self._json = (-1, -1)
 
     def _line_event(self, pos: int) -> int:
-        text = self.text
         q, found = self._line
         if q <= pos <= found:
             return found
-        at_line_start = pos == 0 or (text[pos - 1] in "\r\n" and not text.startswith("\r\n", pos - 1))
-        if at_line_start and _LINE_EVENT.match(text, pos):
+        text = self.text
+        kind = self._kind
+        if (pos == 0 or text[pos - 1] == "\n" or (text[pos - 1] == "\r" and not text.startswith("\n", pos))) and kind.match(text, pos):
             self._line = (pos, pos)
             return pos
-        m = _LINE_CANDIDATE.search(text, pos)
-        while m is not None and not _LINE_EVENT.match(text, m.end()):
-            m = _LINE_CANDIDATE.search(text, m.end())
-        found = m.end() if m is not None else len(text) + 1
+        search = self._line_re.search
+        m = search(text, pos)
+        while m is not None and not kind.match(text, m.end()):
+            m = search(text, m.end())
+        found = m.end() if m is not None else self.n + 1
         self._line = (pos, found)
         return found
 
     def _tag_event(self, pos: int) -> re.Match[str] | None:
-        if self._tag is not None:
-            q, m = self._tag
-            if q <= pos and (m is None or m.start() >= pos):
-                return m
-        m = _TAG_START.search(self.text, pos)
+        """The next ``<name`` or ``</name`` of a name some dialect owns (or a near miss)."""
+        q, m = self._tag
+        if q <= pos and (m is None or m.start() >= pos):
+            return m
+        search = _TAG_START.search
+        owner = self.dialects.tag_owner
+        m = search(self.text, pos)
+        while m is not None and owner(m.group("name")) is None:
+            m = search(self.text, m.end())
         self._tag = (pos, m)
         return m
 
@@ -301,7 +364,7 @@ class _Events:
         if q <= pos <= found:
             return found
         m = _JSON_START.search(self.text, pos)
-        found = m.start() if m is not None else len(self.text) + 1
+        found = m.start() if m is not None else self.n + 1
         self._json = (pos, found)
         return found
 
@@ -309,23 +372,85 @@ class _Events:
         """(offset, kind, match) of the first event at or after ``pos``; kind "" when none."""
         line = self._line_event(pos)
         tag = self._tag_event(pos)
-        tag_at = tag.start() if tag is not None else len(self.text) + 1
+        tag_at = tag.start() if tag is not None else self.n + 1
         json_at = self._json_event(pos)
-        marker_at = self._marker_event(pos)
-        at = min(line, tag_at, json_at, marker_at)
-        if at > len(self.text):
-            return len(self.text), "", None
-        if at == marker_at:
-            return at, "marker", None
-        if at == line:
-            m = _LINE_EVENT.match(self.text, line)
+        if line <= tag_at and line <= json_at:
+            if line > self.n:
+                return self.n, "", None
+            m = self._kind.match(self.text, line)
             assert m is not None and m.lastgroup is not None
             return line, m.lastgroup, m
-        if at == marker_at:
-            return at, "marker", None
-        if at == tag_at:
-            return at, "tag", tag
-        return at, "json", None
+        if tag_at <= json_at:
+            return tag_at, "tag", tag
+        return json_at, "json", None
+
+
+CUT_MODULUS = 16  # a prose line ends a unit when its hash is 0 modulo this (16 lines on average)
+_CHUNK = 1 << 16  # characters of line hashes worked out at a time
+_ENCODE = operator.methodcaller("encode", "utf-8", "surrogatepass")
+
+
+class _CutPoints:
+    """Content-defined cut points: the line starts after a non-empty line whose CRC-32 is 0
+    modulo ``CUT_MODULUS``, worked out a chunk of text at a time in bulk (C-level ``split``
+    and ``map``; NumPy picks the hits), whether or not the scan will be at top level there.
+
+    A cut point depends only on the line before it, so a re-scan right after an edit finds
+    the old ones again and can stop there (counting lines from the unit's start would shift
+    every later cut when a line is inserted, and keep a re-scan going)."""
+
+    __slots__ = ("done", "points", "text")
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text = text
+        self.points: list[int] = []
+        self.done = start  # line starts before this are worked out (a line start itself)
+
+    def between(self, lo: int, hi: int) -> list[int]:
+        """The cut points ``p`` with ``lo < p < hi``, in order (``lo`` only grows)."""
+        while self.done < hi and self.done < len(self.text):
+            self._more()
+        points = self.points
+        if points and points[0] <= lo:
+            k = bisect.bisect_right(points, lo)
+            del points[:k]
+        if not points or points[0] >= hi:
+            return []
+        k = bisect.bisect_left(points, hi)
+        return points[:k]
+
+    def _more(self) -> None:
+        text = self.text
+        a = self.done
+        b = text.find("\n", min(a + _CHUNK, len(text)) - 1)
+        b = len(text) if b < 0 else b + 1
+        self.done = b
+        chunk = text[a:b]
+        if "\r" in chunk:
+            self.points.extend(self._general(a, b))
+            return
+        lines = chunk.split("\n")
+        lines.pop()  # after the chunk's last line feed (or the last line, unended)
+        count = len(lines)
+        if not count:
+            return
+        hashes = np.fromiter(map(zlib.crc32, map(_ENCODE, lines)), dtype=np.uint32, count=count)
+        sizes = np.fromiter(map(len, lines), dtype=np.int64, count=count) + 1
+        hit = np.flatnonzero((hashes % CUT_MODULUS == 0) & (sizes > 1))
+        if hit.size:
+            self.points.extend((np.cumsum(sizes)[hit] + a).tolist())
+
+    def _general(self, a: int, b: int) -> list[int]:
+        """The cut points of ``text[a:b]`` whatever its line endings (``\r``, ``\r\n``, ``\n``)."""
+        text = self.text
+        found: list[int] = []
+        line_from = a
+        for m in EOL.finditer(text, a, b):
+            at = m.end()
+            if m.start() > line_from and zlib.crc32(_ENCODE(text[line_from : m.start()])) % CUT_MODULUS == 0:
+                found.append(at)
+            line_from = at
+        return found
 
 
 def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | None = None) -> Iterator[Unit]:
@@ -340,59 +465,70 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         yield from scan_records(text, dialects, records, start)
         return
     ctx = _Context(text, dialects)
-    events = _Events(text)
-    events.marker_re = dialects.line_marker_re
+    events = _Events(text, dialects)
+    cuts = _CutPoints(text, start)
     n = len(text)
     unit = Unit(start, start, start)
     pos = start
     json_until = -1  # JSON candidates before this offset were already looked at
-    counted = [start, start, 0]  # line feeds in the current unit: [unit start, up to, count]
-
-    def cut(at: int) -> Iterator[Unit]:
-        nonlocal unit, json_until
-        json_until = -1  # scan state never crosses a unit boundary (incremental re-scans rely on it)
-        if at > unit.start:
-            unit.end = at
-            unit.lookahead = max(unit.lookahead, at)
-            yield unit
-            unit = Unit(at, at, at)
+    counted_to, lines = start, 0  # line feeds in the current unit before `counted_to`
 
     while pos < n:
         at, kind, m = events.next(pos)
-        # Prose between here and the event: content-defined cut points.
-        yield from _cut_prose(text, unit, pos, at, cut, counted)
+        # The prose between here and the event: cut at content-defined line starts, and after
+        # MAX_UNIT_LINES lines without one.
+        points = cuts.between(pos, at) if at > pos + 1 else ()
+        lines += text.count("\n", counted_to, pos)
+        seg = text.count("\n", pos, at)
+        counted_to = at
+        if not points and lines + seg < MAX_UNIT_LINES:
+            lines += seg
+        else:
+            lines += seg
+            for cut_at in _prose_cuts(text, pos, at, points, lines - seg):
+                unit.end = cut_at
+                unit.lookahead = max(unit.lookahead, cut_at)
+                yield unit
+                unit = Unit(cut_at, cut_at, cut_at)
+                json_until = -1
+                lines = text.count("\n", cut_at, at)
         if not kind:
             break
-        if kind == "blank":
-            assert m is not None
-            pos = m.end()
-            yield from cut(pos)
-        elif kind == "sep":
-            unit.separators.append(Span(at, line_end(text, at)))
-            pos = next_line_start(text, at)
+        cut_before = cut_after = -1
+        add: Construct | None = None  # a construct with its own unit
+        if kind == "sep":
+            eol = EOL.search(text, at)
+            unit.separators.append(Span(at, eol.start() if eol else n))
+            pos = eol.end() if eol else n
         elif kind == "fence":
-            yield from cut(at)
             construct, pos = _fence(ctx, at)
-            _add(unit, construct, ctx)
-            yield from cut(pos)
+            if construct is None:
+                pass
+            elif _plain(construct):  # an example: part of the prose around it
+                unit.lookahead = max(unit.lookahead, construct.lookahead)
+            else:
+                cut_before, add, cut_after = at, construct, pos
         elif kind == "marker":
-            yield from cut(at)
+            cut_before = at
             owner = dialects.line_owner(text, at)
             construct = owner.parse_line(ctx, at) if owner is not None else None
             if construct is None or construct.end <= at:
                 pos = next_line_start(text, at)
-                continue
-            _add(unit, construct, ctx)
-            pos = construct.end
-            if pos >= n or text[pos - 1] in "\r\n":
-                yield from cut(pos)
+            else:
+                add = construct
+                pos = construct.end
+                if pos >= n or text[pos - 1] in "\r\n":
+                    cut_after = pos
         elif kind == "tag":
             assert m is not None
-            pos = _tag(ctx, unit, m)
-            if pos < n and text[pos - 1] not in "\r\n" and _REST_BLANK.match(text, pos):
-                pos = next_line_start(text, pos)
-            if pos >= n or text[pos - 1] in "\r\n":
-                yield from cut(pos)
+            if ctx.in_code_span(at):  # an example in prose: nothing to cut
+                pos = m.end()
+            else:
+                pos = _tag(ctx, unit, m)
+                if pos < n and text[pos - 1] not in "\r\n" and _REST_BLANK.match(text, pos):
+                    pos = next_line_start(text, pos)
+                if pos >= n or text[pos - 1] in "\r\n":
+                    cut_after = pos
         else:  # JSON: a line starting with a brace, or an action object in a line
             brace = text.find("{", at) if kind == "linejson" else at
             if brace < json_until or ctx.in_code_span(brace):
@@ -408,48 +544,60 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
             pos = construct.end
             if pos < n and _REST_BLANK.match(text, pos):
                 pos = next_line_start(text, pos)
-                yield from cut(pos)
+                cut_after = pos
+        if cut_before > unit.start:
+            unit.end = cut_before
+            unit.lookahead = max(unit.lookahead, cut_before)
+            yield unit
+            unit = Unit(cut_before, cut_before, cut_before)
+            json_until = -1
+            lines, counted_to = 0, cut_before
+        if add is not None:
+            _add(unit, add, ctx)
+        if cut_after > unit.start:
+            unit.end = cut_after
+            unit.lookahead = max(unit.lookahead, cut_after)
+            yield unit
+            unit = Unit(cut_after, cut_after, cut_after)
+            json_until = -1
+            lines, counted_to = 0, cut_after
     unit.end = n
     unit.lookahead = max(unit.lookahead, n)
     yield unit
 
 
-CUT_MODULUS = 16  # a prose line ends a unit when its hash is 0 modulo this (16 lines on average)
+def _plain(construct: Construct) -> bool:
+    """A construct that holds nothing and relied on nothing past its end or before its start
+    (an example fence): it stays inside the prose unit around it, without cuts."""
+    return (
+        not construct.actions
+        and not construct.diagnostics
+        and not construct.watch
+        and construct.behind < 0
+        and construct.lookahead <= construct.end
+    )
 
 
-def _cut_prose(text: str, unit: Unit, pos: int, stop: int, cut, counted: list[int]) -> Iterator[Unit]:
-    """Cut the prose in ``[pos, stop)`` into units at content-defined line starts.
-
-    A line start is a cut point when the line before it hashes to 0 modulo ``CUT_MODULUS``,
-    or when ``MAX_UNIT_LINES`` lines have passed without one. Cut points that depend only on the
-    previous line's text are found again by a re-scan right after an edit, so it can stop
-    there; counting lines from the unit's start would shift every later cut by one line when
-    a line is inserted, and keep a re-scan going to the next blank line.
-    """
-    if stop <= pos:
-        return
-    first = EOL.search(text, pos, stop)
-    if first is None or first.end() >= stop:
-        return
-    line_from = _line_start_of(text, pos)
-    # Line feeds from the unit's start to `pos`, counted on from the last call (a unit with
-    # many events on long lines would otherwise be counted again from its start each time).
-    if counted[0] != unit.start or counted[1] > pos:
-        counted[:] = [unit.start, unit.start, 0]
-    lines = counted[2] + (text.count("\n", counted[1], pos) if counted[1] < pos else 0)
-    counted[1], counted[2] = pos, lines
-    for m in EOL.finditer(text, pos, stop):
-        at = m.end()
-        if at >= stop:
-            break
-        lines += 1
-        if at > pos and (
-            lines >= MAX_UNIT_LINES
-            or zlib.crc32(text[line_from:at].encode("utf-8", "surrogatepass")) % CUT_MODULUS == 0
-        ):
-            yield from cut(at)
-            lines = 0
-        line_from = at
+def _prose_cuts(text: str, pos: int, stop: int, points: Sequence[int], lines: int) -> Iterator[int]:
+    """The cuts in the prose ``[pos, stop)`` of a unit holding ``lines`` line feeds before
+    ``pos``: the content-defined ``points``, and the line start after ``MAX_UNIT_LINES`` line
+    feeds without a cut (at once when a long construct before ``pos`` passed them already)."""
+    at = pos
+    for nxt in (*points, stop):
+        seg = text.count("\n", at, nxt)
+        while lines + seg >= MAX_UNIT_LINES:
+            cut = at
+            for _ in range(max(1, MAX_UNIT_LINES - lines)):
+                cut = text.find("\n", cut, nxt) + 1
+            if not pos < cut < stop:
+                break
+            yield cut
+            lines, at = 0, cut
+            seg = text.count("\n", at, nxt)
+        if nxt == stop:
+            return
+        yield nxt
+        lines, at = 0, nxt
 
 
 def _add(unit: Unit, construct: Construct | None, ctx: _Context | None = None) -> None:
@@ -511,14 +659,17 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
         if body_owner is not None:  # claimed by its first line first (a Codex patch in ```diff)
             owners = (body_owner, *(c for c in owners if c is not body_owner))
         for candidate in owners:
+            if candidate is not body_owner and not ctx.body_may_hold(fence, candidate.fence_body_needs):
+                continue
             construct = candidate.parse_fence(ctx, fence)
             if construct is not None:
                 construct.diagnostics[:0] = diagnostics
                 return construct, construct.end
-    for claimer in dialects.fence_bodies:  # a fence claimed by what its body holds
-        if claimer not in owners and (construct := claimer.parse_fence(ctx, fence)) is not None:
-            construct.diagnostics[:0] = diagnostics
-            return construct, construct.end
+    if dialects.fence_bodies and ctx.body_has_marker(fence):
+        for claimer in dialects.fence_bodies:  # a fence claimed by what its body holds
+            if claimer not in owners and (construct := claimer.parse_fence(ctx, fence)) is not None:
+                construct.diagnostics[:0] = diagnostics
+                return construct, construct.end
     close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
     end = close[1] if close else len(text)
     if diagnostics:

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..jsonscan import JNode, JResult, parse_json, trailing_data_error
 from ..markdown import FenceOpen
 from ..model import Action, ActionKind, Diagnostic, Span
@@ -55,6 +57,7 @@ class ActionPlan(JsonDialect):
     type_key = "action"
     sequential = True
     fence_infos = frozenset({"json", "jsonc", "json5"})
+    fence_body_needs = re.compile(r"action(?!s)|\\")  # an item's "action" key (or an escape)
     prose_json = True
     specs = SPECS
 

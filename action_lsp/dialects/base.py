@@ -8,6 +8,7 @@ and diagnostics it found. Dialects never scan the whole document themselves.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -111,7 +112,13 @@ class Dialect:
     # A fence whose first body line starts with one of these (after blanks) is offered to this
     # dialect's ``parse_fence`` whatever its info word (a ```` ``` ```` holding a Codex patch).
     fence_body_markers: tuple[str, ...] = ()
-    fence_bodies: bool = False  # offered every fence no info word claims (parse_fence decides by its body)
+    # Offered every fence no info word claims (parse_fence decides by its body). Such a dialect
+    # claims only a fence whose body holds a line starting with one of its ``line_markers``
+    # (after blanks), or that is never closed: the scanner skips the call for the others.
+    fence_bodies: bool = False
+    # A fence body (closed or not) holding no match of this is not this dialect's: the scanner
+    # skips ``parse_fence`` for it (an example ```` ```json ```` needs no parse). None: no filter.
+    fence_body_needs: re.Pattern[str] | None = None
     lookbehind_lines: int = 0  # lines before a construct its parse may read (a file-name line)
     default_enabled: bool = True  # in the default set (False: only when named in the settings)
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
@@ -119,6 +120,7 @@ class ToolCalls(Dialect):
     records = True
     prose_json = True
     fence_infos = frozenset({"json"})
+    fence_body_needs = re.compile(r"messages|choices|input|output|role|type|\\")  # keys _shaped reads
     specs = SPECS
     any_type = True  # any tool name is a valid call
 
