@@ -17,6 +17,7 @@ _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})([^\r\n]*)")
 # A closing fence line, found through the line ending before it: a pattern that starts with a
 # literal character lets `re` skip ahead quickly (a look-behind for the line start does not).
 _CLOSER = re.compile(r"(?:\n|\r(?!\n))( {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z))")
+_CLOSER_LF = re.compile(r"\n( {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z))")  # _CLOSER, for text without \r
 _CLOSER_AT = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
@@ -75,20 +76,22 @@ def fence_open_at(text: str, pos: int) -> FenceOpen | None:
 
 
 def find_fence_close(
-    text: str, body_start: int, char: str, length: int, limit: int | None = None
+    text: str, body_start: int, char: str, length: int, limit: int | None = None, *, cr: bool = True
 ) -> tuple[int, int] | None:
     """The closing fence after ``body_start``: (its line start, the offset after its line).
 
     A closing fence uses the opener's character, at least as many of them, and nothing else
-    on its line but spaces. Returns None when the block is never closed.
+    on its line but spaces. Returns None when the block is never closed. ``cr=False`` says the
+    text holds no ``\r`` (a faster search).
     """
     end = len(text) if limit is None else limit
     m = _CLOSER_AT.match(text, body_start, end)  # the body's first line (at a line start)
     if m is not None and m.group(1)[0] == char and len(m.group(1)) >= length:
         return m.start(), m.end()
     pos = body_start
+    search = _CLOSER.search if cr else _CLOSER_LF.search
     while True:
-        m = _CLOSER.search(text, pos, end)
+        m = search(text, pos, end)
         if m is None:
             return None
         fence = m.group(2)

@@ -26,6 +26,7 @@ import numpy as np
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import (
+    _OPENER,
     EOL,
     PARAGRAPH,
     FenceOpen,
@@ -79,6 +80,7 @@ class _Context:
         self.text = text
         self.dialects = dialects
         self.cache: dict[str, Any] = {}
+        self.cr = "\r" in text  # any line ending other than \n (else faster searches serve)
         self._failed: dict[str, int] = {}
         self._fence_failed: dict[tuple[str, int], int] = {}
         self._fence_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
@@ -92,6 +94,11 @@ class _Context:
         self._span_cache: dict[int, tuple[int, list[tuple[int, int]]]] = {}
         self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
         self._markers = (-1, -1)  # (query, next line-marker line) of body_has_marker
+        self._plain_words: dict[str, tuple[re.Pattern[str], ...] | None] = {}  # see _word_needs
+        body_markers = tuple(m for m, _ in dialects._body_markers)
+        self._body_marker = (
+            re.compile(r"[ \t]*(?:" + "|".join(re.escape(m) for m in body_markers) + ")") if body_markers else None
+        )
 
     def in_code_span(self, pos: int) -> bool:
         """Is ``pos`` inside an inline code span? The spans of a line are worked out once, so a
@@ -113,8 +120,12 @@ class _Context:
             if pos < stop or (pos == stop and stop == len(self.text)):
                 return starts[k], stop, spans
         text = self.text
-        line_start = _line_start_of(text, pos)
-        line_stop = line_end(text, pos)
+        line_start = _line_start_of(text, pos, self.cr)
+        if self.cr:
+            line_stop = line_end(text, pos)
+        else:
+            line_stop = text.find("\n", pos)
+            line_stop = len(text) if line_stop < 0 else line_stop
         spans = _code_spans(text, line_start, line_stop)
         if len(starts) >= 4096:
             starts.clear()
@@ -134,6 +145,62 @@ class _Context:
         self._bound = (at, answer)
         return answer
 
+    def plain_fence(self, at: int) -> int:
+        """Where the fence opened on the line at ``at`` ends, when it is a plain example no
+        dialect takes (checked without building it: most fences of a chat are); else -1."""
+        text = self.text
+        m = _OPENER.match(text, at)
+        if m is None:
+            return -1
+        fence, info = m.group(2), m.group(3)
+        if fence[0] == "`" and "`" in info:
+            return -1
+        word = info.split(None, 1)[0] if info and not info.isspace() else ""
+        needs = self._plain_words.get(word, False)
+        if needs is False:
+            needs = self._plain_words[word] = self._word_needs(word)
+        if needs is None:
+            return -1
+        n = len(text)
+        body = m.end()
+        if body < n:
+            body += 2 if text.startswith("\r\n", body) else 1
+        if self._body_marker is not None and self._body_marker.match(text, body):
+            return -1
+        close = self.find_fence_close(body, fence[0], len(fence))
+        if close is None:
+            return -1
+        for rx in needs:
+            if rx.search(text, body, close[0]):
+                return -1
+        if self.dialects.fence_bodies and self._marker_line(body) < close[0]:
+            return -1
+        return close[1]
+
+    def _word_needs(self, word: str) -> tuple[re.Pattern[str], ...] | None:
+        """For a fence info word: the patterns a body must hold for one of its owners to take
+        it (empty: no owner), or None when the fence must be offered to its owners whatever
+        it holds (or its word is a near miss, reported)."""
+        ds = self.dialects
+        owners = ds.fence_owners(word)
+        if not owners:
+            return () if ds.fence_near_miss(word) is None else None
+        needs = tuple(d.fence_body_needs for d in owners)
+        return None if any(rx is None for rx in needs) else needs  # type: ignore[return-value]
+
+    def _marker_line(self, at: int) -> int:
+        """The start of the first line at or after the line start ``at`` that begins (after
+        blanks) with a line marker, or the text's length (remembered forward)."""
+        q, found = self._markers
+        if not q <= at <= found:
+            markers = tuple(m for m, _ in self.dialects._line_markers)
+            if not markers:
+                return len(self.text)
+            m = _marker_lines(markers, "\r" in self.text).search(self.text, at - 1)
+            found = m.end() if m is not None else len(self.text)
+            self._markers = (at, found)
+        return found
+
     def body_may_hold(self, fence: FenceOpen, needs: re.Pattern[str] | None) -> bool:
         """May the body of ``fence`` (to its close, or the text's end) hold a match of
         ``needs`` (a dialect's ``fence_body_needs``)?"""
@@ -148,17 +215,7 @@ class _Context:
         close = self.find_fence_close(fence.body_start, fence.char, fence.length)
         if close is None:
             return True
-        at = fence.body_start
-        q, found = self._markers
-        if not q <= at <= found:
-            markers = tuple(m for m, _ in self.dialects._line_markers)
-            if not markers:
-                return True
-            rx = _marker_lines(markers, "\r" in self.text)
-            m = rx.search(self.text, at - 1)
-            found = m.end() if m is not None else len(self.text)
-            self._markers = (at, found)
-        return found < close[0]
+        return self._marker_line(fence.body_start) < close[0]
 
     def find(self, needle: str, start: int) -> int:
         failed = self._failed.get(needle)
@@ -180,7 +237,7 @@ class _Context:
         since_found = self._fence_found.get(key)
         if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
             return since_found[1]
-        found = find_fence_close(self.text, body_start, char, length)
+        found = find_fence_close(self.text, body_start, char, length, cr=self.cr)
         if found is None:
             self._fence_failed[key] = body_start
         else:
@@ -228,6 +285,7 @@ def _next_fence_line(text: str, start: int) -> int:
 
 
 _BACKTICKS = re.compile(r"`+")
+_BACKTICK = re.compile(r"`")
 
 
 def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -239,7 +297,10 @@ def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """
     if text.find("`", start, end) < 0:
         return []
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, start, end)]
+    if text.find("``", start, end) < 0:  # single backticks only: they pair up in order
+        ticks = [m.start() for m in _BACKTICK.finditer(text, start, end)]
+        return list(zip([t + 1 for t in ticks[0::2]], ticks[1::2], strict=False))  # an odd last one is literal
+    runs = [m.span() for m in _BACKTICKS.finditer(text, start, end)]
     spans: list[tuple[int, int]] = []
     open_by_width: dict[int, int] = {}  # width -> index into runs of the next run of that width
     i = 0
@@ -260,15 +321,15 @@ def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _line_start_of(text: str, pos: int) -> int:
+def _line_start_of(text: str, pos: int, cr: bool = True) -> int:
     """Start of the line holding ``pos``: searched back in growing windows, so the cost is the
-    distance to the line start even when one of ``\n``/``\r`` never occurs before it."""
-    width = 256
+    distance to the line start even when one of ``\n``/``\r`` never occurs before it
+    (``cr=False``: the text holds no ``\r``)."""
+    width = 1024
     while True:
         lo = max(0, pos - width)
         nl = text.rfind("\n", lo, pos)
-        cr = text.rfind("\r", max(lo, nl + 1), pos)
-        found = max(nl, cr)
+        found = max(nl, text.rfind("\r", max(lo, nl + 1), pos)) if cr else nl
         if found >= 0 or lo == 0:
             return found + 1
         width *= 4
@@ -317,71 +378,98 @@ class _Events:
     skipping ahead by first character). Blank lines are no events: prose is cut in bulk (see
     :class:`_CutPoints`)."""
 
-    __slots__ = ("_json", "_kind", "_line", "_line_re", "_tag", "dialects", "n", "text")
+    __slots__ = ("_json", "_kind", "_line", "_line_re", "_tag", "ctx", "dialects", "n", "seps", "text")
 
-    def __init__(self, text: str, dialects: DialectSet) -> None:
+    def __init__(self, ctx: _Context) -> None:
+        text = ctx.text
+        self.ctx = ctx
         self.text = text
         self.n = len(text)
-        self.dialects = dialects
+        self.dialects = dialects = ctx.dialects
+        # Message separators (headings, rules, roles) passed on the way to the next event, as
+        # (line start, line end): they are no events, the scanner files them with their unit.
+        self.seps: list[tuple[int, int]] = []
         self._kind, fast, general = _line_kinds(tuple(m for m, _ in dialects._line_markers))
         self._line_re = general if "\r" in text else fast
-        self._line = (-1, -1)  # (searched from, found at); found at n + 1 = none
-        self._tag: tuple[int, re.Match[str] | None] = (self.n + 1, None)  # (searched from, found)
+        # Per kind: (searched from, found at, match); found at n + 1 = none.
+        self._line: tuple[int, int, re.Match[str] | None] = (-1, -1, None)
+        self._tag: tuple[int, int, re.Match[str] | None] = (-1, -1, None)
         self._json = (-1, -1)
 
-    def _line_event(self, pos: int) -> int:
-        q, found = self._line
-        if q <= pos <= found:
-            return found
+    def _line_event(self, pos: int) -> tuple[int, re.Match[str] | None]:
+        """The next line event at or after ``pos``: (its offset, its ``_kind`` match)."""
         text = self.text
         kind = self._kind
-        if (pos == 0 or text[pos - 1] == "\n" or (text[pos - 1] == "\r" and not text.startswith("\n", pos))) and kind.match(text, pos):
-            self._line = (pos, pos)
-            return pos
+        if pos == 0 or text[pos - 1] == "\n" or (text[pos - 1] == "\r" and not text.startswith("\n", pos)):
+            m = kind.match(text, pos)
+            if m is not None:
+                self._line = (pos, pos, m)
+                return pos, m
         search = self._line_re.search
-        m = search(text, pos)
-        while m is not None and not kind.match(text, m.end()):
-            m = search(text, m.end())
-        found = m.end() if m is not None else self.n + 1
-        self._line = (pos, found)
-        return found
+        c = search(text, pos)
+        while c is not None:
+            m = kind.match(text, c.end())
+            if m is not None:
+                self._line = (pos, c.end(), m)
+                return c.end(), m
+            c = search(text, c.end())
+        self._line = (pos, self.n + 1, None)
+        return self.n + 1, None
 
     def _tag_event(self, pos: int) -> re.Match[str] | None:
-        """The next ``<name`` or ``</name`` of a name some dialect owns (or a near miss)."""
-        q, m = self._tag
-        if q <= pos and (m is None or m.start() >= pos):
-            return m
+        """The next ``<name`` or ``</name`` of a name some dialect owns (or a near miss),
+        outside inline code (```<create_file>``` in prose is an example)."""
         search = _TAG_START.search
         owner = self.dialects.tag_owner
+        in_code_span = self.ctx.in_code_span
         m = search(self.text, pos)
-        while m is not None and owner(m.group("name")) is None:
+        while m is not None and (owner(m.group("name")) is None or in_code_span(m.start())):
             m = search(self.text, m.end())
-        self._tag = (pos, m)
+        self._tag = (pos, m.start() if m is not None else self.n + 1, m)
         return m
 
     def _json_event(self, pos: int) -> int:
-        q, found = self._json
-        if q <= pos <= found:
-            return found
         m = _JSON_START.search(self.text, pos)
         found = m.start() if m is not None else self.n + 1
         self._json = (pos, found)
         return found
 
     def next(self, pos: int) -> tuple[int, str, re.Match[str] | None]:
-        """(offset, kind, match) of the first event at or after ``pos``; kind "" when none."""
-        line = self._line_event(pos)
-        tag = self._tag_event(pos)
-        tag_at = tag.start() if tag is not None else self.n + 1
-        json_at = self._json_event(pos)
-        if line <= tag_at and line <= json_at:
-            if line > self.n:
-                return self.n, "", None
-            m = self._kind.match(self.text, line)
-            assert m is not None and m.lastgroup is not None
-            return line, m.lastgroup, m
+        """(offset, kind, match) of the first event at or after ``pos``; kind "" when none.
+        Each kind's answer from ``q`` holds for every query in ``[q, answer]``. Separators
+        on the way are added to ``seps``."""
+        text, n = self.text, self.n
+        while True:  # (a separator's line is skipped whole, tags on it included)
+            q, tag_at, tm = self._tag
+            if not q <= pos <= tag_at:
+                tm = self._tag_event(pos)
+                tag_at = self._tag[1]
+            q, json_at = self._json
+            if not q <= pos <= json_at:
+                json_at = self._json_event(pos)
+            q, line, lm = self._line
+            if not q <= pos <= line:
+                line, lm = self._line_event(pos)
+            if line > tag_at or line > json_at:
+                break
+            if lm is None:
+                return n, "", None
+            if lm.lastgroup != "sep":
+                return line, lm.lastgroup, lm  # type: ignore[return-value]
+            eol = EOL.search(text, line) if self.ctx.cr else None
+            if eol is not None:
+                self.seps.append((line, eol.start()))
+                pos = eol.end()
+            elif self.ctx.cr:
+                self.seps.append((line, n))
+                return n, "", None
+            else:
+                pos = text.find("\n", line) + 1
+                self.seps.append((line, pos - 1 if pos else n))
+                if not pos:
+                    return n, "", None
         if tag_at <= json_at:
-            return tag_at, "tag", tag
+            return tag_at, "tag", tm
         return json_at, "json", None
 
 
@@ -429,12 +517,15 @@ class _CutPoints:
         if "\r" in chunk:
             self.points.extend(self._general(a, b))
             return
-        lines = chunk.split("\n")
-        lines.pop()  # after the chunk's last line feed (or the last line, unended)
-        count = len(lines)
+        # The UTF-8 of a chunk splits into the same lines as the chunk (a line feed is never
+        # part of a multi-byte character); their sizes are counted in characters.
+        encoded = _ENCODE(chunk).split(b"\n")
+        encoded.pop()  # after the chunk's last line feed (or the last line, unended)
+        count = len(encoded)
         if not count:
             return
-        hashes = np.fromiter(map(zlib.crc32, map(_ENCODE, lines)), dtype=np.uint32, count=count)
+        hashes = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=count)
+        lines = encoded if chunk.isascii() else chunk.split("\n")
         sizes = np.fromiter(map(len, lines), dtype=np.int64, count=count) + 1
         hit = np.flatnonzero((hashes % CUT_MODULUS == 0) & (sizes > 1))
         if hit.size:
@@ -465,7 +556,8 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         yield from scan_records(text, dialects, records, start)
         return
     ctx = _Context(text, dialects)
-    events = _Events(text, dialects)
+    events = _Events(ctx)
+    seps = events.seps
     cuts = _CutPoints(text, start)
     n = len(text)
     unit = Unit(start, start, start)
@@ -478,29 +570,31 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         # The prose between here and the event: cut at content-defined line starts, and after
         # MAX_UNIT_LINES lines without one.
         points = cuts.between(pos, at) if at > pos + 1 else ()
-        lines += text.count("\n", counted_to, pos)
-        seg = text.count("\n", pos, at)
+        lines += text.count("\n", counted_to, at)
         counted_to = at
-        if not points and lines + seg < MAX_UNIT_LINES:
-            lines += seg
-        else:
-            lines += seg
-            for cut_at in _prose_cuts(text, pos, at, points, lines - seg):
+        if points or lines >= MAX_UNIT_LINES:
+            for cut_at in _prose_cuts(text, pos, at, points, lines - text.count("\n", pos, at)):
+                while seps and seps[0][0] < cut_at:
+                    unit.separators.append(Span(*seps.pop(0)))
                 unit.end = cut_at
                 unit.lookahead = max(unit.lookahead, cut_at)
                 yield unit
                 unit = Unit(cut_at, cut_at, cut_at)
                 json_until = -1
                 lines = text.count("\n", cut_at, at)
+        if seps:
+            unit.separators.extend(Span(a, b) for a, b in seps)
+            seps.clear()
         if not kind:
             break
         cut_before = cut_after = -1
         add: Construct | None = None  # a construct with its own unit
-        if kind == "sep":
-            eol = EOL.search(text, at)
-            unit.separators.append(Span(at, eol.start() if eol else n))
-            pos = eol.end() if eol else n
-        elif kind == "fence":
+        if kind == "fence":
+            end = ctx.plain_fence(at)
+            if end >= 0:  # an example: part of the prose around it
+                unit.lookahead = max(unit.lookahead, end)
+                pos = end
+                continue
             construct, pos = _fence(ctx, at)
             if construct is None:
                 pass
@@ -519,16 +613,13 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                 pos = construct.end
                 if pos >= n or text[pos - 1] in "\r\n":
                     cut_after = pos
-        elif kind == "tag":
+        elif kind == "tag":  # (outside inline code: see _Events)
             assert m is not None
-            if ctx.in_code_span(at):  # an example in prose: nothing to cut
-                pos = m.end()
-            else:
-                pos = _tag(ctx, unit, m)
-                if pos < n and text[pos - 1] not in "\r\n" and _REST_BLANK.match(text, pos):
-                    pos = next_line_start(text, pos)
-                if pos >= n or text[pos - 1] in "\r\n":
-                    cut_after = pos
+            pos = _tag(ctx, unit, m)
+            if pos < n and text[pos - 1] not in "\r\n" and _REST_BLANK.match(text, pos):
+                pos = next_line_start(text, pos)
+            if pos >= n or text[pos - 1] in "\r\n":
+                cut_after = pos
         else:  # JSON: a line starting with a brace, or an action object in a line
             brace = text.find("{", at) if kind == "linejson" else at
             if brace < json_until or ctx.in_code_span(brace):
