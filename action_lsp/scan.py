@@ -156,8 +156,9 @@ class _Context:
         if fence[0] == "`" and "`" in info:
             return -1
         word = info.split(None, 1)[0] if info and not info.isspace() else ""
-        needs = self._plain_words.get(word, False)
-        if needs is False:
+        if word in self._plain_words:
+            needs = self._plain_words[word]
+        else:
             needs = self._plain_words[word] = self._word_needs(word)
         if needs is None:
             return -1
