@@ -474,26 +474,34 @@ class _Events:
         return json_at, "json", None
 
 
-CUT_MODULUS = 16  # a prose line ends a unit when its hash is 0 modulo this (16 lines on average)
-_CHUNK = 1 << 16  # characters of line hashes worked out at a time
+CUT_MODULUS = 16  # a line of a long paragraph ends a unit when its hash is 0 modulo this
+PARAGRAPH_MODULUS = 8  # a paragraph ends a unit when its hash is 0 modulo this
+LONG_PARAGRAPH = 32  # line feeds that make a paragraph long: its lines are cut points too
+_CHUNK = 1 << 16  # characters of paragraph hashes worked out at a time
 _ENCODE = operator.methodcaller("encode", "utf-8", "surrogatepass")
+_COUNT_LF = operator.methodcaller("count", b"\n")
 
 
 class _CutPoints:
-    """Content-defined cut points: the line starts after a non-empty line whose CRC-32 is 0
-    modulo ``CUT_MODULUS``, worked out a chunk of text at a time in bulk (C-level ``split``
-    and ``map``; NumPy picks the hits), whether or not the scan will be at top level there.
+    """Content-defined cut points, worked out a chunk of text at a time in bulk (C-level
+    ``split`` and ``map``, NumPy to pick the hits), whether or not the scan will be at top
+    level there:
 
-    A cut point depends only on the line before it, so a re-scan right after an edit finds
-    the old ones again and can stop there (counting lines from the unit's start would shift
-    every later cut when a line is inserted, and keep a re-scan going)."""
+    - the start of a paragraph (text after ``\n\n``) when the paragraph before it is not empty
+      and its CRC-32 is 0 modulo ``PARAGRAPH_MODULUS``;
+    - in a paragraph of ``LONG_PARAGRAPH`` line feeds or more (or holding a ``\r``), the line
+      starts after a non-empty line whose CRC-32 is 0 modulo ``CUT_MODULUS``.
+
+    A cut point depends only on the paragraph or line before it, so a re-scan right after an
+    edit finds the old ones again and can stop there (counting lines from the unit's start
+    would shift every later cut when a line is inserted, and keep a re-scan going)."""
 
     __slots__ = ("done", "points", "text")
 
     def __init__(self, text: str, start: int) -> None:
         self.text = text
         self.points: list[int] = []
-        self.done = start  # line starts before this are worked out (a line start itself)
+        self.done = start  # cut points before this are worked out (a paragraph start)
 
     def between(self, lo: int, hi: int) -> list[int]:
         """The cut points ``p`` with ``lo < p < hi``, in order (``lo`` only grows)."""
@@ -510,36 +518,47 @@ class _CutPoints:
 
     def _more(self) -> None:
         text = self.text
+        n = len(text)
         a = self.done
-        b = text.find("\n", min(a + _CHUNK, len(text)) - 1)
-        b = len(text) if b < 0 else b + 1
+        b = text.find("\n\n", min(a + _CHUNK, n))
+        b = n if b < 0 else b + 2
         self.done = b
         chunk = text[a:b]
-        if "\r" in chunk:
-            self.points.extend(self._general(a, b))
-            return
-        # The UTF-8 of a chunk splits into the same lines as the chunk (a line feed is never
-        # part of a multi-byte character); their sizes are counted in characters.
-        encoded = _ENCODE(chunk).split(b"\n")
-        encoded.pop()  # after the chunk's last line feed (or the last line, unended)
+        # The UTF-8 of a chunk splits into the same paragraphs as the chunk (a line feed is
+        # never part of a multi-byte character); their sizes are counted in characters.
+        encoded = _ENCODE(chunk).split(b"\n\n")
         count = len(encoded)
-        if not count:
-            return
+        paragraphs = encoded if chunk.isascii() else chunk.split("\n\n")
+        sizes = np.fromiter(map(len, paragraphs), dtype=np.int64, count=count) + 2
+        ends = np.cumsum(sizes) + a  # where each paragraph's successor starts
         hashes = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=count)
-        lines = encoded if chunk.isascii() else chunk.split("\n")
-        sizes = np.fromiter(map(len, lines), dtype=np.int64, count=count) + 1
-        hit = np.flatnonzero((hashes % CUT_MODULUS == 0) & (sizes > 1))
-        if hit.size:
-            self.points.extend((np.cumsum(sizes)[hit] + a).tolist())
+        cut = (hashes % PARAGRAPH_MODULUS == 0) & (sizes > 2)
+        cut[-1] = False  # the last one is followed by no paragraph in this chunk
+        lfs = np.fromiter(map(_COUNT_LF, encoded), dtype=np.int64, count=count)
+        long = lfs >= LONG_PARAGRAPH
+        if "\r" in chunk:
+            long |= np.fromiter((b"\r" in e for e in encoded), dtype=bool, count=count)
+        if not long.any():
+            self.points.extend(ends[np.flatnonzero(cut)].tolist())
+            return
+        starts = ends - sizes
+        found: list[int] = []
+        for k in range(count):
+            if long[k]:
+                found.extend(self._lines(int(starts[k]), int(ends[k]) - 2 if k < count - 1 else b))
+            if cut[k]:
+                found.append(int(ends[k]))
+        self.points.extend(found)
 
-    def _general(self, a: int, b: int) -> list[int]:
-        """The cut points of ``text[a:b]`` whatever its line endings (``\r``, ``\r\n``, ``\n``)."""
+    def _lines(self, a: int, b: int) -> list[int]:
+        """The line cut points in ``text[a:b]`` (one long paragraph), whatever its line
+        endings (``\r``, ``\r\n``, ``\n``)."""
         text = self.text
         found: list[int] = []
         line_from = a
         for m in EOL.finditer(text, a, b):
             at = m.end()
-            if m.start() > line_from and zlib.crc32(_ENCODE(text[line_from : m.start()])) % CUT_MODULUS == 0:
+            if at < b and m.start() > line_from and zlib.crc32(_ENCODE(text[line_from : m.start()])) % CUT_MODULUS == 0:
                 found.append(at)
             line_from = at
         return found
