@@ -22,8 +22,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import (
     _OPENER,
@@ -418,13 +416,11 @@ class _Events:
         return self.n + 1, None
 
     def _tag_event(self, pos: int) -> re.Match[str] | None:
-        """The next ``<name`` or ``</name`` of a name some dialect owns (or a near miss),
-        outside inline code (```<create_file>``` in prose is an example)."""
+        """The next ``<name`` or ``</name`` of a name some dialect owns (or a near miss)."""
         search = _TAG_START.search
         owner = self.dialects.tag_owner
-        in_code_span = self.ctx.in_code_span
         m = search(self.text, pos)
-        while m is not None and (owner(m.group("name")) is None or in_code_span(m.start())):
+        while m is not None and owner(m.group("name")) is None:
             m = search(self.text, m.end())
         self._tag = (pos, m.start() if m is not None else self.n + 1, m)
         return m
@@ -438,9 +434,9 @@ class _Events:
     def next(self, pos: int) -> tuple[int, str, re.Match[str] | None]:
         """(offset, kind, match) of the first event at or after ``pos``; kind "" when none.
         Each kind's answer from ``q`` holds for every query in ``[q, answer]``. Separators
-        on the way are added to ``seps``."""
+        on the way are added to ``seps``; tags in inline code are passed."""
         text, n = self.text, self.n
-        while True:  # (a separator's line is skipped whole, tags on it included)
+        while True:
             q, tag_at, tm = self._tag
             if not q <= pos <= tag_at:
                 tm = self._tag_event(pos)
@@ -451,117 +447,82 @@ class _Events:
             q, line, lm = self._line
             if not q <= pos <= line:
                 line, lm = self._line_event(pos)
-            if line > tag_at or line > json_at:
-                break
-            if lm is None:
-                return n, "", None
-            if lm.lastgroup != "sep":
-                return line, lm.lastgroup, lm  # type: ignore[return-value]
-            eol = EOL.search(text, line) if self.ctx.cr else None
-            if eol is not None:
-                self.seps.append((line, eol.start()))
-                pos = eol.end()
-            elif self.ctx.cr:
-                self.seps.append((line, n))
-                return n, "", None
-            else:
-                pos = text.find("\n", line) + 1
-                self.seps.append((line, pos - 1 if pos else n))
-                if not pos:
+            if line <= tag_at and line <= json_at:
+                if lm is None:
                     return n, "", None
-        if tag_at <= json_at:
-            return tag_at, "tag", tm
-        return json_at, "json", None
+                if lm.lastgroup != "sep":
+                    return line, lm.lastgroup, lm  # type: ignore[return-value]
+                # A separator's line is passed whole (tags on it included).
+                if self.ctx.cr:
+                    eol = EOL.search(text, line)
+                    self.seps.append((line, eol.start() if eol is not None else n))
+                    pos = eol.end() if eol is not None else n
+                else:
+                    pos = text.find("\n", line) + 1 or n
+                    self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
+                if pos >= n:
+                    return n, "", None
+            elif tag_at <= json_at:
+                assert tm is not None
+                if not self.ctx.in_code_span(tag_at):
+                    return tag_at, "tag", tm
+                pos = tm.end()  # ```<create_file>``` in prose is an example
+            else:
+                return json_at, "json", None
 
 
 CUT_MODULUS = 16  # a line of a long paragraph ends a unit when its hash is 0 modulo this
 PARAGRAPH_MODULUS = 8  # a paragraph ends a unit when its hash is 0 modulo this
-LONG_PARAGRAPH = 32  # line feeds that make a paragraph long: its lines are cut points too
-_CHUNK = 1 << 16  # characters of paragraph hashes worked out at a time
+LONG_PARAGRAPH = 32  # line feeds that make a run of prose long: its lines are cut points too
+_HASHED = 256  # characters of a paragraph's end that its hash reads
 _ENCODE = operator.methodcaller("encode", "utf-8", "surrogatepass")
-_COUNT_LF = operator.methodcaller("count", b"\n")
 
 
-class _CutPoints:
-    """Content-defined cut points, worked out a chunk of text at a time in bulk (C-level
-    ``split`` and ``map``, NumPy to pick the hits), whether or not the scan will be at top
-    level there:
+def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
+    """Content-defined cut points in the prose ``[pos, stop)`` (``pos < p < stop``):
 
-    - the start of a paragraph (text after ``\n\n``) when the paragraph before it is not empty
-      and its CRC-32 is 0 modulo ``PARAGRAPH_MODULUS``;
-    - in a paragraph of ``LONG_PARAGRAPH`` line feeds or more (or holding a ``\r``), the line
-      starts after a non-empty line whose CRC-32 is 0 modulo ``CUT_MODULUS``.
+    - the start of a paragraph (the line after a blank line) when the end of the paragraph
+      before it (its last ``_HASHED`` characters, from ``pos`` at most) has a CRC-32 that is
+      0 modulo ``PARAGRAPH_MODULUS``;
+    - in a run of ``LONG_PARAGRAPH`` lines or more without a blank line, and in a text with
+      ``\r`` line endings, the line starts after a line whose CRC-32 is 0 modulo
+      ``CUT_MODULUS``.
 
-    A cut point depends only on the paragraph or line before it, so a re-scan right after an
-    edit finds the old ones again and can stop there (counting lines from the unit's start
-    would shift every later cut when a line is inserted, and keep a re-scan going)."""
+    A cut point depends only on the text just before it, so a re-scan right after an edit
+    finds the old ones again and can stop there (counting lines from the unit's start would
+    shift every later cut when a line is inserted, and keep a re-scan going). Blank lines are
+    found with ``str.find``; only they cost a Python step."""
+    if cr:
+        return _line_points(text, pos, stop)
+    found: list[int] = []
+    long = text.count("\n", pos, stop) >= LONG_PARAGRAPH
+    seg = pos
+    i = text.find("\n\n", pos, stop)
+    while 0 <= i < stop - 2:
+        if long and text.count("\n", seg, i) >= LONG_PARAGRAPH:
+            found.extend(_line_points(text, seg, i))
+        a = max(seg, i - _HASHED)
+        if a < i and zlib.crc32(_ENCODE(text[a:i])) % PARAGRAPH_MODULUS == 0:
+            found.append(i + 2)
+        seg = i + 2
+        i = text.find("\n\n", i + 1, stop)
+    if long and text.count("\n", seg, stop) >= LONG_PARAGRAPH:
+        found.extend(_line_points(text, seg, stop))
+    return found
 
-    __slots__ = ("done", "points", "text")
 
-    def __init__(self, text: str, start: int) -> None:
-        self.text = text
-        self.points: list[int] = []
-        self.done = start  # cut points before this are worked out (a paragraph start)
-
-    def between(self, lo: int, hi: int) -> list[int]:
-        """The cut points ``p`` with ``lo < p < hi``, in order (``lo`` only grows)."""
-        while self.done < hi and self.done < len(self.text):
-            self._more()
-        points = self.points
-        if points and points[0] <= lo:
-            k = bisect.bisect_right(points, lo)
-            del points[:k]
-        if not points or points[0] >= hi:
-            return []
-        k = bisect.bisect_left(points, hi)
-        return points[:k]
-
-    def _more(self) -> None:
-        text = self.text
-        n = len(text)
-        a = self.done
-        b = text.find("\n\n", min(a + _CHUNK, n))
-        b = n if b < 0 else b + 2
-        self.done = b
-        chunk = text[a:b]
-        # The UTF-8 of a chunk splits into the same paragraphs as the chunk (a line feed is
-        # never part of a multi-byte character); their sizes are counted in characters.
-        encoded = _ENCODE(chunk).split(b"\n\n")
-        count = len(encoded)
-        paragraphs = encoded if chunk.isascii() else chunk.split("\n\n")
-        sizes = np.fromiter(map(len, paragraphs), dtype=np.int64, count=count) + 2
-        ends = np.cumsum(sizes) + a  # where each paragraph's successor starts
-        hashes = np.fromiter(map(zlib.crc32, encoded), dtype=np.uint32, count=count)
-        cut = (hashes % PARAGRAPH_MODULUS == 0) & (sizes > 2)
-        cut[-1] = False  # the last one is followed by no paragraph in this chunk
-        lfs = np.fromiter(map(_COUNT_LF, encoded), dtype=np.int64, count=count)
-        long = lfs >= LONG_PARAGRAPH
-        if "\r" in chunk:
-            long |= np.fromiter((b"\r" in e for e in encoded), dtype=bool, count=count)
-        if not long.any():
-            self.points.extend(ends[np.flatnonzero(cut)].tolist())
-            return
-        starts = ends - sizes
-        found: list[int] = []
-        for k in range(count):
-            if long[k]:
-                found.extend(self._lines(int(starts[k]), int(ends[k]) - 2 if k < count - 1 else b))
-            if cut[k]:
-                found.append(int(ends[k]))
-        self.points.extend(found)
-
-    def _lines(self, a: int, b: int) -> list[int]:
-        """The line cut points in ``text[a:b]`` (one long paragraph), whatever its line
-        endings (``\r``, ``\r\n``, ``\n``)."""
-        text = self.text
-        found: list[int] = []
-        line_from = a
-        for m in EOL.finditer(text, a, b):
-            at = m.end()
-            if at < b and m.start() > line_from and zlib.crc32(_ENCODE(text[line_from : m.start()])) % CUT_MODULUS == 0:
-                found.append(at)
-            line_from = at
-        return found
+def _line_points(text: str, a: int, b: int) -> list[int]:
+    """The line cut points in ``text[a:b]`` (``a < p < b``), whatever its line endings."""
+    found: list[int] = []
+    line_from = _line_start_of(text, a)
+    for m in EOL.finditer(text, a, b):
+        at = m.end()
+        if at >= b:
+            break
+        if m.start() > line_from and zlib.crc32(_ENCODE(text[line_from : m.start()])) % CUT_MODULUS == 0:
+            found.append(at)
+        line_from = at
+    return found
 
 
 def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | None = None) -> Iterator[Unit]:
@@ -578,7 +539,6 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
     ctx = _Context(text, dialects)
     events = _Events(ctx)
     seps = events.seps
-    cuts = _CutPoints(text, start)
     n = len(text)
     unit = Unit(start, start, start)
     pos = start
@@ -589,7 +549,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         at, kind, m = events.next(pos)
         # The prose between here and the event: cut at content-defined line starts, and after
         # MAX_UNIT_LINES lines without one.
-        points = cuts.between(pos, at) if at > pos + 1 else ()
+        points = _prose_points(text, pos, at, ctx.cr) if at > pos + 2 else ()
         lines += text.count("\n", counted_to, at)
         counted_to = at
         if points or lines >= MAX_UNIT_LINES:
