@@ -195,7 +195,7 @@ class _Context:
             markers = tuple(m for m, _ in self.dialects._line_markers)
             if not markers:
                 return len(self.text)
-            m = _marker_lines(markers, "\r" in self.text).search(self.text, at - 1)
+            m = _marker_lines(markers, self.cr).search(self.text, at - 1)
             found = m.end() if m is not None else len(self.text)
             self._markers = (at, found)
         return found
@@ -389,7 +389,7 @@ class _Events:
         # (line start, line end): they are no events, the scanner files them with their unit.
         self.seps: list[tuple[int, int]] = []
         self._kind, fast, general = _line_kinds(tuple(m for m, _ in dialects._line_markers))
-        self._line_re = general if "\r" in text else fast
+        self._line_re = general if ctx.cr else fast
         # Per kind: (searched from, found at, match); found at n + 1 = none.
         self._line: tuple[int, int, re.Match[str] | None] = (-1, -1, None)
         self._tag: tuple[int, int, re.Match[str] | None] = (-1, -1, None)
