@@ -24,7 +24,6 @@ from typing import Any
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import (
-    _OPENER,
     EOL,
     PARAGRAPH,
     FenceOpen,
@@ -43,7 +42,7 @@ MAX_UNIT_LINES = 256
 _ROLE = r"\*{0,2}(?:[Uu]ser|[Aa]ssistant|[Hh]uman|AI|[Ss]ystem|[Mm]odel)\*{0,2}[ \t]*:"
 # At a line start: a fence, a message separator (heading, rule, chat role), or JSON.
 _LINE_EVENT = (
-    r"(?P<fence> {0,3}(?:`{3,}|~{3,}))"
+    r"(?P<fence> {0,3}(?P<fence_chars>`{3,}|~{3,})(?P<fence_info>[^\r\n]*))"
     r"|(?P<sep>#{1,6}[ \t]|(?:-[ \t]*){3,}(?=\r|\n|\Z)|(?:\*[ \t]*){3,}(?=\r|\n|\Z)|(?:_[ \t]*){3,}(?=\r|\n|\Z)|" + _ROLE + ")"
     r"|(?P<linejson>[ \t]*\{)"
 )
@@ -103,6 +102,16 @@ class _Context:
         line holding thousands of tags costs one pass, not one pass per tag."""
         line_start, line_stop, spans = self._code_spans
         if not line_start <= pos < line_stop:
+            if not self.cr:
+                # A short line of single backticks (most prose): inside a span when an odd
+                # number of them stands before ``pos`` and one after it, on its line.
+                text = self.text
+                a = text.rfind("\n", max(0, pos - _SHORT_LINE), pos) + 1
+                b = text.find("\n", pos, pos + _SHORT_LINE)
+                if (a or pos <= _SHORT_LINE) and (b >= 0 or pos + _SHORT_LINE >= len(text)):
+                    b = b if b >= 0 else len(text)
+                    if text.find("``", a, b) < 0:
+                        return text.count("`", a, pos) % 2 == 1 and text.find("`", pos, b) > pos
             line_start, line_stop, spans = self._line_spans(pos)
             self._code_spans = (line_start, line_stop, spans)
         if not spans:
@@ -143,14 +152,12 @@ class _Context:
         self._bound = (at, answer)
         return answer
 
-    def plain_fence(self, at: int) -> int:
-        """Where the fence opened on the line at ``at`` ends, when it is a plain example no
-        dialect takes (checked without building it: most fences of a chat are); else -1."""
+    def plain_fence(self, m: re.Match[str]) -> int:
+        """Where the fence opened on the line ``m`` (a line event's match) ends, when it is a
+        plain example no dialect takes (checked without building it: most fences of a chat
+        are); else -1."""
         text = self.text
-        m = _OPENER.match(text, at)
-        if m is None:
-            return -1
-        fence, info = m.group(2), m.group(3)
+        fence, info = m.group("fence_chars"), m.group("fence_info")
         if fence[0] == "`" and "`" in info:
             return -1
         word = info.split(None, 1)[0] if info and not info.isspace() else ""
@@ -166,7 +173,10 @@ class _Context:
             body += 2 if text.startswith("\r\n", body) else 1
         if self._body_marker is not None and self._body_marker.match(text, body):
             return -1
-        close = self.find_fence_close(body, fence[0], len(fence))
+        failed = self._fence_failed.get((fence[0], len(fence)))
+        if failed is not None and body >= failed:
+            return -1
+        close = find_fence_close(text, body, fence[0], len(fence), cr=self.cr)
         if close is None:
             return -1
         for rx in needs:
@@ -270,6 +280,7 @@ class _Context:
 
 
 _TAG_NAME = re.compile(r"[A-Za-z][\w\-]*")
+_SHORT_LINE = 1024  # either side of a position: its line's code spans are counted, not cached
 _REST_BLANK = re.compile(r"[^\S\r\n]*(?:\r|\n|\Z)")  # only blanks up to the line end
 _FENCE_AT = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 _FENCE_LINE = re.compile(r"(?:\n|\r(?!\n))(?P<line> {0,3}(?:`{3,}|~{3,}))")
@@ -570,7 +581,8 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         cut_before = cut_after = -1
         add: Construct | None = None  # a construct with its own unit
         if kind == "fence":
-            end = ctx.plain_fence(at)
+            assert m is not None
+            end = ctx.plain_fence(m)
             if end >= 0:  # an example: part of the prose around it
                 unit.lookahead = max(unit.lookahead, end)
                 pos = end

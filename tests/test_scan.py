@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 
 from action_lsp.dialects import DialectSet
 from action_lsp.document import analyze
 from action_lsp.model import Span
-from action_lsp.scan import MAX_UNIT_LINES, scan
+from action_lsp.scan import MAX_UNIT_LINES, _Context, scan
 from action_lsp.text import LineIndex, Position
 
 # Ordinary prose with code examples that *show* actions without performing any.
@@ -287,3 +288,32 @@ def test_units_cover_the_text_without_gaps() -> None:
         assert u.lookahead >= u.end
     # long prose is cut so that an edit re-scans a paragraph, not the whole document
     assert max(text.count("\n", u.start, u.end) for u in units) <= MAX_UNIT_LINES + 1
+
+
+def test_code_spans_of_short_lines_are_counted_as_the_cached_pairing_says() -> None:
+    """``in_code_span`` answers short single-backtick lines by counting backticks; every
+    position of random lines gets the answer of the full pairing (which a text holding
+    ``\\r`` always uses)."""
+    rng = random.Random(11)
+    pieces = ["`", "``", "a", "<t>", "\n", " ", "```", "x" * 40, "y" * 700]
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        fast = _Context(text, DialectSet())
+        full = _Context(text, DialectSet())
+        full.cr = True  # the per-line pairing, cached
+        assert [fast.in_code_span(p) for p in range(len(text))] == [full.in_code_span(p) for p in range(len(text))], text
+
+
+def test_prose_units_are_cut_at_paragraphs_and_keep_their_separators() -> None:
+    """Prose is cut at content-defined paragraph starts, not at every blank line; example
+    fences stay inside the prose around them; headings stay with the unit that holds them."""
+    paragraphs = [f"Paragraph {i} says something about item {i * 7 % 13}.\n\n" for i in range(400)]
+    fence = "```python\nprint('x')\n```\n\n"
+    text = "#### user\n\n" + "".join(p + (fence if i % 5 == 0 else "") for i, p in enumerate(paragraphs))
+    units = list(scan(text, DialectSet()))
+    assert 3 < len(units) < 200  # neither one unit nor one per blank line
+    assert [s.start for u in units for s in u.separators] == [0]
+    fences = [(i, i + len(fence)) for i in range(len(text)) if text.startswith(fence, i)]
+    for u in units:
+        assert u.start == 0 or text[u.start - 2 : u.start] == "\n\n"
+        assert not any(a < u.start < b for a, b in fences)
