@@ -15,6 +15,7 @@ reaches an old cut point after the edit can stop there (see :mod:`action_lsp.doc
 from __future__ import annotations
 
 import bisect
+import itertools
 import operator
 import re
 import zlib
@@ -485,12 +486,15 @@ class _Events:
 CUT_MODULUS = 16  # a line of a long paragraph ends a unit when its hash is 0 modulo this
 PARAGRAPH_MODULUS = 8  # a paragraph ends a unit when its hash is 0 modulo this
 LONG_PARAGRAPH = 32  # line feeds that make a run of prose long: its lines are cut points too
-_HASHED = 256  # characters of a paragraph's end that its hash reads
+_HASHED = 256  # characters of a paragraph's end (or a fence's start) that its hash reads
+LONG_STRETCH = 2048  # characters of prose between two events that are cut at paragraphs
+FENCE_MODULUS = 4  # an example fence starts a unit when its hash is 0 modulo this
 _ENCODE = operator.methodcaller("encode", "utf-8", "surrogatepass")
 
 
 def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
-    """Content-defined cut points in the prose ``[pos, stop)`` (``pos < p < stop``):
+    """Content-defined cut points in the prose ``[pos, stop)`` between two events, when it is
+    ``LONG_STRETCH`` characters or more (shorter prose is cut at some fences, see ``scan``):
 
     - the start of a paragraph (the line after a blank line) when the end of the paragraph
       before it (its last ``_HASHED`` characters, from ``pos`` at most) has a CRC-32 that is
@@ -499,10 +503,12 @@ def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
       ``\r`` line endings, the line starts after a line whose CRC-32 is 0 modulo
       ``CUT_MODULUS``.
 
-    A cut point depends only on the text just before it, so a re-scan right after an edit
-    finds the old ones again and can stop there (counting lines from the unit's start would
-    shift every later cut when a line is inserted, and keep a re-scan going). Blank lines are
-    found with ``str.find``; only they cost a Python step."""
+    A cut point depends only on the text around it (events are content too), so a re-scan
+    right after an edit finds the old ones again and can stop there (counting lines from the
+    unit's start would shift every later cut when a line is inserted, and keep a re-scan
+    going). Blank lines are found with ``str.find``; only they cost a Python step."""
+    if stop - pos < LONG_STRETCH:
+        return []
     if cr:
         return _line_points(text, pos, stop)
     found: list[int] = []
@@ -560,7 +566,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         at, kind, m = events.next(pos)
         # The prose between here and the event: cut at content-defined line starts, and after
         # MAX_UNIT_LINES lines without one.
-        points = _prose_points(text, pos, at, ctx.cr) if at > pos + 2 else ()
+        points = _prose_points(text, pos, at, ctx.cr) if at - pos >= LONG_STRETCH else ()
         lines += text.count("\n", counted_to, at)
         counted_to = at
         if points or lines >= MAX_UNIT_LINES:
@@ -574,7 +580,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                 json_until = -1
                 lines = text.count("\n", cut_at, at)
         if seps:
-            unit.separators.extend(Span(a, b) for a, b in seps)
+            unit.separators.extend(itertools.starmap(Span, seps))
             seps.clear()
         if not kind:
             break
@@ -583,8 +589,14 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         if kind == "fence":
             assert m is not None
             end = ctx.plain_fence(m)
-            if end >= 0:  # an example: part of the prose around it
-                unit.lookahead = max(unit.lookahead, end)
+            if end >= 0:  # an example: part of the prose around it, and a unit start by its hash
+                if at > unit.start and zlib.crc32(_ENCODE(text[at : min(end, at + _HASHED)])) % FENCE_MODULUS == 0:
+                    unit.end = at
+                    unit.lookahead = max(unit.lookahead, at)
+                    yield unit
+                    unit = Unit(at, at, at)
+                    json_until = -1
+                    lines, counted_to = 0, at
                 pos = end
                 continue
             construct, pos = _fence(ctx, at)
