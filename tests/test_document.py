@@ -126,3 +126,33 @@ def test_deferred_scan_in_slices_equals_a_full_analysis() -> None:
     edited.edit(10, 10, "x")
     want = analyze(text[:10] + "x" + text[10:])
     assert [(d.code, d.span) for d in edited.analysis().diagnostics] == [(d.code, d.span) for d in want.diagnostics]
+
+
+PROSE_BLOCKS = [
+    "Tags like `<create_file>` inside backticks are just text, and so is ``<think>``.\n\n",
+    "A long paragraph " + "that goes on " * 30 + "and ends.\n\n",
+    "```python\nprint('example')\n\ndef f():\n    return {\"type\": \"create_task\"}\n```\n\n",
+    '```json\n{\n  "name": "cfg",\n  "actions": ["lint", "test"]\n}\n```\n\n',
+    "```bash\necho '<create_file><path>x</path></create_file>'\n```\n\n",
+    "#### assistant\n\n",
+    "User: what about this?\n\n",
+    "a hard-wrapped line of prose\n" * 40 + "\n",
+    '```actions\n{"actions": [{"type": "create_task", "content": "a"}]}\n```\n\n',
+    "<create_file>\n<path>src/b.py</path>\n<content>\nx = 1\n</content>\n</create_file>\n\n",
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edits_of_prose_match_full_analysis(seed: int) -> None:
+    """Prose is cut at some example fences and, when long, at some paragraphs (content-defined
+    cut points, not every blank line): edits that move, make or break those stay exact."""
+    rng = random.Random(seed)
+    text = "".join(rng.choice(PROSE_BLOCKS) for _ in range(80))
+    doc = IncrementalDocument(text)
+    for _ in range(40):
+        n = len(doc.text)
+        start = rng.randint(0, n)
+        end = min(n, start + rng.choice([0, 0, 1, 3, 40]))
+        new = rng.choice([*SNIPPETS, "```python\n", "\n\n", "`", "#### user\n"]) if rng.random() < 0.85 else ""
+        doc.edit(start, end, new)
+        assert _signature(doc.analysis()) == _signature(analyze(doc.text)), (start, end, new)
