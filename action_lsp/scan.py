@@ -1,15 +1,20 @@
 """The top-level scanner: one forward pass that cuts a document into units.
 
-The pass jumps from one *event* to the next with a single compiled regex (a fence opener, a
-blank line, a heading or rule that separates messages, a ``<tag``, a ``{`` that may start JSON in
-prose, a line a dialect declares as its marker, such as ``<<<<<<< SEARCH``) and hands
+The pass jumps from one *event* to the next (a fence opener, a ``<tag`` some dialect owns, a
+``{`` that may start JSON in prose, a line a dialect declares as its marker, such as
+``<<<<<<< SEARCH``), each kind found by its own compiled regex searched lazily, and hands
 constructs to the dialects that claim them (a fence by its info word, or by its body).
 Ordinary fenced code is skipped whole: what sits inside it is an example, not an action.
+Message separators (headings, rules, chat roles) and tags in inline code are passed inside
+the event search; blank lines are no events at all. Prose costs a Python step per event, not
+per paragraph: that is what makes a chat transcript read at tens of MB/s.
 
-Units are cut at line starts where the scanner is at top level: after a blank line, after a
-construct that ends a line, before a fence, and at most every ``MAX_UNIT_LINES`` lines of prose.
-The cut points depend only on the text from the previous cut on, so an incremental re-scan that
-reaches an old cut point after the edit can stop there (see :mod:`action_lsp.document`).
+Units are cut at line starts where the scanner is at top level: before and after a construct
+that holds something (an action, a diagnostic), at an example fence whose hash says so, in a
+long stretch of prose at paragraphs (and lines of long paragraphs) whose hash says so, and at
+most every ``MAX_UNIT_LINES`` lines. The cut points depend only on the text around them, so
+an incremental re-scan that reaches an old cut point after the edit can stop there (see
+:mod:`action_lsp.document`); the scan state never crosses a cut.
 """
 
 from __future__ import annotations
@@ -386,8 +391,8 @@ class _Events:
     """The next event at or after a position: line events (a fence, a message separator, a
     line starting with ``{``, a dialect's marker line), owned tags and ``{"type":`` objects,
     each kind from its own regex searched lazily (an alternation of them would stop ``re`` from
-    skipping ahead by first character). Blank lines are no events: prose is cut in bulk (see
-    :class:`_CutPoints`)."""
+    skipping ahead by first character). Blank lines are no events (prose is cut by
+    :func:`_prose_points` and at example fences)."""
 
     __slots__ = ("_json", "_kind", "_line", "_line_re", "_tag", "ctx", "dialects", "n", "seps", "text")
 
