@@ -190,6 +190,12 @@ def count_ops(fn: Callable[[str], Any], text: str) -> Meter:
         if name == "action_lsp.dialects.tags":  # closing-tag patterns are compiled per name
             saved.append((mod, "re", mod.re))
             mod.re = _CountingRe(meter)  # type: ignore[attr-defined]
+        if name == "action_lsp.scan":  # line-event patterns are compiled per dialect set, and kept
+            saved.append((mod, "re", mod.re))
+            mod.re = _CountingRe(meter)  # type: ignore[attr-defined]
+            for cache in ("_KINDS", "_MARKER_LINES"):
+                saved.append((mod, cache, getattr(mod, cache)))
+                setattr(mod, cache, {})
     js = importlib.import_module("action_lsp.jsonscan")
     scanstring = js._scanstring
     fence_pattern = js._fence_pattern
