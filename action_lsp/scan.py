@@ -575,15 +575,18 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         lines += text.count("\n", counted_to, at)
         counted_to = at
         if points or lines >= MAX_UNIT_LINES:
+            filed = 0  # separators before the cuts so far
             for cut_at in _prose_cuts(text, pos, at, points, lines - text.count("\n", pos, at)):
-                while seps and seps[0][0] < cut_at:
-                    unit.separators.append(Span(*seps.pop(0)))
+                while filed < len(seps) and seps[filed][0] < cut_at:
+                    unit.separators.append(Span(*seps[filed]))
+                    filed += 1
                 unit.end = cut_at
                 unit.lookahead = max(unit.lookahead, cut_at)
                 yield unit
                 unit = Unit(cut_at, cut_at, cut_at)
                 json_until = -1
-                lines = text.count("\n", cut_at, at)
+            lines = text.count("\n", unit.start, at) if unit.start > pos else lines
+            del seps[:filed]
         if seps:
             unit.separators.extend(itertools.starmap(Span, seps))
             seps.clear()
