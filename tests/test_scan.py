@@ -318,3 +318,21 @@ def test_prose_is_cut_at_some_fences_and_long_prose_at_paragraphs() -> None:
     units = list(scan(prose, DialectSet()))
     assert 10 < len(units) < 200
     assert all(prose[u.start - 2 : u.start] == "\n\n" for u in units[1:])
+
+
+def test_fence_body_dialects_declare_the_markers_the_scanner_checks() -> None:
+    """The scanner offers a fence to a ``fence_bodies`` dialect only when the fence is unclosed
+    or holds one of its marker lines: each such dialect must declare its markers."""
+    for d in DialectSet().dialects:
+        if d.fence_bodies:
+            assert d.line_markers, d.name
+
+
+def test_a_json_fence_skipped_by_its_text_is_still_read_when_escapes_spell_the_key() -> None:
+    """``fence_body_needs`` skips the parse of a ```json example without an ``action`` key;
+    a key spelled with escapes is still read (the filter lets any backslash through)."""
+    plan = '```json\n{"actions": [{"\\u0061ction": "THINK", "context": "x"}], "can_extend": false, "reasoning": "r"}\n```\n'
+    example = '```json\n{"name": "cfg", "actions": ["lint", "test"]}\n```\n'
+    a = analyze("Plan:\n\n" + plan + "\nConfig:\n\n" + example)
+    assert [(x.dialect, x.type) for x in a.actions] == [("action-plan", "THINK")]
+    assert a.diagnostics == []
