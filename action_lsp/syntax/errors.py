@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from action_lsp.syntax.languages import Lang
-from action_lsp.syntax.parse import Parsed, parse
+from action_lsp.syntax.parse import Parsed, Results, parse
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +31,20 @@ _CLOSERS = {close: open_ for open_, close in _OPENERS.items()}
 _EXCERPT = 40
 
 
+_FOUND = Results()
+
+
 def syntax_errors(code: str, lang: Lang, limit: int = 20) -> list[SyntaxProblem]:
     """Up to ``limit`` syntax errors of ``code`` in document order; none inside another."""
+    key = (lang.name, code, limit)
+    found = _FOUND.get(key)
+    if not isinstance(found, tuple):
+        found = tuple(_syntax_errors(code, lang, limit))
+        _FOUND.put(key, found)
+    return list(found)
+
+
+def _syntax_errors(code: str, lang: Lang, limit: int) -> list[SyntaxProblem]:
     parsed = parse(code, lang)
     if not parsed.root.has_error:
         return []

@@ -232,6 +232,9 @@ _BY_FILE_NAME: tuple[tuple[int, str, Lang], ...] = tuple(
 )
 
 
+_KNOWN: dict[tuple[str | None, str | None], Lang | None] = {}
+
+
 def language_for(path: str | None = None, language: str | None = None) -> Lang | None:
     """The language of the file at ``path``, else the one named by ``language`` (a name or alias).
 
@@ -242,6 +245,18 @@ def language_for(path: str | None = None, language: str | None = None) -> Lang |
     extension (``bin/run``, ``Makefile``) and for code that is no file. None when neither
     identifies a supported language.
     """
+    key = (path, language)
+    try:
+        return _KNOWN[key]
+    except KeyError:
+        pass
+    if len(_KNOWN) > 4096:
+        _KNOWN.clear()
+    found = _KNOWN[key] = _language_for(path, language)
+    return found
+
+
+def _language_for(path: str | None, language: str | None) -> Lang | None:
     if path:
         parts = path.replace("\\", "/").lower().rsplit("/", 3)
         name = parts[-1]

@@ -102,6 +102,34 @@ def parse(code: str, lang: Lang) -> Parsed:
     return parsed
 
 
+class Results:
+    """Results worked out from a code body (its syntax errors, its unsafe uses), kept by
+    language and content: a transcript writes and runs the same code more than once (a file
+    rewritten, a script re-run), and the editor re-checks the unchanged bodies of every unit
+    a keystroke re-scans. Bounded by the characters of the code it keys (emptied when full),
+    so a closed document's bodies do not stay alive for long."""
+
+    __slots__ = ("_chars", "_found", "max_chars")
+
+    def __init__(self, max_chars: int = 1 << 20) -> None:
+        self.max_chars = max_chars
+        self._found: dict[tuple[str, str, int], object] = {}
+        self._chars = 0
+
+    def get(self, key: tuple[str, str, int]) -> object | None:
+        return self._found.get(key)
+
+    def put(self, key: tuple[str, str, int], value: object) -> None:
+        size = len(key[1])
+        if size > self.max_chars:
+            return
+        if self._chars + size > self.max_chars:
+            self._found.clear()
+            self._chars = 0
+        self._found[key] = value
+        self._chars += size
+
+
 def parse_ok(code: str, lang: Lang) -> bool:
     """Whether ``code`` parses without any syntax error (ERROR or MISSING node)."""
     return not parse(code, lang).root.has_error

@@ -10,13 +10,14 @@ Ranges are the exact name (call name, attribute, module), as code-point indices.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from tree_sitter import Node
 
 from action_lsp.syntax.languages import Lang
-from action_lsp.syntax.parse import Parsed, parse
+from action_lsp.syntax.parse import Parsed, Results, parse
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,9 @@ class UnsafeUse:
     message: str
 
 
+_FOUND = Results()
+
+
 def unsafe_code(code: str, lang: Lang | None) -> list[UnsafeUse]:
     """The unsafe uses in ``code``, in document order; [] for languages without a check."""
     if lang is None:
@@ -36,6 +40,19 @@ def unsafe_code(code: str, lang: Lang | None) -> list[UnsafeUse]:
     check = _CHECKS.get(lang.name)
     if check is None:
         return []
+    # Every use the checks report is named by text that contains one of these strings (the
+    # name is a slice of ``code``): code without any of them has none, and is not walked.
+    if not _TRIGGERS[lang.name].search(code):
+        return []
+    key = (lang.name, code, 0)
+    found = _FOUND.get(key)
+    if not isinstance(found, tuple):
+        found = tuple(_walk(code, lang, check))
+        _FOUND.put(key, found)
+    return list(found)
+
+
+def _walk(code: str, lang: Lang, check: Callable[[Parsed, Node, list[UnsafeUse]], None]) -> list[UnsafeUse]:
     parsed = parse(code, lang)
     out: list[UnsafeUse] = []
     stack: list[Node] = [parsed.root]
@@ -319,6 +336,16 @@ def _check_js_module(parsed: Parsed, literal: Node, out: list[UnsafeUse]) -> Non
     if why is not None:
         out.append(_use(parsed, fragment, spec, f"`{spec}` {why}"))
 
+
+# What the text of every reported use contains: a call name of ``_PY_CALLS`` or
+# ``_PY_ATTR_CALLS``, a dunder, an import (modules are only checked there) or Python 2's
+# ``exec``; in JavaScript ``eval``, ``Function``, ``require``, ``import`` / ``export`` (module
+# sources), ``process`` and ``globalThis``. Substrings, not words: a superset is harmless.
+_PY_TRIGGERS = re.compile(
+    "|".join(re.escape(w) for w in sorted({*_PY_CALLS, *_PY_ATTR_CALLS, "__", "import", "exec"}))
+)
+_JS_TRIGGERS = re.compile("eval|Function|require|import|export|process|globalThis")
+_TRIGGERS = {"python": _PY_TRIGGERS, "javascript": _JS_TRIGGERS, "typescript": _JS_TRIGGERS, "tsx": _JS_TRIGGERS}
 
 _CHECKS: dict[str, Callable[[Parsed, Node, list[UnsafeUse]], None]] = {
     "python": _check_python,
