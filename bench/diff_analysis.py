@@ -24,15 +24,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_dialects  # noqa: E402
-import bench_patches  # noqa: E402
-import bench_sessions  # noqa: E402
-from adversarial import SHAPES  # noqa: E402
-from bench_parse import generate, generate_prose  # noqa: E402
+import bench_dialects
+import bench_patches
+import bench_sessions
+from adversarial import SHAPES
+from bench_parse import generate, generate_prose
 
-from action_lsp.dialects import file_view  # noqa: E402
-from action_lsp.document import analyze  # noqa: E402
-from action_lsp.model import Field, SourceMap, Span  # noqa: E402
+from action_lsp.dialects import file_view
+from action_lsp.document import analyze
+from action_lsp.model import Field, SourceMap, Span
 
 
 def _span(s: Span | None) -> list[int] | None:
