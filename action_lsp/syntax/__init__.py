@@ -3,7 +3,7 @@ the static check of code an agent wants executed."""
 
 from action_lsp.syntax.errors import SyntaxProblem, syntax_errors
 from action_lsp.syntax.languages import LANGUAGES, Lang, language_for
-from action_lsp.syntax.parse import Parsed, parse, parse_ok
+from action_lsp.syntax.parse import Parsed, forget, parse, parse_ok
 from action_lsp.syntax.tokens import Definition, Token, definitions, tokens
 from action_lsp.syntax.unsafe import UnsafeUse, unsafe_code
 
@@ -16,6 +16,7 @@ __all__ = [
     "Token",
     "UnsafeUse",
     "definitions",
+    "forget",
     "language_for",
     "parse",
     "parse_ok",

@@ -235,6 +235,10 @@ _BY_FILE_NAME: tuple[tuple[int, str, Lang], ...] = tuple(
 _KNOWN: dict[tuple[str | None, str | None], Lang | None] = {}
 
 
+def forget_languages() -> None:
+    _KNOWN.clear()
+
+
 def language_for(path: str | None = None, language: str | None = None) -> Lang | None:
     """The language of the file at ``path``, else the one named by ``language`` (a name or alias).
 

@@ -102,6 +102,21 @@ def parse(code: str, lang: Lang) -> Parsed:
     return parsed
 
 
+def forget() -> None:
+    """Drop every remembered parse and result (benchmarks measure a cold start with it)."""
+    for results in _ALL_RESULTS:
+        results.clear()
+    cache = getattr(_local, "cache", None)
+    if cache is not None:
+        cache.clear()
+    from action_lsp.syntax.languages import forget_languages
+
+    forget_languages()
+
+
+_ALL_RESULTS: list[Results] = []
+
+
 class Results:
     """Results worked out from a code body (its syntax errors, its unsafe uses), kept by
     language and content: a transcript writes and runs the same code more than once (a file
@@ -114,6 +129,11 @@ class Results:
     def __init__(self, max_chars: int = 1 << 20) -> None:
         self.max_chars = max_chars
         self._found: dict[tuple[str, str, int], object] = {}
+        self._chars = 0
+        _ALL_RESULTS.append(self)
+
+    def clear(self) -> None:
+        self._found.clear()
         self._chars = 0
 
     def get(self, key: tuple[str, str, int]) -> object | None:
