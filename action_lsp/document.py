@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import copy
 import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ import numpy as np
 
 from .dialects import Dialect, DialectSet
 from .markdown import line_end
-from .model import Action, Diagnostic, Span, mark_in_progress, shift_action, shift_diagnostic
+from .model import Action, Diagnostic, Span, copy_action, mark_in_progress, shift_action, shift_diagnostic
 from .records import records_owner, sniff_extent
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan
@@ -158,7 +157,7 @@ def _assemble(
             separators.append(sep.start + delta)
         for a in unit_actions:
             if a.group is None:
-                a = copy.copy(a)  # its message group is set below; the unit's copy stays as scanned
+                a = copy_action(a)  # its message group is set below; the unit's copy stays as scanned
             actions.append(a)
             index = len(actions) - 1
             if a.group is None:

@@ -14,9 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 
-@dataclass(frozen=True, slots=True)
+# Spans and source maps are made by the million and never changed once made; they are not
+# ``frozen`` dataclasses only because a frozen dataclass's ``__init__`` (``object.__setattr__``
+# per field) costs 3.5x a plain one. Treat them as immutable: they are hashed and shared.
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class Span:
-    """A half-open range ``[start, end)`` of document offsets."""
+    """A half-open range ``[start, end)`` of document offsets (immutable by convention)."""
 
     start: int
     end: int
@@ -68,7 +73,7 @@ class Breaks(Sequence[tuple[int, int]]):
         return repr(tuple(self))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SourceMap:
     """Maps an index inside a decoded value to an offset in the document.
 
@@ -88,7 +93,7 @@ class SourceMap:
 
     def __post_init__(self) -> None:
         if self.breaks and not isinstance(self.breaks, Breaks):
-            object.__setattr__(self, "breaks", Breaks(self.breaks))
+            self.breaks = Breaks(self.breaks)
 
     def _key(self) -> tuple[int, int, int, tuple[tuple[int, int], ...]]:
         off = self.offset
@@ -526,6 +531,24 @@ def shift_action(a: Action, delta: int) -> Action:
         a.group_label,
         [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line, e.replace_all,
               tuple(shift_field(f, delta) for f in e.anchors), e.after_previous, e.at_end) for e in a.edits],
+        a.partial,
+        a.in_progress,
+        a.failure,
+    )
+
+
+def copy_action(a: Action) -> Action:
+    """A shallow copy of ``a`` (what ``copy.copy`` makes, at a tenth of its cost)."""
+    return Action(
+        a.dialect,
+        a.type,
+        a.kind,
+        a.span,
+        a.name_span,
+        a.fields,
+        a.group,
+        a.group_label,
+        a.edits,
         a.partial,
         a.in_progress,
         a.failure,

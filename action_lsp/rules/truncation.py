@@ -51,6 +51,11 @@ def _is_placeholder(value: str, start: int, end: int) -> bool:
 
 def placeholder_lines(value: str) -> Iterable[tuple[int, int]]:
     """``(start, end)`` in ``value`` of each comment line that stands for elided code."""
+    # A placeholder line holds an ellipsis or a match of _STRONG, found as well by a search of
+    # the whole value (no pattern crosses a line; none starts with a word boundary): most
+    # contents hold neither and are not read line by line.
+    if _ELLIPSIS.search(value) is None and _STRONG.search(value) is None:
+        return
     pos = 0
     n = len(value)
     while pos < n:
