@@ -20,7 +20,15 @@ import numpy as np
 
 from .dialects import Dialect, DialectSet
 from .markdown import line_end
-from .model import Action, Diagnostic, Span, copy_action, mark_in_progress, shift_action, shift_diagnostic
+from .model import (
+    Action,
+    Diagnostic,
+    Span,
+    copy_action,
+    mark_in_progress,
+    shift_action,
+    shift_diagnostic,
+)
 from .records import records_owner, sniff_extent
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan

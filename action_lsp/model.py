@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-
 # Spans and source maps are made by the million and never changed once made; they are not
 # ``frozen`` dataclasses only because a frozen dataclass's ``__init__`` (``object.__setattr__``
 # per field) costs 3.5x a plain one. Treat them as immutable: they are hashed and shared.
