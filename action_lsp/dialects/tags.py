@@ -104,6 +104,17 @@ def parse_start_tag(ctx: ScanContext, start: int, name_end: int) -> StartTag:
     Attribute values may be double- or single-quoted (holding ``>`` and the other quote),
     unquoted (``path=src/a.py``) or absent (a boolean attribute).
     """
+    # The last tag read is asked for again at once: a dialect reads an action's start tag, then
+    # the closing-tag search steps over that same tag (a pure function of the text: shared).
+    last = ctx.cache.get("tags:start")
+    if last is not None and last.start == start and last.name_span.end == name_end:
+        return last  # type: ignore[no-any-return]
+    tag = _parse_start_tag(ctx, start, name_end)
+    ctx.cache["tags:start"] = tag
+    return tag
+
+
+def _parse_start_tag(ctx: ScanContext, start: int, name_end: int) -> StartTag:
     text = ctx.text
     n = len(text)
     name = text[start + 1 : name_end]

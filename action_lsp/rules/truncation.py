@@ -32,6 +32,7 @@ _STRONG = re.compile(
     r"|(?:omitted|elided|truncated)[ \t]+for[ \t]+brevity",
     re.IGNORECASE,
 )
+_STRONG_WORDS = ("rest", "remain", "stay", "existing", "previous", "unchanged", "original", "brevity")
 # With an ellipsis, an omission word is enough (`// ... existing code ...`, `{/* ... */}`).
 _ELLIPSIS = re.compile(r"\.\.\.|…")
 _WORD = re.compile(
@@ -51,11 +52,14 @@ def _is_placeholder(value: str, start: int, end: int) -> bool:
 
 def placeholder_lines(value: str) -> Iterable[tuple[int, int]]:
     """``(start, end)`` in ``value`` of each comment line that stands for elided code."""
-    # A placeholder line holds an ellipsis or a match of _STRONG, found as well by a search of
-    # the whole value (no pattern crosses a line; none starts with a word boundary): most
-    # contents hold neither and are not read line by line.
-    if _ELLIPSIS.search(value) is None and _STRONG.search(value) is None:
-        return
+    # A placeholder line holds an ellipsis or a match of _STRONG, and every match of _STRONG
+    # holds one of _STRONG_WORDS (case aside): an ASCII content without any of them -- most
+    # contents -- has no placeholder and is not read line by line. (_STRONG itself, searched
+    # over a whole content, is slow: its alternatives start with no fixed character.)
+    if value.isascii() and "..." not in value:
+        lowered = value.lower()
+        if not any(w in lowered for w in _STRONG_WORDS):
+            return
     pos = 0
     n = len(value)
     while pos < n:
