@@ -99,13 +99,15 @@ class ActionSpec:
     doc: str = ""
     open_fields: bool = False  # unknown fields are fine (no ``unknown-field``)
     fields_by_name: dict[str, FieldSpec] = field(default_factory=dict, compare=False)
+    _required: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.fields_by_name.update({f.name: f for f in self.fields})
+        object.__setattr__(self, "_required", tuple(f.name for f in self.fields if f.required))
 
     @property
     def required(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields if f.required)
+        return self._required
 
     def field(self, name: str) -> FieldSpec | None:
         return self.fields_by_name.get(name)
