@@ -170,6 +170,7 @@ class DialectSet:
         self._tag_cache: dict[str, tuple[Dialect, str] | None] = {}
         self._fence_near: dict[str, str | None] = {}
         self.prose_json = tuple(d for d in self.dialects if d.prose_json)
+        self.sequential = frozenset(d.name for d in self.dialects if d.sequential)
         self.fence_bodies = tuple(d for d in self.dialects if d.fence_bodies)
         self.lookbehind_lines = max((d.lookbehind_lines for d in self.dialects), default=0)
         self._line_markers = tuple((m, d) for d in self.dialects for m in d.line_markers)

@@ -16,7 +16,7 @@ REPEATS = 3  # copies of a pattern that make a loop
 
 
 def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
-    sequential = {d.name for d in ctx.dialects.dialects if d.sequential}
+    sequential = ctx.dialects.sequential
     plan = [a for a in actions if a.dialect in sequential]
     if len(plan) < 2:
         return

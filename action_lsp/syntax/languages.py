@@ -232,6 +232,21 @@ _BY_FILE_NAME: tuple[tuple[int, str, Lang], ...] = tuple(
 )
 
 
+# The globs of _BY_FILE_NAME as one regex per component count, each glob a group named by its
+# index: the alternation tries them in order, so the first that matches wins, as in the list.
+_NAME_PATTERNS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
+    (
+        count,
+        re.compile(
+            "|".join(
+                f"(?P<g{i}>{fnmatch.translate(glob)})"
+                for i, (c, glob, _) in enumerate(_BY_FILE_NAME)
+                if c == count
+            )
+        ),
+    )
+    for count in sorted({c for c, _, _ in _BY_FILE_NAME})
+)
 _KNOWN: dict[tuple[str | None, str | None], Lang | None] = {}
 
 
@@ -264,9 +279,14 @@ def _language_for(path: str | None, language: str | None) -> Lang | None:
     if path:
         parts = path.replace("\\", "/").lower().rsplit("/", 3)
         name = parts[-1]
-        for count, glob, lang in _BY_FILE_NAME:
-            if fnmatch.fnmatchcase("/".join(parts[-count:]), glob):
-                return lang
+        first = -1  # the first glob of _BY_FILE_NAME that matches, as the loop over them found
+        for count, pattern in _NAME_PATTERNS:
+            m = pattern.match("/".join(parts[-count:]))
+            if m is not None and m.lastgroup is not None:
+                index = int(m.lastgroup[1:])
+                first = index if first < 0 else min(first, index)
+        if first >= 0:
+            return _BY_FILE_NAME[first][2]
         dot = name.rfind(".")
         if dot > 0:
             return _BY_EXTENSION.get(name[dot:])
