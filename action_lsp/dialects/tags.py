@@ -108,7 +108,7 @@ def parse_start_tag(ctx: ScanContext, start: int, name_end: int) -> StartTag:
     # the closing-tag search steps over that same tag (a pure function of the text: shared).
     last = ctx.cache.get("tags:start")
     if last is not None and last.start == start and last.name_span.end == name_end:
-        return last  # type: ignore[no-any-return]
+        return last
     tag = _parse_start_tag(ctx, start, name_end)
     ctx.cache["tags:start"] = tag
     return tag
