@@ -95,10 +95,12 @@ def gc_paused() -> Iterator[None]:
     line of closing tags: 18x the time of 100 KB, 14x with collections paused). Reference
     counting frees everything as usual; cycles made meanwhile wait for the next collection.
 
-    On the way out, what the scan made goes straight to the oldest generation (``freeze`` then
-    ``unfreeze`` moves the lists, without walking them): otherwise the first young collection
-    after it walks every object of the analysis just built, all alive (15-20 % of an
-    action-dense ``analyze``). They are collected with the rest by the next full collection.
+    On the way out of a large scan, what it made goes straight to the oldest generation
+    (``freeze`` then ``unfreeze`` moves the lists, without walking them): otherwise the first
+    young collection after it walks every object of the analysis just built, all alive (15-20 %
+    of an action-dense ``analyze``). They are collected with the rest by the next full
+    collection. A small scan (a keystroke's) leaves the young generation as it is, so that the
+    young garbage of a long editing session keeps being collected young.
     """
     if not gc.isenabled():
         yield
@@ -107,9 +109,13 @@ def gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()
-        gc.unfreeze()
+        if gc.get_count()[0] > LARGE_SCAN_OBJECTS:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
+
+
+LARGE_SCAN_OBJECTS = 20_000  # objects made (net, tracked by the collector) that make a scan large: ~250 KB of dense text
 
 
 def analyze(
