@@ -16,6 +16,7 @@ dump identical.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import tempfile
@@ -58,6 +59,20 @@ def _field(f: Field | None) -> Any:
     return [f.name, _value(f.value), _span(f.span), _span(f.key_span), _map(f.source_map)]
 
 
+def _edit(e: Any) -> Any:
+    """Every attribute of an ``Edit`` / ``FileEdit`` (fields, anchors, flags), whatever it has."""
+    out = []
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, Field):
+            out.append(_field(v))
+        elif isinstance(v, tuple) and all(isinstance(x, Field) for x in v):
+            out.append([_field(x) for x in v])
+        else:
+            out.append(_value(v))
+    return out
+
+
 def dump_text(text: str) -> dict[str, Any]:
     a = analyze(text)
     diags = []
@@ -89,7 +104,7 @@ def dump_text(text: str) -> dict[str, Any]:
                 act.in_progress,
                 act.failure,
                 {k: _field(f) for k, f in act.fields.items()},
-                [[_field(e.search), _field(e.replace), e.line] for e in act.edits],
+                [_edit(e) for e in act.edits],
                 None
                 if view is None
                 else [
@@ -97,7 +112,7 @@ def dump_text(text: str) -> dict[str, Any]:
                     _field(view.path),
                     _field(view.to),
                     _field(view.content),
-                    [[_field(e.search), _field(e.replace), e.line] for e in view.edits],
+                    [_edit(e) for e in view.edits],
                 ],
             ]
         )
