@@ -298,23 +298,6 @@ class Finder:
         return found
 
 
-class _Event(NamedTuple):
-    """A ``<name`` (or ``</name`` when ``slash``) read by :class:`_TagEvents`."""
-
-    at: int
-    name_end: int
-    slash: bool
-
-    def start(self) -> int:
-        return self.at
-
-    def end(self) -> int:
-        return self.name_end
-
-    def group(self, i: int) -> str:
-        return "/" if self.slash else ""
-
-
 _ANY_TAG = re.compile(r"<(/?)([A-Za-z][\w\-]*)(?=[\s/>])")
 
 
@@ -399,42 +382,45 @@ class _Matcher:
             self.done = True
             self.cursor = len(text)
             return -2
-        if self.ctx.in_code_span(m.start()):
-            self.cursor = m.end()
+        at, name_end, slash = m
+        if self.ctx.in_code_span(at):
+            self.cursor = name_end
             return -1
-        if m.group(1):
-            tail = _CLOSE_TAIL.match(text, m.end())
+        if slash:
+            tail = _CLOSE_TAIL.match(text, name_end)
             if tail is None:
-                self.cursor = m.end()
+                self.cursor = name_end
                 return -1
             self.depth -= 1
             end = tail.end()
             self.closes.setdefault(self.depth, []).append(len(self.starts))
         else:
-            tag = parse_start_tag(self.ctx, m.start(), m.end())
-            self.furthest = max(self.furthest, tag.lookahead)
+            tag = parse_start_tag(self.ctx, at, name_end)
+            if tag.lookahead > self.furthest:
+                self.furthest = tag.lookahead
             if not tag.closed or tag.self_closing:
-                self.cursor = tag.end if tag.closed else m.end()
+                self.cursor = tag.end if tag.closed else name_end
                 return -1
             self.depth += 1
             end = tag.end
-        self.starts.append(m.start())
+        self.starts.append(at)
         self.ends.append(end)
         self.depths.append(self.depth)
         self.cursor = end
         return len(self.starts) - 1
 
-    def _next(self) -> _Event | None:
-        """The next ``<name`` or ``</name`` at or after the cursor."""
+    def _next(self) -> tuple[int, int, bool] | None:
+        """``(at, name_end, slash)`` of the next ``<name`` or ``</name`` at or after the cursor."""
         seen, k, cursor = self.seen, self.k, self.cursor
         while True:
-            while k < len(seen) and seen[k] < cursor:
+            n = len(seen)
+            while k < n and seen[k] < cursor:
                 k += 1
-            if k < len(seen):
+            if k < n:
                 self.k = k + 1
                 at = seen[k]
                 slash = self.ctx.text.startswith("/", at + 1)
-                return _Event(at, at + 1 + slash + len(self.name), slash)
+                return at, at + 1 + slash + len(self.name), slash
             if not self.events.read_more(self.name):
                 self.k = k
                 return None
