@@ -14,6 +14,7 @@ name Windows reserves. Nothing here touches the file system.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -56,6 +57,11 @@ def _char_name(ch: str) -> str:
 
 def check_path(path: str) -> PathProblem | None:
     """The first thing wrong with ``path`` as written in a transcript, or None."""
+    # A transcript names the same few files again and again: answers for short paths are kept.
+    return _check_short(path) if len(path) <= 512 else _check_path(path)
+
+
+def _check_path(path: str) -> PathProblem | None:
     if not path.strip():
         return PathProblem("invalid-path", "the path is empty; name a file relative to the workspace")
     bad = _CONTROL.search(path)
@@ -120,6 +126,9 @@ def check_path(path: str) -> PathProblem | None:
                 "invalid-path", f"`{part}` contains `{bad.group()}`, which is not allowed in file names on Windows"
             )
     return None
+
+
+_check_short = functools.lru_cache(maxsize=4096)(_check_path)
 
 
 def too_long(real: str) -> PathProblem | None:

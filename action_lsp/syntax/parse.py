@@ -103,15 +103,18 @@ def parse(code: str, lang: Lang) -> Parsed:
 
 
 def forget() -> None:
-    """Drop every remembered parse and result (benchmarks measure a cold start with it)."""
+    """Drop every remembered parse and result, and the remembered path checks (benchmarks
+    measure a cold start with it)."""
     for results in _ALL_RESULTS:
         results.clear()
     cache = getattr(_local, "cache", None)
     if cache is not None:
         cache.clear()
+    from action_lsp.paths import _check_short
     from action_lsp.syntax.languages import forget_languages
 
     forget_languages()
+    _check_short.cache_clear()
 
 
 _ALL_RESULTS: list[Results] = []
