@@ -22,10 +22,11 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             severity = dialect.unknown_action_severity(action.type)
             yield _unknown_action(action, list(dialect.specs), dialect.name, severity)
             continue
+        fields = action.fields
         for name in spec.required:
-            if name == dialect.command_field(action.type) and action.kind is ActionKind.COMMAND:
+            if action.kind is ActionKind.COMMAND and name == dialect.command_field(action.type):
                 continue  # ``empty-command`` says it better
-            f = action.fields.get(name)
+            f = fields.get(name)
             if f is None and action.partial:
                 continue  # the JSON broke before this field: bad-json already says so
             if f is None:
