@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ..dialects import file_view
 from ..model import Action, Diagnostic, Field
 from . import RuleContext
 
@@ -93,8 +94,6 @@ def truncation(content: Field, what: str) -> Diagnostic | None:
 
 
 def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
-    from ..dialects import file_view
-
     for action in actions:
         if not action.kind.is_file_action:
             continue
