@@ -29,12 +29,14 @@ import bisect
 import functools
 import gc
 import json
+import operator
 import re
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from action_lsp.model import SourceMap, Span, TextEdit
+from action_lsp.model import Breaks, SourceMap, Span, TextEdit
 
 __all__ = [
     "FenceWalks",
@@ -376,6 +378,7 @@ class _Parser:
         j = body.end() - 1
         stray = -1
         breaks: list[tuple[int, int]] = []
+        fast_breaks: Breaks | None = None
         decoded_fast: str | None = None
         if quote == '"' and j - start > 8:
             # The C decoder handles strings whose escapes are all valid; only the map is ours.
@@ -387,11 +390,21 @@ class _Parser:
             value = text[start:j]
         elif decoded_fast is not None:
             value = decoded_fast
-            shrink = 0
-            for m in _VALID_ESCAPE.finditer(text, start, j):
-                after = m.end()
-                shrink += after - m.start() - 1
-                breaks.append((after - start - shrink, after))
+            if text.find("\\u", start, j) < 0:
+                # Only two-character escapes: the k-th (from 0) ends at `after` and the value
+                # has shrunk by k + 1 there. Worked out by C loops (a code body has one escape
+                # a line).
+                ends = [m.end() for m in _VALID_ESCAPE.finditer(text, start, j)]
+                fast_breaks = Breaks.from_arrays(
+                    array("q", map(operator.sub, ends, range(start + 1, start + 1 + len(ends)))),
+                    array("q", ends),
+                )
+            else:
+                shrink = 0
+                for m in _VALID_ESCAPE.finditer(text, start, j):
+                    after = m.end()
+                    shrink += after - m.start() - 1
+                    breaks.append((after - start - shrink, after))
         else:
             chunks: list[str] = []
             vlen = 0
@@ -439,7 +452,7 @@ class _Parser:
             "string",
             Span(pos, j + 1),
             value,
-            source_map=SourceMap(start, len(value), j, tuple(breaks)),
+            source_map=SourceMap(start, len(value), j, fast_breaks if fast_breaks is not None else tuple(breaks)),
         )
         fix: TextEdit | None = None
         if quote == "'":

@@ -47,6 +47,14 @@ class Breaks(Sequence[tuple[int, int]]):
         self.idx = array("q", [i for i, _ in pairs])
         self.src = array("q", [s for _, s in pairs])
 
+    @classmethod
+    def from_arrays(cls, idx: array[int], src: array[int]) -> Breaks:
+        """Breaks from their two columns, already made (no pairs to split)."""
+        out = cls.__new__(cls)
+        out.idx = idx
+        out.src = src
+        return out
+
     def __len__(self) -> int:
         return len(self.idx)
 
