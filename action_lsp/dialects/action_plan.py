@@ -64,18 +64,7 @@ class ActionPlan(JsonDialect):
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
         close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
         body_end = close[0] if close else len(ctx.text)
-        text = ctx.text
-        if (
-            close is not None
-            and text.find("action", fence.body_start, body_end) < 0
-            and text.find("\\", fence.body_start, body_end) < 0
-        ):
-            # A plan has the keys "actions" and "action"; written without an escape, its body
-            # holds the word: an example ```json fence without it is not parsed at all. (Only a
-            # closed fence: an unclosed one's body runs to the end of the text, and its parse
-            # stops where its JSON does.)
-            return None
-        result = parse_json(text, fence.body_start, body_end)
+        result = parse_json(ctx.text, fence.body_start, body_end)
         if not is_plan(result.node):
             return None
         end = close[1] if close else len(ctx.text)
