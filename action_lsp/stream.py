@@ -1,0 +1,322 @@
+"""Checking a transcript as a stream: diagnostics unit by unit, in bounded memory.
+
+:func:`~action_lsp.document.analyze` keeps every action of a transcript, which the editor needs
+(lenses, symbols, apply) and ``check`` does not. The scanner cuts a text into independent units,
+and the rules look at the actions of one construct at a time (nothing in the transcript-only
+checks looks across units: the message groups that ``analyze`` assembles change no diagnostic).
+So this module turns each unit's actions into diagnostics and drops them: a check holds the
+text, the diagnostics not yet reported and the scanner's own per-text state -- not the actions.
+
+Two sources:
+
+- :func:`placed_text`: a text in memory (any transcript);
+- :func:`placed_pieces`: a text arriving in pieces (a file read in chunks). A JSON Lines session
+  (see :mod:`action_lsp.records`) is read a window at a time -- every unit is a run of at most a
+  few dozen whole lines that reads nothing past its end -- so its memory is a window, whatever
+  the file's size. Any other transcript is joined and read as a whole (its constructs may look
+  far ahead: an unclosed tag searches to the end of the text).
+
+Both give the diagnostics in exactly the order ``analyze`` sorts them (by start, then end, in
+scan order for ties), each with a :class:`TextPositions` that turns its offsets into lines and
+columns: units are scanned in order, and a unit's diagnostics never start before its look-behind
+(at most ``lookbehind_lines`` lines before it), so whatever starts before that bound of the next
+unit is final and is reported. The Workspace checks (``check --root``) plan every file action in
+order and still need the whole :class:`~action_lsp.document.Analysis`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections.abc import Iterable, Iterator, Sequence
+
+from .dialects import Dialect, DialectSet
+from .document import scan_units
+from .model import Diagnostic, shift_diagnostic
+from .records import first_line, records_owner
+from .rules import RuleContext
+from .text import Encoding, Position, Range, units
+
+__all__ = ["WINDOW", "TextPositions", "diagnostics", "placed_pieces", "placed_text"]
+
+WINDOW = 1 << 20  # characters of a JSON Lines session read at a time (grown for longer units)
+_ANCHORS = 4096  # line starts remembered by TextPositions (more are dropped, oldest first)
+
+Placed = tuple[Diagnostic, "TextPositions"]
+
+
+class TextPositions:
+    """Lines and columns of offsets into (a window of) a text, by LSP's end-of-line rules,
+    without a table of every line: a line number is counted on from the nearest line start
+    placed before (queries come in nearly increasing order, so each line is counted once).
+
+    ``base`` is the offset of ``text[0]`` in the whole transcript and ``line`` its line number;
+    answers are those of :class:`~action_lsp.text.LineIndex` over the whole transcript.
+    """
+
+    __slots__ = ("_lines", "_starts", "base", "text")
+
+    def __init__(self, text: str, base: int = 0, line: int = 0) -> None:
+        self.text = text
+        self.base = base
+        self._starts = [0]  # local line starts placed so far, sorted
+        self._lines = [line]  # their line numbers
+
+    def _place(self, local: int) -> tuple[int, int]:
+        """(line number, local line start) of the line holding ``local``."""
+        starts = self._starts
+        k = bisect.bisect_right(starts, local) - 1
+        anchor, line = starts[k], self._lines[k]
+        start = _line_start(self.text, anchor, local)
+        if start > anchor:
+            line += _breaks(self.text, anchor, start)
+            starts.insert(k + 1, start)
+            self._lines.insert(k + 1, line)
+            if len(starts) > _ANCHORS:  # keep the first and the newest half
+                half = _ANCHORS // 2
+                del starts[1:-half], self._lines[1:-half]
+        return line, start
+
+    def position(self, offset: int, encoding: Encoding = "utf-16") -> Position:
+        local = max(0, min(offset - self.base, len(self.text)))
+        line, start = self._place(local)
+        return Position(line, units(self.text[start:local], encoding))
+
+    def range(self, span: object, encoding: Encoding = "utf-16") -> Range:
+        return Range(self.position(span.start, encoding), self.position(span.end, encoding))  # type: ignore[attr-defined]
+
+    def line_text(self, line: int) -> str:
+        """The text of ``line`` (without its line break), for a line at or after one placed."""
+        k = max(0, bisect.bisect_right(self._lines, line) - 1)
+        text = self.text
+        start, at = self._starts[k], self._lines[k]
+        while at < line and start < len(text):
+            start = _after_break(text, start)
+            at += 1
+        return text[start : _break_at(text, start)]
+
+
+def _break_at(text: str, pos: int) -> int:
+    """The first line-break character at or after ``pos`` (or the end of the text)."""
+    nl = text.find("\n", pos)
+    if nl < 0:
+        nl = len(text)
+    cr = text.find("\r", pos, nl)
+    return cr if cr >= 0 else nl
+
+
+def _after_break(text: str, pos: int) -> int:
+    """The start of the line after the one holding ``pos``."""
+    end = _break_at(text, pos)
+    if text.startswith("\r\n", end):
+        return end + 2
+    return min(end + 1, len(text))
+
+
+def _line_start(text: str, lo: int, pos: int) -> int:
+    """The start of the line holding ``pos``, given that the line start ``lo`` is at or before it."""
+    hi = pos
+    while True:
+        i = max(text.rfind("\n", lo, hi), text.rfind("\r", lo, hi))
+        if i < 0:
+            return lo
+        if text[i] == "\r" and text.startswith("\n", i + 1):
+            hi = i  # the \r of a \r\n whose \n is at `pos`: not a line start yet
+            continue
+        return i + 1
+
+
+def _breaks(text: str, a: int, b: int) -> int:
+    """Line breaks in ``text[a:b]`` (both line starts)."""
+    return text.count("\n", a, b) + text.count("\r", a, b) - text.count("\r\n", a, b)
+
+
+class _InOrder:
+    """Diagnostics of units scanned in order, released in ``analyze``'s order: sorted by (start,
+    end), ties in scan order. What starts before the next units' earliest possible start is
+    final."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        self._pending: list[Placed] = []
+
+    @staticmethod
+    def _key(p: Placed) -> tuple[int, int]:
+        return p[0].span.start, p[0].span.end
+
+    def add(self, found: Sequence[Placed], mark: int) -> list[Placed]:
+        """Add one unit's diagnostics; return those final now (nothing later starts before
+        ``mark``)."""
+        new = sorted(found, key=self._key)  # stable: scan order for ties
+        pending = list(heapq.merge(self._pending, new, key=self._key)) if self._pending else new
+        k = 0
+        while k < len(pending) and pending[k][0].span.start < mark:
+            k += 1
+        self._pending = pending[k:]
+        return pending[:k]
+
+    def flush(self) -> list[Placed]:
+        out, self._pending = self._pending, []
+        return out
+
+
+def _dialect_set(dialects: DialectSet | Iterable[str] | None) -> DialectSet:
+    return dialects if isinstance(dialects, DialectSet) else DialectSet.named(dialects)
+
+
+def _back_lines(text: str, pos: int, lines: int, floor: int) -> int:
+    """The start of the line ``lines`` lines before the one starting at ``pos`` (not before
+    ``floor``, itself a lower bound that is safe to answer)."""
+    for _ in range(lines):
+        if pos <= floor:
+            return floor
+        pos = _line_start(text, floor, pos - 1)
+    return max(pos, floor)
+
+
+def placed_text(
+    text: str, dialects: DialectSet | Iterable[str] | None = None, roots: Sequence[str] = ()
+) -> Iterator[Placed]:
+    """The diagnostics of ``text`` in ``analyze``'s order, each with the positions to place it
+    (one :class:`TextPositions` for the whole text)."""
+    ds = _dialect_set(dialects)
+    ctx = RuleContext(ds, tuple(roots))
+    owner = records_owner(text, ds)
+    positions = TextPositions(text)
+    order = _InOrder()
+    # A later unit's diagnostics start no earlier than its look-behind: lookbehind_lines lines
+    # before its start, which is at or after this unit's end (records read no look-behind).
+    back = 0 if owner is not None else ds.lookbehind_lines + 1
+    mark = 0
+    for unit in scan_units(text, ds, ctx, records=owner):
+        if unit.diagnostics:
+            mark = _back_lines(text, unit.end, back, mark)
+            yield from order.add([(d, positions) for d in unit.diagnostics], mark)
+    yield from order.flush()
+
+
+def diagnostics(
+    text: str, dialects: DialectSet | Iterable[str] | None = None, roots: Sequence[str] = ()
+) -> Iterator[Diagnostic]:
+    """The diagnostics of ``text``, exactly ``analyze(text, dialects, roots).diagnostics``, one
+    at a time and without keeping the actions."""
+    for d, _ in placed_text(text, dialects, roots):
+        yield d
+
+
+class _Pieces:
+    """Text arriving in pieces, taken as needed."""
+
+    __slots__ = ("_it", "eof", "rest")
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self._it = iter(pieces)
+        self.rest = ""  # read and not yet consumed
+        self.eof = False
+
+    def fill(self, size: int) -> None:
+        """Read on until ``size`` characters are waiting, or the text ends."""
+        if self.eof or len(self.rest) >= size:
+            return
+        got = [self.rest]
+        have = len(self.rest)
+        for piece in self._it:
+            got.append(piece)
+            have += len(piece)
+            if have >= size:
+                break
+        else:
+            self.eof = True
+        self.rest = "".join(got)
+
+
+def _sniff(pieces: _Pieces, window: int) -> None:
+    """Read until the first non-blank line is whole (what :func:`records_owner` decides on)."""
+    from .records import SNIFF_LIMIT
+
+    size = window
+    while not pieces.eof:
+        pieces.fill(size)
+        line = first_line(pieces.rest)
+        if line is not None and (line[1] < len(pieces.rest) or line[1] - line[0] > SNIFF_LIMIT):
+            return
+        size = 2 * max(size, len(pieces.rest))
+
+
+def _last_cut(text: str) -> int:
+    """Just past the last line break of ``text`` that is surely whole (a ``\\r`` at the very end
+    may be the first half of ``\\r\\n``), or 0."""
+    cut = text.rfind("\n") + 1
+    cr = text.rfind("\r", cut, len(text) - 1)
+    return cr + 1 if cr >= 0 else cut
+
+
+def _reaches(unit_diagnostics: Iterable[Diagnostic], end: int) -> bool:
+    """Does a diagnostic (or an edit of its fixes already worked out) reach past ``end``?"""
+    for d in unit_diagnostics:
+        if d.span.end > end or any(s.end > end for s, _ in d.related):
+            return True
+        for f in d.fixes:
+            if not f.lazy and any(e.span.end > end for e in f.edits):
+                return True
+    return False
+
+
+def placed_pieces(
+    pieces: Iterable[str],
+    dialects: DialectSet | Iterable[str] | None = None,
+    roots: Sequence[str] = (),
+    window: int = WINDOW,
+) -> Iterator[Placed]:
+    """:func:`placed_text` of the text ``"".join(pieces)``, reading a JSON Lines session
+    ``window`` characters at a time (any other transcript is joined first).
+
+    Each window ends at a line break; its units are scanned as a text of their own and kept up
+    to the first one that reads to the window's end, where the next window starts. A unit longer
+    than the window (a huge record) grows the window until it fits.
+    """
+    ds = _dialect_set(dialects)
+    source = _Pieces(pieces)
+    _sniff(source, window)
+    owner = records_owner(source.rest, ds)
+    if owner is None:
+        source.fill(1 << 62)
+        text, source.rest = source.rest, ""
+        yield from placed_text(text, ds, roots)
+        return
+    yield from _windows(source, ds, owner, roots, window)
+
+
+def _windows(source: _Pieces, ds: DialectSet, owner: Dialect, roots: Sequence[str], window: int) -> Iterator[Placed]:
+    ctx = RuleContext(ds, tuple(roots))
+    order = _InOrder()
+    offset = line = 0
+    size = window
+    while True:
+        source.fill(size)
+        final = source.eof
+        cut = len(source.rest) if final else _last_cut(source.rest)
+        if not cut:
+            size = 2 * max(size, len(source.rest))  # not one whole line yet
+            continue
+        text = source.rest[:cut]
+        positions = TextPositions(text, offset, line)
+        stop = len(text)
+        for unit in scan_units(text, ds, ctx, records=owner):
+            if not final and (unit.lookahead >= len(text) or _reaches(unit.diagnostics, len(text))):
+                stop = unit.start  # it may read on past the window: scan it again in the next
+                break
+            if unit.diagnostics:
+                found = [(shift_diagnostic(d, offset), positions) for d in unit.diagnostics]
+                yield from order.add(found, offset + unit.end)
+        if final:
+            yield from order.flush()
+            return
+        if not stop:
+            size = 2 * max(size, len(source.rest))  # one unit longer than the window
+            continue
+        line = positions.position(offset + stop).line
+        source.rest = source.rest[stop:]
+        offset += stop
+        size = window

@@ -1,0 +1,227 @@
+"""Checking as a stream (``action_lsp.stream``) gives exactly what the whole analysis gives.
+
+The differential check of the streaming ``check``: over every fixture, the examples, the
+adversarial shapes and generated markdown and JSON Lines sessions (with bad, blank, truncated,
+CRLF, lone-CR and very long lines), the streamed diagnostics -- from the text in memory, and
+from the text in pieces read a small window at a time -- equal ``analyze``'s, in its order, and
+their positions equal :class:`~action_lsp.text.LineIndex`'s.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from opcount import count_ops
+
+from action_lsp.document import analyze
+from action_lsp.model import Diagnostic
+from action_lsp.stream import TextPositions, diagnostics, placed_pieces, placed_text
+from action_lsp.text import LineIndex
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _bench(name: str) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
+    bench = str(ROOT / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)  # the bench modules import each other
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _session(tmp: Path, size: int, seed: int) -> str:
+    path = tmp / f"session-{seed}.jsonl"
+    _bench("bench_sessions").generate(path, size, seed)
+    return path.read_text(encoding="utf-8")
+
+
+def _jsonl_variants(base: str) -> dict[str, str]:
+    """Lines of a session shuffled into the shapes a stream must survive."""
+    rng = random.Random(7)
+    lines = base.splitlines(keepends=True)
+    out: dict[str, str] = {}
+    mixed = []
+    for i, line in enumerate(lines * 3):
+        mixed.append(line)
+        if i % 5 == 2:
+            mixed.append('{"type": "user", "message": {"content": [1, 2,,]}}\n')  # bad line
+        if i % 7 == 3:
+            mixed.append("\n   \n")
+        if i % 11 == 4:
+            mixed.append('{"type": "assistant", "message": {"content": "' + "é🌍x" * 900 + '"}}\n')
+    out["mixed"] = "".join(mixed)
+    out["truncated"] = out["mixed"][: len(out["mixed"]) - 37]
+    out["crlf"] = out["mixed"].replace("\n", "\r\n")
+    out["lone-cr"] = out["mixed"].replace("\n", "\r", 40)
+    out["no-final-newline"] = out["mixed"].rstrip("\n")
+    out["leading-blank"] = "\n\n  \n" + out["mixed"]
+    out["one-huge-line"] = lines[0] + '{"type": "user", "message": {"content": "' + "y" * 5000 + '"}}\n' + "".join(lines[1:])
+    # a call whose result comes many lines later: the unit runs on (up to its limit)
+    calls = [line for line in lines if '"tool_use"' in line]
+    if calls:
+        late = [lines[0], calls[0]] + ['{"type": "user", "message": {"role": "user", "content": "wait"}}\n'] * 80
+        out["late-result"] = "".join(late + lines[1:])
+    rng.shuffle(mixed)
+    out["shuffled"] = lines[0] + "".join(mixed)
+    return out
+
+
+@cache
+def corpus() -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for base in (ROOT / "tests" / "fixtures", ROOT / "examples"):
+        for p in sorted(base.rglob("*")):
+            if p.is_file() and p.suffix in {".md", ".txt", ".json", ".jsonl", ".patch", ".diff", ""}:
+                try:
+                    texts[str(p.relative_to(ROOT))] = p.read_text(encoding="utf-8")
+                except (UnicodeDecodeError, OSError):
+                    continue
+    for name, shape in _bench("adversarial").SHAPES.items():
+        texts[f"shape:{name}"] = shape(120)
+    parse = _bench("bench_parse")
+    texts["generated:dense"] = parse.generate(120_000, seed=3)[0]
+    texts["generated:prose"] = parse.generate_prose(60_000, seed=3)
+    texts["generated:patches"] = _bench("bench_patches").generate(60_000, seed=3)
+    session = ROOT / "tests" / "fixtures" / "dialects" / "claude-code" / "session.jsonl"
+    rollout = ROOT / "tests" / "fixtures" / "dialects" / "tool-calls" / "codex-rollout.jsonl"
+    for name, path in (("claude", session), ("codex", rollout)):
+        for variant, text in _jsonl_variants(path.read_text(encoding="utf-8")).items():
+            texts[f"{name}:{variant}"] = text
+    return texts
+
+
+def _sig(d: Diagnostic) -> tuple[Any, ...]:
+    fixes = [(f.title, f.preferred, [(e.span, e.new_text) for e in f.edits]) for f in d.fixes]
+    return (d.code, d.message, d.span, d.severity, fixes, d.related, json.dumps(d.data, sort_keys=True, default=str))
+
+
+def _pieces(text: str, rng: random.Random) -> list[str]:
+    out, pos = [], 0
+    while pos < len(text):
+        n = rng.choice((1, 3, 17, 200, 4000))
+        out.append(text[pos : pos + n])
+        pos += n
+    return out
+
+
+def _check_positions(text: str, placed: list[tuple[Diagnostic, TextPositions]]) -> None:
+    lines = LineIndex(text)
+    for d, pos in placed:
+        spans = [d.span] + [e.span for f in d.fixes for e in f.edits]
+        for span in spans:
+            for enc in ("utf-16", "utf-32"):
+                assert pos.range(span, enc) == lines.range(span, enc), (d, span)
+        start = lines.position(d.span.start).line
+        assert pos.line_text(start) == lines.line_text(start)
+
+
+@pytest.mark.parametrize("name", sorted(corpus()))
+def test_streamed_diagnostics_are_the_analysis(name: str) -> None:
+    text = corpus()[name]
+    expected = [_sig(d) for d in analyze(text).diagnostics]
+    placed = list(placed_text(text))
+    assert [_sig(d) for d, _ in placed] == expected
+    _check_positions(text, placed)
+    rng = random.Random(len(text))
+    for window in (1, 64, 700):
+        pieces = list(placed_pieces(_pieces(text, rng), window=window))
+        assert [_sig(d) for d, _ in pieces] == expected, window
+        _check_positions(text, pieces)
+
+
+def test_generated_sessions_read_in_windows(tmp_path: Path) -> None:
+    """Many windows over a generated session, and diagnostics found in them."""
+    lines = _session(tmp_path, 150_000, seed=5).splitlines(keepends=True)
+    for i in range(len(lines) - 1, 0, -13):
+        lines.insert(i, lines[i][: len(lines[i]) // 2] + "\n")  # a record cut in half
+    text = "".join(lines)
+    expected = [_sig(d) for d in analyze(text).diagnostics]
+    assert len(expected) > 5
+    for window in (500, 9_000):
+        placed = list(placed_pieces(_pieces(text, random.Random(window)), window=window))
+        assert [_sig(d) for d, _ in placed] == expected
+        _check_positions(text, placed)
+    assert [_sig(d) for d in diagnostics(text)] == expected
+
+
+def test_dialects_and_roots_are_passed_on() -> None:
+    text = corpus()["generated:dense"]
+    for names in (["xml-tags"], ["actions-json", "aether"]):
+        assert [_sig(d) for d in diagnostics(text, names)] == [_sig(d) for d in analyze(text, names).diagnostics]
+    roots = ["/work/project"]
+    assert [_sig(d) for d in diagnostics(text, roots=roots)] == [
+        _sig(d) for d in analyze(text, roots=roots).diagnostics
+    ]
+
+
+def test_text_positions_are_the_line_index() -> None:
+    rng = random.Random(11)
+    alphabet = ["a", "é", "🌍", "\n", "\r", "\r\n", " "]
+    for _ in range(200):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        lines = LineIndex(text)
+        pos = TextPositions(text)
+        offsets = sorted(rng.randrange(-2, len(text) + 3) for _ in range(20))
+        offsets += [rng.randrange(0, len(text) + 1) for _ in range(5)]  # and some going back
+        for off in offsets:
+            for enc in ("utf-8", "utf-16", "utf-32"):
+                assert pos.position(off, enc) == lines.position(off, enc), (text, off)
+            line = lines.position(off).line
+            assert pos.line_text(line) == lines.line_text(line)
+
+
+def test_text_positions_of_a_window_count_on_from_its_first_line() -> None:
+    text = "ab\r\ncd\ré\n🌍x\n\nlast"
+    lines = LineIndex(text)
+    cut = text.index("é")
+    window = TextPositions(text[cut:], cut, lines.position(cut).line)
+    for off in range(cut, len(text) + 1):
+        assert window.position(off) == lines.position(off)
+
+
+def test_output_is_released_as_the_scan_goes() -> None:
+    """The first diagnostics of a long text come before its end is scanned: a check holds what
+    is not reported yet, not the whole result."""
+    unit = "<create_file>\n<path>../x.py</path>\n<content>\nx = 1\n</content>\n</create_file>\n\n"
+    text = unit * 2000
+    stream = placed_text(text)
+    first, _ = next(stream)
+    assert first.code == "path-traversal"
+    frame = stream.gi_frame
+    assert frame is not None
+    order = frame.f_locals["order"]
+    assert len(order._pending) < 10
+
+
+N = 200
+
+
+@pytest.mark.parametrize("name", ["closers", "cdata", "blocks-one-close", "prose-brace-lines", "lone-crs"])
+def test_streaming_is_linear(name: str) -> None:
+    shape = _bench("adversarial").SHAPES[name]
+    run = lambda t: sum(1 for _ in placed_text(str(t)))  # noqa: E731
+    a = count_ops(run, shape(N)).total
+    b = count_ops(run, shape(4 * N)).total
+    assert b / a <= 6.0, f"{name}: {b / a:.1f}x for 4x the input"
+
+
+def test_windows_of_a_session_are_linear(tmp_path: Path) -> None:
+    lines = (ROOT / "tests" / "fixtures" / "dialects" / "claude-code" / "session.jsonl").read_text(encoding="utf-8")
+    run = lambda t: sum(1 for _ in placed_pieces([str(t)], window=2_000))  # noqa: E731
+    a = count_ops(run, lines * 10).total
+    b = count_ops(run, lines * 40).total
+    assert b / a <= 6.0
