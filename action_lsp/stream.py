@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from .dialects import Dialect, DialectSet
 from .document import scan_units
-from .model import Diagnostic, shift_diagnostic
+from .model import Diagnostic, Span, shift_diagnostic
 from .records import first_line, records_owner
 from .rules import RuleContext
 from .text import Encoding, Position, Range, units
@@ -82,8 +82,8 @@ class TextPositions:
         line, start = self._place(local)
         return Position(line, units(self.text[start:local], encoding))
 
-    def range(self, span: object, encoding: Encoding = "utf-16") -> Range:
-        return Range(self.position(span.start, encoding), self.position(span.end, encoding))  # type: ignore[attr-defined]
+    def range(self, span: Span, encoding: Encoding = "utf-16") -> Range:
+        return Range(self.position(span.start, encoding), self.position(span.end, encoding))
 
     def line_text(self, line: int) -> str:
         """The text of ``line`` (without its line break), for a line at or after one placed."""
@@ -267,15 +267,17 @@ def placed_pieces(
     pieces: Iterable[str],
     dialects: DialectSet | Iterable[str] | None = None,
     roots: Sequence[str] = (),
-    window: int = WINDOW,
+    window: int | None = None,
 ) -> Iterator[Placed]:
     """:func:`placed_text` of the text ``"".join(pieces)``, reading a JSON Lines session
-    ``window`` characters at a time (any other transcript is joined first).
+    ``window`` characters at a time (default :data:`WINDOW`; any other transcript is joined
+    first).
 
     Each window ends at a line break; its units are scanned as a text of their own and kept up
     to the first one that reads to the window's end, where the next window starts. A unit longer
     than the window (a huge record) grows the window until it fits.
     """
+    window = window or WINDOW
     ds = _dialect_set(dialects)
     source = _Pieces(pieces)
     _sniff(source, window)

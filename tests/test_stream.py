@@ -225,3 +225,125 @@ def test_windows_of_a_session_are_linear(tmp_path: Path) -> None:
     a = count_ops(run, lines * 10).total
     b = count_ops(run, lines * 40).total
     assert b / a <= 6.0
+
+
+# -- the command line: streamed output equals the whole analysis's, in every format --------------
+
+
+def _reference(paths: list[Path], fmt: str) -> str:
+    """What ``check`` printed when it analysed each file whole (analyze + LineIndex): the
+    output the streaming ``check`` must reproduce byte for byte."""
+    import io
+    from collections import Counter
+
+    from action_lsp.cli import check
+    from action_lsp.cli.common import read_transcript
+    from action_lsp.cli.output import Style, dumps, sarif_log
+    from action_lsp.codes import default_severity
+    from action_lsp.model import Severity
+
+    out = io.StringIO()
+    style = Style(False)
+    counts = {s: 0 for s in Severity}
+    per_code: Counter[str] = Counter()
+    report = []
+    for path in paths:
+        text = read_transcript(path)
+        lines = LineIndex(text)
+        entries = []
+        for d in analyze(text).diagnostics:
+            severity = d.severity if d.severity is not None else default_severity(d.code)
+            counts[severity] += 1
+            per_code[d.code] += 1
+            entries.append((d, severity))
+        if fmt in ("full", "concise"):
+            for d, severity in entries:
+                check._print_text(out, str(path), lines, d, severity, style, excerpt=fmt == "full")
+        elif fmt == "github":
+            for d, severity in entries:
+                check._print_github(out, str(path), lines, d, severity)
+        else:
+            report.append({"path": str(path), "diagnostics": [check._json_diagnostic(d, s, lines) for d, s in entries]})
+    if fmt == "json":
+        out.write(dumps({"files": report}) + "\n")
+    elif fmt == "sarif":
+        from action_lsp import __version__
+
+        out.write(dumps(sarif_log(report, __version__)) + "\n")
+    elif fmt == "full":
+        if per_code:
+            check._print_per_code(out, per_code, {}, style)
+        print(check._summary(counts, len(paths), style), file=out)
+    elif fmt == "concise":
+        print(check._summary(counts, len(paths), style), file=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def transcripts(tmp_path: Path) -> list[Path]:
+    texts = corpus()
+    names = ["claude:mixed", "claude:truncated", "claude:crlf", "codex:mixed", "generated:dense",
+             "tests/fixtures/dialects/aider/chat-history-excerpt.md", "shape:closers"]
+    paths = []
+    for i, name in enumerate(names):
+        p = tmp_path / f"{i:02}-{name.replace('/', '_').replace(':', '_')}"
+        p.write_text(texts[name], encoding="utf-8", newline="")
+        paths.append(p)
+    bom = tmp_path / "99-bom.jsonl"
+    bom.write_text("\ufeff" + texts["claude:mixed"], encoding="utf-8", newline="")
+    return [*paths, bom]
+
+
+@pytest.mark.parametrize("fmt", ["concise", "full", "json", "github", "sarif"])
+def test_check_output_is_the_whole_analysis_output(
+    fmt: str, transcripts: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from action_lsp.cli import check, main
+
+    expected = _reference(transcripts, fmt)
+    assert expected.count("tool-error") > 3 and expected.count("bad-json") > 3
+    for stream_from, window in ((1 << 40, None), (0, 300)):  # in memory; from the file in windows
+        monkeypatch.setattr(check, "STREAM_FROM", stream_from)
+        monkeypatch.setattr("action_lsp.stream.WINDOW", window or 1 << 20)
+        monkeypatch.setattr("action_lsp.cli.common.PIECE", 97)
+        main(["check", "--jobs", "1", "--format", fmt, *map(str, transcripts)])
+        assert capsys.readouterr().out == expected, (fmt, stream_from)
+
+
+def test_unreadable_files_say_so_before_any_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read in pieces, a file that turns out not to be UTF-8 near its end is refused as a whole
+    read refuses it, and none of its diagnostics are printed."""
+    from action_lsp.cli import check, main
+    from action_lsp.cli.common import CliError, read_transcript
+
+    monkeypatch.setattr(check, "STREAM_FROM", 0)
+    monkeypatch.setattr("action_lsp.cli.common.PIECE", 64)
+    good = corpus()["claude:mixed"].encode("utf-8")
+    cases = {"late.jsonl": good + b"\xff\n", "binary.jsonl": b"{}\n\x00", "cut.jsonl": good + "é".encode()[:1]}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    for name in cases:
+        path = tmp_path / name
+        with pytest.raises(CliError) as whole:
+            read_transcript(path)
+        assert main(["check", "--jobs", "1", str(path)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err.strip() == f"action-lsp check: {whole.value}"
+
+
+def test_check_file_streams_a_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from action_lsp.batch import check_file, check_files, check_text
+
+    monkeypatch.setattr("action_lsp.stream.WINDOW", 500)
+    text = corpus()["claude:mixed"]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\ufeff" + text, encoding="utf-8")
+    expected = [_sig(d) for d in analyze(text).diagnostics]
+    assert [_sig(d) for d in check_file(path)] == expected
+    assert [_sig(d) for d in check_text(text)] == expected
+    (first, missing) = check_files([path, tmp_path / "missing.jsonl"], jobs=1)
+    assert first.text is None and first.error is None and [_sig(d) for d in first.diagnostics] == expected
+    assert missing.error is not None and "no such file" in missing.error
