@@ -39,7 +39,7 @@ from .text import Encoding, Position, Range, units
 
 __all__ = ["WINDOW", "TextPositions", "diagnostics", "placed_pieces", "placed_text"]
 
-WINDOW = 1 << 20  # characters of a JSON Lines session read at a time (grown for longer units)
+WINDOW = 1 << 18  # characters of a JSON Lines session read at a time (grown for longer units)
 _ANCHORS = 4096  # line starts remembered by TextPositions (more are dropped, oldest first)
 
 Placed = tuple[Diagnostic, "TextPositions"]
@@ -206,42 +206,75 @@ def diagnostics(
 
 
 class _Pieces:
-    """Text arriving in pieces, taken as needed."""
+    """Text arriving in pieces, taken a window at a time (joined once, never re-copied whole)."""
 
-    __slots__ = ("_it", "eof", "rest")
+    __slots__ = ("_have", "_it", "_parts", "eof")
 
     def __init__(self, pieces: Iterable[str]) -> None:
         self._it = iter(pieces)
-        self.rest = ""  # read and not yet consumed
+        self._parts: list[str] = []  # read and not yet taken, in order
+        self._have = 0
         self.eof = False
 
-    def fill(self, size: int) -> None:
-        """Read on until ``size`` characters are waiting, or the text ends."""
-        if self.eof or len(self.rest) >= size:
-            return
-        got = [self.rest]
-        have = len(self.rest)
+    def _fill(self, size: int) -> None:
         for piece in self._it:
-            got.append(piece)
-            have += len(piece)
-            if have >= size:
-                break
-        else:
-            self.eof = True
-        self.rest = "".join(got)
+            self._parts.append(piece)
+            self._have += len(piece)
+            if self._have >= size:
+                return
+        self.eof = True
+
+    def peek(self, size: int) -> str:
+        """At least ``size`` characters (fewer at the end of the text), not taken."""
+        self._fill(size)
+        text = "".join(self._parts)
+        self._parts = [text]
+        return text
+
+    def rest(self) -> str:
+        """Everything left, taken."""
+        self._fill(1 << 62)
+        text = "".join(self._parts)
+        self._parts, self._have = [], 0
+        return text
+
+    def take(self, size: int) -> str:
+        """About ``size`` characters or more, up to a line break (or the end of the text: then
+        ``eof`` is set and nothing is left); "" when no line break came within ``size``."""
+        if self._have < size:
+            self._fill(size)
+        parts = self._parts
+        if self.eof:
+            return self.rest()
+        for k in range(len(parts) - 1, -1, -1):
+            cut = _last_cut(parts[k])
+            if cut:
+                last = parts[k]
+                window = "".join([*parts[:k], last[:cut]])
+                self._parts = [last[cut:], *parts[k + 1 :]]
+                self._have -= len(window)
+                return window
+        return ""
+
+    def put_back(self, text: str) -> None:
+        """Return the unused end of a window taken last."""
+        if text:
+            self._parts.insert(0, text)
+            self._have += len(text)
 
 
-def _sniff(pieces: _Pieces, window: int) -> None:
-    """Read until the first non-blank line is whole (what :func:`records_owner` decides on)."""
+def _sniff(pieces: _Pieces, window: int) -> str:
+    """Enough of the text to hold the first non-blank line whole (what :func:`records_owner`
+    decides on), or all of it."""
     from .records import SNIFF_LIMIT
 
     size = window
-    while not pieces.eof:
-        pieces.fill(size)
-        line = first_line(pieces.rest)
-        if line is not None and (line[1] < len(pieces.rest) or line[1] - line[0] > SNIFF_LIMIT):
-            return
-        size = 2 * max(size, len(pieces.rest))
+    while True:
+        head = pieces.peek(size)
+        line = first_line(head)
+        if pieces.eof or (line is not None and (line[1] < len(head) or line[1] - line[0] > SNIFF_LIMIT)):
+            return head
+        size = 2 * max(size, len(head))
 
 
 def _last_cut(text: str) -> int:
@@ -280,12 +313,9 @@ def placed_pieces(
     window = window or WINDOW
     ds = _dialect_set(dialects)
     source = _Pieces(pieces)
-    _sniff(source, window)
-    owner = records_owner(source.rest, ds)
+    owner = records_owner(_sniff(source, window), ds)
     if owner is None:
-        source.fill(1 << 62)
-        text, source.rest = source.rest, ""
-        yield from placed_text(text, ds, roots)
+        yield from placed_text(source.rest(), ds, roots)
         return
     yield from _windows(source, ds, owner, roots, window)
 
@@ -296,13 +326,11 @@ def _windows(source: _Pieces, ds: DialectSet, owner: Dialect, roots: Sequence[st
     offset = line = 0
     size = window
     while True:
-        source.fill(size)
+        text = source.take(size)
         final = source.eof
-        cut = len(source.rest) if final else _last_cut(source.rest)
-        if not cut:
-            size = 2 * max(size, len(source.rest))  # not one whole line yet
+        if not text and not final:
+            size *= 2  # not one whole line yet
             continue
-        text = source.rest[:cut]
         positions = TextPositions(text, offset, line)
         stop = len(text)
         for unit in scan_units(text, ds, ctx, records=owner):
@@ -315,10 +343,10 @@ def _windows(source: _Pieces, ds: DialectSet, owner: Dialect, roots: Sequence[st
         if final:
             yield from order.flush()
             return
+        source.put_back(text[stop:])
         if not stop:
-            size = 2 * max(size, len(source.rest))  # one unit longer than the window
+            size = 2 * max(size, len(text))  # one unit longer than the window
             continue
         line = positions.position(offset + stop).line
-        source.rest = source.rest[stop:]
         offset += stop
         size = window

@@ -60,7 +60,7 @@ def read_transcript(path: Path, *, regular_only: bool = False) -> str:
     return text[1:] if text.startswith("\ufeff") else text  # editors drop the BOM too
 
 
-PIECE = 1 << 20  # bytes read at a time by transcript_pieces
+PIECE = 1 << 18  # bytes read at a time by transcript_pieces
 
 
 def transcript_pieces(path: Path, chunk: int | None = None) -> Iterator[str]:
