@@ -114,17 +114,36 @@ def _reset_hwm() -> None:
         Path("/proc/self/clear_refs").write_text("5")
 
 
+# The child reports its own peak: a child's ru_maxrss also counts the parent's pages it had
+# between fork and exec (Linux keeps the larger high-water mark across exec).
+_CHILD = (
+    "import atexit, runpy, sys\n"
+    "def _peak():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'):\n"
+    "            sys.stderr.write('VmHWM ' + line.split()[1] + '\\n')\n"
+    "atexit.register(_peak)\n"
+    "sys.argv = ['action-lsp', *sys.argv[1:]]\n"
+    "runpy.run_module('action_lsp', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def check_child(path: Path) -> tuple[float, float, float, int]:
     """``action-lsp check --format json PATH`` in a child: (wall s, CPU s, peak RSS MB, exit)."""
     t = time.perf_counter()
     child = subprocess.Popen(
-        [sys.executable, "-m", "action_lsp", "check", "--jobs", "1", "--format", "json", str(path)],
+        [sys.executable, "-c", _CHILD, "check", "--jobs", "1", "--format", "json", str(path)],
         stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    assert child.stderr is not None
+    err = child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, child.returncode
+    peaks = [int(line.split()[1]) for line in err.splitlines() if line.startswith("VmHWM ")]
+    return wall, usage.ru_utime + usage.ru_stime, (peaks[-1] if peaks else 0) / 1024, child.returncode
 
 
 def report_check(label: str, path: Path, tiny: Path) -> None:
