@@ -79,7 +79,7 @@ def check_file(
     if root is not None:
         return check_text(read_transcript(path), dialects, root, allow_overwrite)
     names = list(dialects) if dialects is not None else None
-    return [d for d, _ in placed_pieces(transcript_pieces(path), names)]
+    return [d for d, _ in placed_pieces(transcript_pieces(path), names, whole=lambda: read_transcript(path))]
 
 
 def records(text: str, diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .dialects import Dialect, DialectSet
 from .document import scan_units
@@ -301,10 +301,12 @@ def placed_pieces(
     dialects: DialectSet | Iterable[str] | None = None,
     roots: Sequence[str] = (),
     window: int | None = None,
+    whole: Callable[[], str] | None = None,
 ) -> Iterator[Placed]:
     """:func:`placed_text` of the text ``"".join(pieces)``, reading a JSON Lines session
-    ``window`` characters at a time (default :data:`WINDOW`; any other transcript is joined
-    first).
+    ``window`` characters at a time (default :data:`WINDOW`). Any other transcript is read
+    whole: from ``whole()`` when given (a file read at once costs its bytes and its text, less
+    than the pieces and their join), else by joining the pieces.
 
     Each window ends at a line break; its units are scanned as a text of their own and kept up
     to the first one that reads to the window's end, where the next window starts. A unit longer
@@ -315,7 +317,11 @@ def placed_pieces(
     source = _Pieces(pieces)
     owner = records_owner(_sniff(source, window), ds)
     if owner is None:
-        yield from placed_text(source.rest(), ds, roots)
+        if whole is not None:
+            del source
+            yield from placed_text(whole(), ds, roots)
+        else:
+            yield from placed_text(source.rest(), ds, roots)
         return
     yield from _windows(source, ds, owner, roots, window)
 

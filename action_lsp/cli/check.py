@@ -143,7 +143,7 @@ def _placed(path: Path, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
         positions = TextPositions(text)
         return ((d, positions) for d in found)
     if str(path) != STDIN and _size(path) > STREAM_FROM:
-        return placed_pieces(transcript_pieces(path), opts.dialects)
+        return placed_pieces(transcript_pieces(path), opts.dialects, whole=lambda: read_transcript(path))
     return placed_text(read_transcript(path), opts.dialects)
 
 
