@@ -45,42 +45,90 @@ _ANCHORS = 4096  # line starts remembered by TextPositions (more are dropped, ol
 Placed = tuple[Diagnostic, "TextPositions"]
 
 
+class _Cursor:
+    """A position placed before: its offset, line, line start and columns (per encoding)."""
+
+    __slots__ = ("cols", "line", "pos", "start")
+
+    def __init__(self, pos: int, line: int, start: int, cols: dict[str, int]) -> None:
+        self.pos = pos
+        self.line = line
+        self.start = start
+        self.cols = cols
+
+
+_CURSORS = 8  # positions remembered to count on from
+
+
 class TextPositions:
     """Lines and columns of offsets into (a window of) a text, by LSP's end-of-line rules,
-    without a table of every line: a line number is counted on from the nearest line start
-    placed before (queries come in nearly increasing order, so each line is counted once).
+    without a table of every line: a position is counted on from the nearest one placed before
+    it (lines and columns), and queries come in nearly increasing order, so each character is
+    read about once -- also on one long line holding thousands of diagnostics.
 
     ``base`` is the offset of ``text[0]`` in the whole transcript and ``line`` its line number;
     answers are those of :class:`~action_lsp.text.LineIndex` over the whole transcript.
     """
 
-    __slots__ = ("_lines", "_starts", "base", "text")
+    __slots__ = ("_cursors", "_ends", "_lines", "_starts", "base", "text")
 
     def __init__(self, text: str, base: int = 0, line: int = 0) -> None:
         self.text = text
         self.base = base
         self._starts = [0]  # local line starts placed so far, sorted
         self._lines = [line]  # their line numbers
+        self._cursors: list[_Cursor] = [_Cursor(0, line, 0, {})]  # sorted by pos
+        self._ends: dict[int, int] = {}  # line start -> its end (line_text)
+
+    def _anchor(self, start: int, line: int) -> None:
+        starts = self._starts
+        k = bisect.bisect_left(starts, start)
+        if k < len(starts) and starts[k] == start:
+            return
+        starts.insert(k, start)
+        self._lines.insert(k, line)
+        if len(starts) > _ANCHORS:  # keep the first and the newest half
+            half = _ANCHORS // 2
+            del starts[1:-half], self._lines[1:-half]
 
     def _place(self, local: int) -> tuple[int, int]:
-        """(line number, local line start) of the line holding ``local``."""
+        """(line number, local line start) of the line holding ``local``, from the anchors."""
         starts = self._starts
         k = bisect.bisect_right(starts, local) - 1
         anchor, line = starts[k], self._lines[k]
         start = _line_start(self.text, anchor, local)
         if start > anchor:
             line += _breaks(self.text, anchor, start)
-            starts.insert(k + 1, start)
-            self._lines.insert(k + 1, line)
-            if len(starts) > _ANCHORS:  # keep the first and the newest half
-                half = _ANCHORS // 2
-                del starts[1:-half], self._lines[1:-half]
         return line, start
 
     def position(self, offset: int, encoding: Encoding = "utf-16") -> Position:
-        local = max(0, min(offset - self.base, len(self.text)))
-        line, start = self._place(local)
-        return Position(line, units(self.text[start:local], encoding))
+        text = self.text
+        local = max(0, min(offset - self.base, len(text)))
+        cursors = self._cursors
+        k = bisect.bisect_right(cursors, local, key=lambda c: c.pos) - 1
+        if k >= 0:
+            c = cursors[k]
+            cut = _break_after(text, c.pos, local)
+            if cut < 0:  # on the cursor's line: count the columns on from it
+                line, start = c.line, c.start
+                col = c.cols.get(encoding)
+                if col is None:
+                    col = c.cols[encoding] = units(text[start : c.pos], encoding)
+                col += units(text[c.pos : local], encoding)
+            else:
+                line, start = c.line + _breaks(text, c.pos, cut), cut
+                col = units(text[start:local], encoding)
+        else:
+            line, start = self._place(local)
+            col = units(text[start:local], encoding)
+        self._anchor(start, line)
+        if k >= 0 and cursors[k].pos == local:
+            cursors[k] = _Cursor(local, line, start, {encoding: col})
+        else:
+            cursors.insert(k + 1, _Cursor(local, line, start, {encoding: col}))
+            if len(cursors) > _CURSORS:
+                del cursors[0 if k + 1 > _CURSORS // 2 else -1]
+        return Position(line, col)
 
     def range(self, span: Span, encoding: Encoding = "utf-16") -> Range:
         return Range(self.position(span.start, encoding), self.position(span.end, encoding))
@@ -93,16 +141,41 @@ class TextPositions:
         while at < line and start < len(text):
             start = _after_break(text, start)
             at += 1
-        return text[start : _break_at(text, start)]
+        end = self._ends.get(start)
+        if end is None:
+            if len(self._ends) > 64:
+                self._ends.clear()
+            end = self._ends[start] = _break_at(text, start)
+        return text[start:end]
+
+
+def _break_after(text: str, lo: int, hi: int) -> int:
+    """The end of the last line break in ``text[lo:hi]`` (a line start in ``(lo, hi]``), or -1."""
+    while True:
+        i = max(text.rfind("\n", lo, hi), text.rfind("\r", lo, hi))
+        if i < 0:
+            return -1
+        if text[i] == "\r" and text.startswith("\n", i + 1):
+            hi = i  # the \r of a \r\n whose \n is at `hi`: not a line start yet
+            continue
+        return i + 1
 
 
 def _break_at(text: str, pos: int) -> int:
-    """The first line-break character at or after ``pos`` (or the end of the text)."""
-    nl = text.find("\n", pos)
-    if nl < 0:
-        nl = len(text)
-    cr = text.find("\r", pos, nl)
-    return cr if cr >= 0 else nl
+    """The first line-break character at or after ``pos`` (or the end of the text), searched in
+    growing steps: a text without ``\n`` (or without ``\r``) is not read to its end each time."""
+    n = len(text)
+    step = 256
+    while pos < n:
+        hi = min(n, pos + step)
+        nl = text.find("\n", pos, hi)
+        cr = text.find("\r", pos, nl if nl >= 0 else hi)
+        if cr >= 0:
+            return cr
+        if nl >= 0:
+            return nl
+        pos, step = hi, step * 2
+    return n
 
 
 def _after_break(text: str, pos: int) -> int:

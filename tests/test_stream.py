@@ -210,10 +210,23 @@ def test_output_is_released_as_the_scan_goes() -> None:
 N = 200
 
 
-@pytest.mark.parametrize("name", ["closers", "cdata", "blocks-one-close", "prose-brace-lines", "lone-crs"])
+def _place_all(text: str) -> int:
+    """Stream ``text`` and place every diagnostic and fix edit, as ``check`` does."""
+    n = 0
+    for d, lines in placed_text(text):
+        for span in [d.span] + [e.span for f in d.fixes if not f.lazy for e in f.edits]:
+            lines.range(span)
+        lines.line_text(lines.position(d.span.start).line)
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("name", sorted(_bench("adversarial").SHAPES))
 def test_streaming_is_linear(name: str) -> None:
+    """The streamed check, positions included, on the adversarial shapes (the text is the
+    counting str: every search in it counts)."""
     shape = _bench("adversarial").SHAPES[name]
-    run = lambda t: sum(1 for _ in placed_text(str(t)))  # noqa: E731
+    run = _place_all
     a = count_ops(run, shape(N)).total
     b = count_ops(run, shape(4 * N)).total
     assert b / a <= 6.0, f"{name}: {b / a:.1f}x for 4x the input"
