@@ -85,7 +85,7 @@ def corpus() -> dict[str, str]:
     texts: dict[str, str] = {}
     for base in (ROOT / "tests" / "fixtures", ROOT / "examples"):
         for p in sorted(base.rglob("*")):
-            if p.is_file() and p.suffix in {".md", ".txt", ".json", ".jsonl", ".patch", ".diff", ""}:
+            if p.is_file() and p.suffix in {".md", ".txt", ".json", ".jsonl", ".traj", ".patch", ".diff", ""}:
                 try:
                     texts[str(p.relative_to(ROOT))] = p.read_text(encoding="utf-8")
                 except (UnicodeDecodeError, OSError):
