@@ -5,6 +5,9 @@ text: no files are read (unless ``root`` asks for the workspace checks), nothing
 and the result -- a list of :class:`~action_lsp.model.Diagnostic`, each with its offsets into
 the text -- pickles, so a distributed engine (Dask, Ray Data, Spark) can map it over a dataset
 of transcripts. :func:`records` turns the result into plain dictionaries with line and column.
+Both check as a stream (:mod:`action_lsp.stream`): a unit's actions are dropped once their
+diagnostics are made, so the memory is the text and the diagnostics, whatever the number of
+actions; :func:`check_file` reads a big JSON Lines session a window at a time.
 
 :func:`check_files` runs it over files in worker processes (``jobs``, default: every CPU) and
 yields the results in the order of the files, whatever order the workers finish in.
@@ -23,7 +26,7 @@ from .document import analyze
 from .model import Diagnostic
 from .text import LineIndex
 
-__all__ = ["FileCheck", "check_files", "check_text", "records"]
+__all__ = ["FileCheck", "check_file", "check_files", "check_text", "records"]
 
 
 def check_text(
@@ -38,6 +41,11 @@ def check_text(
     need the workspace run too (targets exist, search text found once, overwrites, symlinks);
     ``allow_overwrite`` checks as ``apply --force`` would apply.
     """
+    names = list(dialects) if dialects is not None else None
+    if root is None:
+        from .stream import diagnostics
+
+        return list(diagnostics(text, names))
     base = Path(root) if root is not None else None
     analysis = analyze(text, list(dialects) if dialects is not None else None, roots=[str(base.resolve())] if base else ())
     found = list(analysis.diagnostics)
@@ -51,6 +59,27 @@ def check_text(
         blockers = blocking_diagnostics(found)
         found = merge(found, workspace_diagnostics(analysis.actions, ws, blockers=blockers, force=allow_overwrite))
     return found
+
+
+def check_file(
+    path: str | Path,
+    dialects: Iterable[str] | None = None,
+    root: str | Path | None = None,
+    allow_overwrite: bool = False,
+) -> list[Diagnostic]:
+    """:func:`check_text` of a file, read as ``action-lsp check`` reads it (UTF-8, a leading
+    BOM dropped; :class:`~action_lsp.cli.common.CliError` for a file that cannot be checked).
+    Without ``root``, a big file is read in pieces and a JSON Lines session is checked a window
+    at a time: its text is never held whole (a diagnostic whose quick fix is still to be
+    worked out keeps the window it was found in)."""
+    from .cli.common import read_transcript, transcript_pieces
+    from .stream import placed_pieces
+
+    path = Path(path)
+    if root is not None:
+        return check_text(read_transcript(path), dialects, root, allow_overwrite)
+    names = list(dialects) if dialects is not None else None
+    return [d for d, _ in placed_pieces(transcript_pieces(path), names, whole=lambda: read_transcript(path))]
 
 
 def records(text: str, diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]]:
@@ -83,7 +112,8 @@ def records(text: str, diagnostics: Sequence[Diagnostic]) -> list[dict[str, Any]
 
 @dataclass(slots=True)
 class FileCheck:
-    """The result for one file: its text and diagnostics, or why it could not be read."""
+    """The result for one file: its text (None when not kept, see :func:`check_files`) and
+    diagnostics, or why it could not be read (``error``)."""
 
     path: Path
     text: str | None
@@ -91,8 +121,13 @@ class FileCheck:
     error: str | None = None
 
 
-def _check_file(job: tuple[Path, Callable[[Path], str], list[str] | None, Path | None, bool]) -> FileCheck:
+def _check_file(job: tuple[Path, Callable[[Path], str] | None, list[str] | None, Path | None, bool]) -> FileCheck:
     path, read, dialects, root, allow_overwrite = job
+    if read is None:
+        try:
+            return FileCheck(path, None, check_file(path, dialects, root, allow_overwrite))
+        except Exception as exc:  # the reader's own message (missing, binary, not UTF-8, ...)
+            return FileCheck(path, None, [], str(exc))
     try:
         text = read(path)
     except Exception as exc:  # the reader's own message (missing, binary, not UTF-8, ...)
@@ -110,7 +145,7 @@ def default_jobs() -> int:
 
 def check_files(
     paths: Sequence[Path],
-    read: Callable[[Path], str],
+    read: Callable[[Path], str] | None = None,
     *,
     jobs: int | None = None,
     dialects: Iterable[str] | None = None,
@@ -121,7 +156,9 @@ def check_files(
     here, without workers). Results come in the order of ``paths``.
 
     ``read`` turns a path into text, raising with a message for a file that cannot be checked;
-    it must be a module-level function (workers receive it by name).
+    it must be a module-level function (workers receive it by name). Without it, each file is
+    read by :func:`check_file` (as the command line reads it, big sessions a window at a time)
+    and its ``text`` is not kept (None).
     """
     names = list(dialects) if dialects is not None else None
     todo = [(p, read, names, root, allow_overwrite) for p in paths]

@@ -1,12 +1,22 @@
 """Benchmark: a large Claude Code session JSONL, checked as ``action-lsp check`` does.
 
-Generates (or reads) a session file and measures, in this process:
+Generates (or reads) a session file and measures:
 
-- ``analyze(text)`` time and throughput in MB/s (10**6 bytes of UTF-8), best of ``--runs``;
-- peak RSS growth during the first run (``VmHWM`` in ``/proc/self/status``, reset through
-  ``/proc/self/clear_refs``) and the size of the text itself, for comparison;
+- ``action-lsp check --format json PATH`` in a child process (what a user runs): wall and CPU
+  time, MB/s (10**6 bytes of UTF-8), and the child's peak RSS beside that of a check of a tiny
+  file (the interpreter with everything a check imports): the difference is what the file
+  costs;
+- in this process, on the text in memory: the streaming check (``action_lsp.stream``) and
+  ``analyze(text)`` (the whole analysis the editor uses; ``--no-analyze`` skips it): time,
+  MB/s, and peak RSS growth during the first run (``VmHWM`` in ``/proc/self/status``, reset
+  through ``/proc/self/clear_refs``), beside the size of the text itself;
 - keystrokes in an ``IncrementalDocument`` of the same text: characters re-scanned and time
-  per edit (median and max), with a check that the last edit's analysis equals a full one.
+  per edit (median and max).
+
+``--dense SIZE`` also checks a generated action-dense markdown transcript of that size
+(``bench_parse.generate``) in a child process, for its peak RSS. Run with
+``PYTHONPATH`` set to another checkout to measure that one (the in-process streaming check is
+skipped where it does not exist).
 
 Run: ``python bench/bench_sessions.py --generate /tmp/session.jsonl --size 100m`` (writes the
 file, then measures it) or ``python bench/bench_sessions.py PATH`` for an existing file.
@@ -20,9 +30,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -101,6 +114,66 @@ def _reset_hwm() -> None:
         Path("/proc/self/clear_refs").write_text("5")
 
 
+# The child reports its own peak: a child's ru_maxrss also counts the parent's pages it had
+# between fork and exec (Linux keeps the larger high-water mark across exec).
+_CHILD = (
+    "import atexit, runpy, sys\n"
+    "def _peak():\n"
+    "    for line in open('/proc/self/status'):\n"
+    "        if line.startswith('VmHWM:'):\n"
+    "            sys.stderr.write('VmHWM ' + line.split()[1] + '\\n')\n"
+    "atexit.register(_peak)\n"
+    "sys.argv = ['action-lsp', *sys.argv[1:]]\n"
+    "runpy.run_module('action_lsp', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def check_child(path: Path) -> tuple[float, float, float, int]:
+    """``action-lsp check --format json PATH`` in a child: (wall s, CPU s, peak RSS MB, exit)."""
+    t = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, "check", "--jobs", "1", "--format", "json", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stderr is not None
+    err = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t
+    peaks = [int(line.split()[1]) for line in err.splitlines() if line.startswith("VmHWM ")]
+    return wall, usage.ru_utime + usage.ru_stime, (peaks[-1] if peaks else 0) / 1024, child.returncode
+
+
+def report_check(label: str, path: Path, tiny: Path) -> None:
+    mb = path.stat().st_size / 1e6
+    _, _, floor, _ = check_child(tiny)
+    wall, cpu, peak, code = check_child(path)
+    print(f"check {label} ({mb:.1f} MB, child process, exit {code}): {wall:.1f} s wall, {cpu:.1f} s CPU -> "
+          f"{mb / cpu:.1f} MB/s CPU; peak RSS {peak:.0f} MB, {peak - floor:+.0f} MB over a check of a "
+          f"tiny file ({floor:.0f} MB)", flush=True)
+
+
+def _measure(label: str, fn, mb: float, runs: int, text_chars: int) -> object:  # type: ignore[no-untyped-def]
+    _reset_hwm()
+    before = _hwm_kb()
+    times = []
+    result = None
+    peak = 0
+    for _ in range(max(1, runs)):
+        t = time.perf_counter()
+        c = time.process_time()
+        result = fn()
+        times.append((time.perf_counter() - t, time.process_time() - c))
+        if len(times) == 1:
+            peak = _hwm_kb() - before
+    wall, cpu = min(times)
+    print(f"{label}: {wall:.2f} s wall, {cpu:.2f} s CPU -> {mb / wall:.1f} MB/s ({mb / cpu:.1f} MB/s CPU); "
+          f"peak RSS growth {peak / 1024:.0f} MB (the text itself: {text_chars / 1e6:.0f} M chars)", flush=True)
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("path", nargs="?", help="a session JSONL to measure")
@@ -108,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", default="100m", help="size of the generated session (k/m/g = 10^3/10^6/10^9 bytes)")
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--edits", type=int, default=30, help="keystrokes timed in an IncrementalDocument (0: none)")
+    p.add_argument("--no-analyze", action="store_true", help="skip the whole analysis (slow, memory-hungry on 100 MB)")
+    p.add_argument("--dense", metavar="SIZE", help="also check a generated action-dense markdown transcript of SIZE")
     args = p.parse_args(argv)
     if args.generate:
         path = Path(args.generate)
@@ -119,32 +194,43 @@ def main(argv: list[str] | None = None) -> int:
     else:
         p.error("give a PATH or --generate PATH")
 
+    print(f"python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        tiny = Path(tmp, "tiny.jsonl")
+        with path.open(encoding="utf-8") as f:
+            tiny.write_text("".join(f.readline() for _ in range(20)), encoding="utf-8")
+        report_check("session", path, tiny)
+        if args.dense:
+            sys.path.insert(0, str(Path(__file__).parent))
+            from bench_parse import generate as generate_dense
+
+            dense = Path(tmp, "dense.md")
+            dense.write_text(generate_dense(_size(args.dense))[0], encoding="utf-8")
+            small = Path(tmp, "small.md")
+            small.write_text(generate_dense(20_000)[0], encoding="utf-8")
+            report_check("dense markdown", dense, small)
+            dense.unlink()
+
     from action_lsp.document import IncrementalDocument, analyze
 
     text = path.read_text(encoding="utf-8")
     mb = len(text.encode("utf-8")) / 1e6
-    base = _hwm_kb()
-    _reset_hwm()
-    before = _hwm_kb()
-    times = []
-    analysis = None
-    for _ in range(max(1, args.runs)):
-        t = time.perf_counter()
-        c = time.process_time()
-        analysis = analyze(text)
-        times.append((time.perf_counter() - t, time.process_time() - c))
-        if len(times) == 1:
-            peak = _hwm_kb() - before
-    assert analysis is not None
-    wall, cpu = min(times)
-    codes: dict[str, int] = {}
-    for d in analysis.diagnostics:
-        codes[d.code] = codes.get(d.code, 0) + 1
-    print(f"{path.name}: {mb:.1f} MB, {len(analysis.actions)} actions, diagnostics {codes}")
-    print(f"analyze: {wall:.2f} s wall, {cpu:.2f} s CPU -> {mb / wall:.1f} MB/s ({mb / cpu:.1f} MB/s CPU)")
-    print(f"peak RSS growth during analyze: {peak / 1024:.0f} MB (text itself: {len(text) / 1e6:.0f} M chars; "
-          f"process peak before: {base / 1024:.0f} MB)")
-    del analysis
+    print(f"{path.name}: {mb:.1f} MB; in this process (process peak before: {_hwm_kb() / 1024:.0f} MB):")
+    try:
+        from action_lsp.stream import placed_text
+    except ImportError:
+        placed_text = None
+    if placed_text is not None:
+        found = _measure("  stream (check_text)", lambda: [d for d, _ in placed_text(text)], mb, args.runs, len(text))
+        codes: dict[str, int] = {}
+        for d in found:  # type: ignore[attr-defined]
+            codes[d.code] = codes.get(d.code, 0) + 1
+        print(f"  diagnostics {codes}")
+        del found
+    if not args.no_analyze:
+        analysis = _measure("  analyze (whole analysis)", lambda: analyze(text), mb, args.runs, len(text))
+        print(f"  {len(analysis.actions)} actions, {len(analysis.diagnostics)} diagnostics")  # type: ignore[attr-defined]
+        del analysis
     if args.edits:
         t = time.perf_counter()
         doc = IncrementalDocument(text)

@@ -66,15 +66,22 @@ def test_check_files_in_processes_keeps_the_order(tmp_path: Path) -> None:
     assert {d.code for d in two[0].diagnostics} >= {"bad-json", "path-traversal"}
 
 
-def test_cli_jobs_output_is_the_same_as_one_job(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("fmt", ["json", "concise", "full", "github", "sarif"])
+def test_cli_jobs_output_is_the_same_as_one_job(fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for i, t in enumerate(_transcripts(9)):
         (tmp_path / f"t{i}.md").write_text(t, encoding="utf-8")
+    (tmp_path / "t4b.md").write_bytes(b"# not UTF-8 \xff\n")  # unreadable, between the others
+    (tmp_path / "t7b.jsonl").write_text('{"type": "user", "sessionId": "s"}\n{oops\n', encoding="utf-8")
     outputs = []
     for jobs in ("1", "3"):
-        assert main(["check", "--jobs", jobs, "--format", "json", str(tmp_path)]) == 1
-        outputs.append(capsys.readouterr().out)
+        assert main(["check", "--jobs", jobs, "--format", fmt, str(tmp_path)]) == 2
+        outputs.append(capsys.readouterr())
     assert outputs[0] == outputs[1]
-    assert len(json.loads(outputs[0])["files"]) == 9
+    assert "t4b.md: is not UTF-8" in outputs[0].err
+    if fmt == "json":
+        files = json.loads(outputs[0].out)["files"]
+        assert [Path(f["path"]).name for f in files] == [f"t{i}.md" for i in range(8)] + ["t7b.jsonl", "t8.md"]
+        assert [d["code"] for d in files[8]["diagnostics"]] == ["bad-json"]
 
 
 def test_cli_rejects_zero_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

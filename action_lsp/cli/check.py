@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import functools
+import io
 import sys
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .common import (
+    STDIN,
     CliError,
     add_color_option,
     add_dialect_option,
@@ -21,12 +24,16 @@ from .common import (
     parse_severity_overrides,
     read_transcript,
     selected_dialects,
+    transcript_pieces,
 )
 
 if TYPE_CHECKING:
     from ..model import Diagnostic, Severity
+    from ..stream import TextPositions
     from ..text import LineIndex
     from .output import Style
+
+    Lines = LineIndex | TextPositions
 
 FORMATS = ("text", "full", "concise", "json", "github", "sarif")
 
@@ -97,16 +104,120 @@ def check_text(
     return batch_check_text(text, dialects, root, allow_overwrite)
 
 
-def _read(declare: bool, path: Path) -> str:
-    if declare:
+# A file larger than this is read in pieces: a JSON Lines session is then checked a window at
+# a time (see action_lsp.stream), without its bytes and text in memory at once.
+STREAM_FROM = 1 << 22
+
+
+@dataclass(slots=True)
+class _Options:
+    """What checking and reporting one file needs (sent to worker processes)."""
+
+    fmt: str  # full, concise, github, json, sarif; or "statistics" (counts only)
+    overrides: dict[str, Severity | None]
+    color: bool
+    stdin_filename: str | None
+    dialects: list[str] | None
+    root: Path | None
+    force: bool
+    declare: bool  # each transcript's own project declares its dialects
+
+
+@dataclass(slots=True)
+class _Tally:
+    counts: Counter[Severity] = field(default_factory=Counter)
+    per_code: Counter[str] = field(default_factory=Counter)
+
+
+def _placed(path: Path, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
+    """The diagnostics of one file in order, each with positions to place it. Reading happens
+    here (raising :class:`CliError` for a file that cannot be checked); the check itself as the
+    result is iterated, without keeping the transcript's actions unless ``--root`` plans them."""
+    from ..stream import TextPositions, placed_pieces, placed_text
+
+    if opts.declare:
         declare_dialects(Path(path))
-    return read_transcript(path)
+    if opts.root is not None:  # the workspace checks plan every action: the whole analysis
+        text = read_transcript(path)
+        found = check_text(text, opts.dialects, opts.root, opts.force)
+        positions = TextPositions(text)
+        return ((d, positions) for d in found)
+    if str(path) != STDIN and _size(path) > STREAM_FROM:
+        return placed_pieces(transcript_pieces(path), opts.dialects, whole=lambda: read_transcript(path))
+    return placed_text(read_transcript(path), opts.dialects)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # read_transcript says why
+
+
+def _items(placed: Iterable[tuple[Diagnostic, Lines]], name: str, opts: _Options, tally: _Tally) -> Iterator[Any]:
+    """One file's report, a diagnostic at a time: text to write (full, concise, github) or the
+    JSON object of each diagnostic (json, sarif); counted in ``tally``."""
+    from .output import Style
+
+    style = Style(opts.color)
+    fmt = opts.fmt
+    for d, lines in placed:
+        severity = effective_severity(d, opts.overrides)
+        if severity is None:
+            continue
+        tally.counts[severity] += 1
+        tally.per_code[d.code] += 1
+        if fmt in ("full", "concise", "github"):
+            buf = io.StringIO()
+            if fmt == "github":
+                _print_github(buf, name, lines, d, severity)
+            else:
+                _print_text(buf, name, lines, d, severity, style, excerpt=fmt == "full")
+            yield buf.getvalue()
+        elif fmt in ("json", "sarif"):
+            yield _json_diagnostic(d, severity, lines)
+
+
+def _check_file(job: tuple[Path, _Options]) -> tuple[str | None, list[Any], _Tally]:
+    """In a worker process: one file's report, whole."""
+    path, opts = job
+    tally = _Tally()
+    try:
+        placed = _placed(path, opts)
+    except Exception as exc:  # the reader's own message (missing, binary, not UTF-8, ...)
+        return str(exc), [], tally
+    return None, list(_items(placed, display_name(path, opts.stdin_filename), opts, tally)), tally
+
+
+def _reports(files: list[Path], opts: _Options, jobs: int | None) -> Iterator[tuple[Path, str | None, Iterable[Any], _Tally]]:
+    """Each file's report in the order of ``files``: checked here as a stream (each item made
+    when the caller takes it), or in worker processes (``jobs``), several files per task."""
+    from ..batch import default_jobs
+
+    workers = min(jobs or default_jobs(), len(files))
+    if workers <= 1:
+        for path in files:
+            tally = _Tally()
+            try:
+                placed = _placed(path, opts)
+            except Exception as exc:
+                yield path, str(exc), (), tally
+                continue
+            yield path, None, _items(placed, display_name(path, opts.stdin_filename), opts, tally), tally
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = max(1, min(16, len(files) // (workers * 4)))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for path, (error, items, tally) in zip(
+            files, pool.map(_check_file, [(p, opts) for p in files], chunksize=chunk), strict=True
+        ):
+            yield path, error, items, tally
 
 
 def run(args: argparse.Namespace) -> int:
     from ..model import Severity
-    from ..text import LineIndex
-    from .output import Style, use_color
+    from .output import Style, dumps, use_color
 
     overrides = parse_severity_overrides(args.severity)
     root = Path(args.root) if args.root else None
@@ -122,59 +233,55 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format
     if fmt == "text":
         fmt = "full" if out.isatty() else "concise"
-    counts = {s: 0 for s in Severity}
-    per_code: Counter[str] = Counter()
-    report: list[dict[str, Any]] = []
-    unreadable: list[str] = []
     if args.jobs is not None and args.jobs < 1:
         raise CliError("--jobs: must be at least 1")
-    from ..batch import check_files
-
-    # Each transcript's own project declares its dialects (in the worker that checks it);
-    # standard input can only be read here.
-    read = functools.partial(_read, root is None and len(files) > 1)
+    opts = _Options(
+        "statistics" if args.statistics else fmt, overrides, style.enabled, args.stdin_filename,
+        dialects, root, args.force, root is None and len(files) > 1,
+    )
+    counts = {s: 0 for s in Severity}
+    per_code: Counter[str] = Counter()
+    report: list[dict[str, Any]] = []  # sarif: every file's diagnostics, for the rules list
+    unreadable: list[str] = []
+    # Standard input can only be read here.
     jobs = 1 if any(str(p) == "-" for p in files) else args.jobs
-    for checked in check_files(files, read, jobs=jobs, dialects=dialects, root=root, allow_overwrite=args.force):
-        path, text = checked.path, checked.text
+    streaming_json = fmt == "json" and not args.statistics
+    if streaming_json:  # {"files": [...]} written file by file, as dumps would write it whole
+        out.write('{"files": [')
+    first = True
+    for path, error, items, tally in _reports(files, opts, jobs):
         name = display_name(path, args.stdin_filename)
-        if text is None:
-            unreadable.append(str(checked.error))
-            print(f"action-lsp check: {_clean(str(checked.error))}", file=sys.stderr)
+        if error is not None:
+            unreadable.append(error)
+            print(f"action-lsp check: {_clean(error)}", file=sys.stderr)
             continue
-        lines = LineIndex(text)
-        entries = []
-        for d in checked.diagnostics:
-            severity = effective_severity(d, overrides)
-            if severity is None:
-                continue
-            counts[severity] += 1
-            per_code[d.code] += 1
-            entries.append((d, severity))
         if args.statistics:
-            continue
-        if fmt in ("full", "concise"):
-            for d, severity in entries:
-                _print_text(out, name, lines, d, severity, style, excerpt=fmt == "full")
-        elif fmt == "github":
-            for d, severity in entries:
-                _print_github(out, name, lines, d, severity)
+            for _ in items:
+                pass
+        elif streaming_json:
+            out.write(("" if first else ", ") + '{"path": ' + dumps(name) + ', "diagnostics": [')
+            sep = ""
+            for item in items:
+                out.write(sep + dumps(item))
+                sep = ", "
+            out.write("]}")
+            first = False
+        elif fmt == "sarif":
+            report.append({"path": name, "diagnostics": list(items)})
         else:
-            report.append(
-                {
-                    "path": name,
-                    "diagnostics": [_json_diagnostic(d, severity, lines) for d, severity in entries],
-                }
-            )
+            for item in items:
+                out.write(item)
+        for s, n in tally.counts.items():
+            counts[s] += n
+        per_code.update(tally.per_code)
     n_checked = len(files) - len(unreadable)
     if args.statistics:
         _print_statistics(out, per_code, overrides, style, json_out=fmt in ("json", "sarif"))
     elif fmt == "json":
-        from .output import dumps
-
-        out.write(dumps({"files": report}) + "\n")
+        out.write("]}\n")
     elif fmt == "sarif":
         from .. import __version__
-        from .output import dumps, sarif_log
+        from .output import sarif_log
 
         out.write(dumps(sarif_log(report, __version__)) + "\n")
     elif fmt == "full" and n_checked:
@@ -195,7 +302,7 @@ def _clean(text: str) -> str:
 
 
 def _print_text(
-    out: Any, name: str, lines: LineIndex, d: Diagnostic, severity: Severity, style: Style, excerpt: bool
+    out: Any, name: str, lines: Lines, d: Diagnostic, severity: Severity, style: Style, excerpt: bool
 ) -> None:
     from .output import clean
     from .output import excerpt as source_excerpt
@@ -219,7 +326,7 @@ def _print_text(
     print(file=out)
 
 
-def _print_github(out: Any, name: str, lines: LineIndex, d: Diagnostic, severity: Severity) -> None:
+def _print_github(out: Any, name: str, lines: Lines, d: Diagnostic, severity: Severity) -> None:
     from .output import github_annotation
 
     start = lines.position(d.span.start, "utf-32")
@@ -284,7 +391,7 @@ def _print_statistics(
         )
 
 
-def _json_diagnostic(d: Diagnostic, severity: Severity, lines: LineIndex) -> dict[str, Any]:
+def _json_diagnostic(d: Diagnostic, severity: Severity, lines: Lines) -> dict[str, Any]:
     r = lines.range(d.span, "utf-16")
     out: dict[str, Any] = {
         "code": d.code,
@@ -309,7 +416,7 @@ def _json_diagnostic(d: Diagnostic, severity: Severity, lines: LineIndex) -> dic
     return out
 
 
-def _range(lines: LineIndex, span: Any) -> dict[str, Any]:
+def _range(lines: Lines, span: Any) -> dict[str, Any]:
     r = lines.range(span, "utf-16")
     return {
         "start": {"line": r.start.line, "character": r.start.character},

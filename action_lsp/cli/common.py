@@ -60,6 +60,60 @@ def read_transcript(path: Path, *, regular_only: bool = False) -> str:
     return text[1:] if text.startswith("\ufeff") else text  # editors drop the BOM too
 
 
+PIECE = 1 << 18  # bytes read at a time by transcript_pieces
+
+
+def transcript_pieces(path: Path, chunk: int | None = None) -> Iterator[str]:
+    """:func:`read_transcript` of a file, in decoded pieces: for a big file, without holding
+    its bytes and its text at once (``check`` streams a JSON Lines session window by window).
+
+    The file is read twice: a first pass decodes it and throws the text away, so that a file
+    that cannot be checked (missing, binary, not UTF-8) raises the same :class:`CliError` as
+    :func:`read_transcript`, before any piece is handed out; the second pass yields the pieces
+    (the bytes the first pass saw, a leading BOM dropped).
+    """
+    import codecs
+
+    chunk = chunk or PIECE
+    try:
+        size = 0
+        with path.open("rb") as f:
+            head = f.read(8192)
+            if b"\x00" in head:
+                raise ValueError("binary")
+            check = codecs.getincrementaldecoder("utf-8")()
+            data = head
+            while data:
+                size += len(data)
+                check.decode(data)
+                data = f.read(chunk)
+            check.decode(b"", True)
+    except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
+        read_transcript(path)  # raises with the message a whole read gives
+        raise CliError(f"{path}: changed while it was read") from None
+    return _pieces(path, size, chunk)
+
+
+def _pieces(path: Path, size: int, chunk: int) -> Iterator[str]:
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    first = True
+    with path.open("rb") as f:
+        while size > 0:
+            data = f.read(min(chunk, size))
+            size -= len(data)
+            text = decoder.decode(data, not data or size <= 0)
+            if first and text:
+                first = False
+                if text.startswith("\ufeff"):
+                    text = text[1:]  # as read_transcript does
+            if text:
+                yield text
+            if not data:
+                break
+
+
 def _read_regular(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
