@@ -241,6 +241,16 @@ class _Columns:
         self.watching.append(bool(unit.watch))
 
 
+    def first_reaching(self, offset: int) -> int:
+        """The first unit that read ``offset`` or beyond, or watches strings (else all)."""
+        looks = np.frombuffer(self.looks, dtype=np.int64)
+        watching = np.frombuffer(self.watching, dtype=bool)
+        hit = np.flatnonzero((looks >= offset) | watching)
+        first = int(hit[0]) if hit.size else len(self.looks)
+        del looks, watching, hit  # (views lock the columns' size)
+        return first
+
+
 def _i64(column: array[int]) -> np.ndarray[Any, np.dtype[np.int64]]:
     return np.frombuffer(column, dtype=np.int64).copy()
 
@@ -372,7 +382,9 @@ class IncrementalDocument:
         whole text would give. When a unit looks to the window's end (an unclosed tag searching
         for its end), the window grows, up to the whole text.
         """
-        self._finish()
+        if self._pending is not None:
+            self._edit_deferred(start, end, new_text)
+            return
         watched = self._watchers_before(start, end) if self._units else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
@@ -433,6 +445,31 @@ class IncrementalDocument:
         self._watching = np.concatenate(
             (self._watching[:first], _flags(cols.watching), self._watching[resume:])
         )
+
+    def _edit_deferred(self, start: int, end: int, new_text: str) -> None:
+        """An edit while the text is still being scanned in steps: keep the units scanned so
+        far that end, and read nothing, before the edit (nor watch any string: conservative),
+        and let the scan go on from there through the new text. Nothing waits for the rest."""
+        self.lines.replace(start, end, new_text)
+        self._analysis = None
+        text = self.text
+        cols, keep = self._scanned_cols, 0
+        if start > self._sniffed or records_owner(text, self.dialects) is self._records:
+            if start <= self._sniffed:
+                self._sniffed = sniff_extent(text)
+            keep = cols.first_reaching(start)
+        else:  # the first line decides how the document is read, and it changed
+            self._records = records_owner(text, self.dialects)
+            self._sniffed = sniff_extent(text)
+        if keep < len(cols.starts):
+            self._scanned_end = cols.starts[keep]
+            del self._scanned[keep:]
+            for column in (cols.starts, cols.looks, cols.behinds, cols.flagged, cols.watching):
+                del column[keep:]
+        elif not keep:
+            self._scanned_end = 0
+        self._pending = scan_units(text, self.dialects, self.ctx, self._scanned_end, records=self._records)
+        self.rescanned = len(text) - self._scanned_end
 
     def _around(self, start: int, end: int) -> str:
         """The lines an edit of ``[start, end)`` touches, with one line either side: a watched

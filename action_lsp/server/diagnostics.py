@@ -268,6 +268,11 @@ class Diagnostics:
         od.doc.scan_some(SLICE)
         return not od.doc.complete
 
+    def scanning(self, uri: str) -> asyncio.Task[None] | None:
+        """The task scanning ``uri`` in steps, while it runs."""
+        task = self._scans.get(uri)
+        return task if task is not None and not task.done() else None
+
     # -- pull ----------------------------------------------------------------------------
     async def pull(
         self, params: types.DocumentDiagnosticParams
@@ -286,7 +291,14 @@ class Diagnostics:
     # -- events --------------------------------------------------------------------------
     def on_changed(self, od: OpenDocument) -> None:
         if not od.doc.complete:
-            self.open_in_steps(od)
+            if self.scanning(od.uri) is None:
+                self.open_in_steps(od)
+            elif not self.ls.pull_diagnostics:  # typing while the scan goes on: what it has so far
+                self.ls.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(
+                        uri=od.uri, version=od.version, diagnostics=self.transcript(od, partial=True)
+                    )
+                )
             return
         self.publish(od)
         self.schedule([od.uri])
