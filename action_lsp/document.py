@@ -137,13 +137,15 @@ def _assemble(
     for unit, delta in units:
         if not unit.actions and not unit.diagnostics and not unit.separators:
             continue  # plain prose: most units of most transcripts
-        hit = cache.get(id(unit)) if cache is not None else None
-        if hit is not None and hit[0] is unit and hit[1] == delta:
+        hit = cache.get(id(unit)) if cache is not None and delta else None
+        if not delta:  # (nothing to shift, nothing to keep: a large document's units mostly)
+            unit_actions, unit_diagnostics = unit.actions, unit.diagnostics
+        elif hit is not None and hit[0] is unit and hit[1] == delta:
             unit_actions, unit_diagnostics = hit[2], hit[3]
         else:
             unit_actions = [shift_action(a, delta) for a in unit.actions]
             unit_diagnostics = [shift_diagnostic(d, delta) for d in unit.diagnostics]
-        if cache is not None:
+        if cache is not None and delta:
             fresh[id(unit)] = (unit, delta, unit_actions, unit_diagnostics)
         diagnostics.extend(unit_diagnostics)
         for sep in unit.separators:
