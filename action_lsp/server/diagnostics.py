@@ -31,6 +31,7 @@ from ..model import IN_PROGRESS, UNCLOSED_CODES
 from ..scan import Unit
 from .convert import diagnostic, shift_lines
 from .documents import OpenDocument
+from .lifecycle import release_memory, trim_memory
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 DEBOUNCE = 0.25  # seconds of quiet before the workspace checks run
 FIRST_SLICE = 1 << 18  # characters of a large transcript scanned and published at once
 SLICE = 1 << 15  # characters scanned at a time after that, between other requests (~10 ms)
+# Heap pages freed by the scan's passing allocations go back to the OS every this many slices
+# (4 MB: a 16 MB transcript peaks 12 % lower, for about 1 % more time).
+TRIM_SLICES = 128
 
 
 @dataclass(slots=True)
@@ -252,8 +256,12 @@ class Diagnostics:
         self._scans[od.uri] = loop.create_task(self._scan_rest(od))
 
     async def _scan_rest(self, od: OpenDocument) -> None:
+        steps = 0
         while await self.scan_step(od):
-            pass
+            steps += 1
+            if steps % TRIM_SLICES == 0:
+                trim_memory()
+        trim_memory()
         if self._scans.get(od.uri) is asyncio.current_task():
             del self._scans[od.uri]
         if self.ls.documents.get(od.uri) is od:
@@ -364,7 +372,7 @@ class Diagnostics:
         self._running = asyncio.ensure_future(self._run(uris))
 
     async def _run(self, uris: set[str]) -> None:
-        changed = False
+        changed = closed = False
         for uri in uris:
             od = self.ls.documents.get(uri)
             if od is None or not od.workspace.stale or not od.doc.complete:
@@ -375,6 +383,10 @@ class Diagnostics:
                     self.publish(od)
             except Exception as exc:
                 self.ls.report_crash(f"workspace checks of {uri}", exc)
+            closed = closed or self.ls.documents.get(uri) is not od
+        if closed:  # a document closed during its check is free only now
+            od = None
+            release_memory()
         if changed:
             self.refresh()
             self.ls.emit("workspace_checked")
@@ -396,6 +408,8 @@ class Diagnostics:
             plan = await asyncio.to_thread(plan_changes, actions, ws, blockers=blockers)
             # A path problem the transcript rules already report is shown once.
             found = workspace_only(analysis.diagnostics, plan.diagnostics)
+        if self.ls.documents.get(od.uri) is not od:
+            return False  # closed meanwhile (see _run)
         if od.revision != revision:
             return False  # the text changed meanwhile; a newer check is scheduled
         before = ([(d.code, d.message, d.span) for d in state.diagnostics], plan_key(state.plan))
