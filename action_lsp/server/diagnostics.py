@@ -423,10 +423,25 @@ class Diagnostics:
             return True
         return False
 
+    async def checked(self, od: OpenDocument) -> None:
+        """Bring the workspace checks of ``od`` up to date (in a worker thread, as the debounced
+        ones: planning 100,000 actions must not stop the event loop), publishing what changed."""
+        if self.plan_fresh(od):
+            return
+        if od.doc.complete and await self.check(od):
+            self.publish(od)
+            self.refresh()
+            self.ls.emit("workspace_checked")
+
+    def plan_fresh(self, od: OpenDocument) -> bool:
+        """Is the last workspace check's plan that of the current text and files?"""
+        state = od.workspace
+        return state.plan is not None and state.checked_revision == od.revision and not state.stale
+
     def plan_now(self, od: OpenDocument) -> Plan:
         """The plan for the current text, computed now if the last check is out of date."""
         state = od.workspace
-        if state.plan is not None and state.checked_revision == od.revision and not state.stale:
+        if self.plan_fresh(od) and state.plan is not None:
             return state.plan
         actions = od.analysis().actions
         from .commands import blockers_for

@@ -23,7 +23,7 @@ import importlib
 import inspect
 import logging
 import traceback
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -219,10 +219,14 @@ class ActionLanguageServer(LanguageServer):
 
             return run_async
 
+        stepwise = inspect.isgeneratorfunction(handler)
+
         def run(params: Any = None, *args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
             task = self.scanning(params)
             if task is not None:
-                yield self._wait_for, (task,), None
+                yield self.in_request, (asyncio.wait, {task}), None
+            if stepwise:
+                return (yield from handler(params, *args, **kwargs))
             return handler(params, *args, **kwargs)
 
         run.__name__ = getattr(handler, "__name__", "handler")
@@ -237,13 +241,17 @@ class ActionLanguageServer(LanguageServer):
         task: asyncio.Task[None] | None = diagnostics.scanning(uri)
         return task
 
-    async def _wait_for(self, task: asyncio.Task[None]) -> None:
-        await asyncio.wait({task})
-        # pygls files this wait among the request futures under a made-up id; drop it.
-        futures = self.protocol._request_futures
-        me = asyncio.current_task()
-        for key in [k for k, f in futures.items() if f is me]:
-            del futures[key]
+    async def in_request(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """``await fn(*args)`` for a generator handler that yields ``(ls.in_request, (fn,
+        *args), None)``: pygls runs it, then resumes the handler with its result."""
+        try:
+            return await fn(*args)
+        finally:
+            # pygls files this among the request futures under a made-up id; drop it.
+            futures = self.protocol._request_futures
+            me = asyncio.current_task()
+            for key in [k for k, f in futures.items() if f is me]:
+                del futures[key]
 
     def on(self, event: str, fn: Callable[..., Any]) -> None:
         """Subscribe to an internal event (``opened``, ``changed``, ``closed``, ...)."""
