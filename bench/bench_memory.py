@@ -171,8 +171,12 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
     await asyncio.sleep(0.5)
     peak = max([*samples, status_mb(pid, "VmHWM")])
     close_doc(client, uri)
-    await asyncio.sleep(1.5)
+    # After close: the lowest RSS within 30 s (a workspace check still planning the closed
+    # document in a worker thread holds its analysis until it ends).
     after = status_mb(pid, "VmRSS")
+    for _ in range(60):
+        await asyncio.sleep(0.5)
+        after = min(after, status_mb(pid, "VmRSS"))
     done_flag = True
     await sampler
     await client.shutdown_session()  # type: ignore[attr-defined]
