@@ -65,6 +65,7 @@ class Diagnostics:
         self._published: dict[str, tuple[int, int]] = {}
         self._streaming_timers: dict[str, asyncio.TimerHandle] = {}
         self._scans: dict[str, asyncio.Task[None]] = {}  # documents being opened in steps
+        self._checking: dict[str, asyncio.Future[None]] = {}  # done when a check of a document ends
         ls.on("initialize", self.on_initialize)
         ls.on("opened", self.on_changed)
         ls.on("changed", self.on_changed)
@@ -393,6 +394,16 @@ class Diagnostics:
 
     async def check(self, od: OpenDocument) -> bool:
         """Run the workspace checks of ``od`` (in a worker thread); True when they changed."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._checking[od.uri] = done
+        try:
+            return await self._check(od)
+        finally:
+            done.set_result(None)
+            if self._checking.get(od.uri) is done:
+                del self._checking[od.uri]
+
+    async def _check(self, od: OpenDocument) -> bool:
         revision = od.revision
         analysis = od.analysis()
         actions = list(analysis.actions)
@@ -426,6 +437,8 @@ class Diagnostics:
     async def checked(self, od: OpenDocument) -> None:
         """Bring the workspace checks of ``od`` up to date (in a worker thread, as the debounced
         ones: planning 100,000 actions must not stop the event loop), publishing what changed."""
+        while (running := self._checking.get(od.uri)) is not None and not running.done():
+            await running  # one plan at a time: a large one is a minute's work
         if self.plan_fresh(od):
             return
         if od.doc.complete and await self.check(od):
