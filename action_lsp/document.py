@@ -211,7 +211,7 @@ def _behind(unit: Unit) -> int:
 # hold nothing but prose, and 50 MB hold about 300,000 of them. Those become one shared empty
 # unit, and every other unit drops its empty lists and the constructs the rules already read.
 _NONE: Any = ()  # a shared empty sequence (a tuple: appending to it fails loudly)
-PLAIN = Unit(0, 0, 0, _NONE, _NONE, _NONE, _NONE, _NONE)
+PLAIN = Unit(0, 0, 0, actions=_NONE, diagnostics=_NONE, separators=_NONE, watch=_NONE, blocks=_NONE)
 
 
 def _lean(unit: Unit) -> Unit:
