@@ -13,8 +13,10 @@ from __future__ import annotations
 import bisect
 import contextlib
 import gc
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -155,13 +157,15 @@ def _assemble(
     for unit, delta in units:
         if not unit.actions and not unit.diagnostics and not unit.separators:
             continue  # plain prose: most units of most transcripts
-        hit = cache.get(id(unit)) if cache is not None else None
-        if hit is not None and hit[0] is unit and hit[1] == delta:
+        hit = cache.get(id(unit)) if cache is not None and delta else None
+        if not delta:  # (nothing to shift, nothing to keep: a large document's units mostly)
+            unit_actions, unit_diagnostics = unit.actions, unit.diagnostics
+        elif hit is not None and hit[0] is unit and hit[1] == delta:
             unit_actions, unit_diagnostics = hit[2], hit[3]
         else:
             unit_actions = [shift_action(a, delta) for a in unit.actions]
             unit_diagnostics = [shift_diagnostic(d, delta) for d in unit.diagnostics]
-        if cache is not None:
+        if cache is not None and delta:
             fresh[id(unit)] = (unit, delta, unit_actions, unit_diagnostics)
         diagnostics.extend(unit_diagnostics)
         for sep in unit.separators:
@@ -222,6 +226,61 @@ def _behind(unit: Unit) -> int:
     return unit.behind if unit.behind >= 0 else unit.start
 
 
+# What an open document keeps of a unit once its boundaries are in the columns of
+# IncrementalDocument (starts, look-aheads, look-behinds, flags): most units of most transcripts
+# hold nothing but prose, and 50 MB hold about 300,000 of them. Those become one shared empty
+# unit, and every other unit drops its empty lists and the constructs the rules already read.
+_NONE: Any = ()  # a shared empty sequence (a tuple: appending to it fails loudly)
+PLAIN = Unit(0, 0, 0, actions=_NONE, diagnostics=_NONE, separators=_NONE, watch=_NONE, blocks=_NONE)
+
+
+def _lean(unit: Unit) -> Unit:
+    """``unit`` as an open document keeps it (its start, end and look-ahead live on in the
+    document's columns; see ``PLAIN``). Nothing changes a unit once it is checked."""
+    if not (unit.actions or unit.diagnostics or unit.separators or unit.watch):
+        return PLAIN
+    unit.blocks = _NONE
+    for name in ("actions", "diagnostics", "separators", "watch"):
+        if not getattr(unit, name):
+            setattr(unit, name, _NONE)
+    return unit
+
+
+class _Columns:
+    """The boundaries of units, collected as a deferred scan yields them (8 bytes each)."""
+
+    __slots__ = ("behinds", "flagged", "looks", "starts", "watching")
+
+    def __init__(self) -> None:
+        self.starts, self.looks, self.behinds = array("q"), array("q"), array("q")
+        self.flagged, self.watching = bytearray(), bytearray()
+
+    def add(self, unit: Unit, base: int = 0) -> None:
+        self.starts.append(unit.start + base)
+        self.looks.append(unit.lookahead + base)
+        self.behinds.append(_behind(unit) + base)
+        self.flagged.append(bool(unit.diagnostics))
+        self.watching.append(bool(unit.watch))
+
+
+    def first_reaching(self, offset: int) -> int:
+        """The first unit that read ``offset`` or beyond, or watches strings (else all)."""
+        looks = np.frombuffer(self.looks, dtype=np.int64)
+        watching = np.frombuffer(self.watching, dtype=bool)
+        hit = np.flatnonzero((looks >= offset) | watching)
+        first = int(hit[0]) if hit.size else len(self.looks)
+        del looks, watching, hit  # (views lock the columns' size)
+        return first
+
+
+def _i64(column: array[int]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    return np.frombuffer(column, dtype=np.int64).copy()
+
+
+def _flags(column: bytearray) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    return np.frombuffer(column, dtype=bool).copy()
+
+
 class IncrementalDocument:
     """An open document: its text, line index and units, kept current edit by edit."""
 
@@ -243,7 +302,9 @@ class IncrementalDocument:
         self.rescanned = 0  # characters re-scanned by the last edit (for tests and benchmarks)
         self._shifted: _Shifted = {}  # see _assemble
         self._pending: Iterator[Unit] | None = None  # the scan still running (deferred)
-        self._scanned: list[Unit] = []  # its units so far
+        self._scanned: list[Unit] = []  # its units so far (lean, see _lean)
+        self._scanned_cols = _Columns()  # and their boundaries
+        self._scanned_end = 0
         self._units: list[Unit] = []
         if defer:
             text = self.text
@@ -268,20 +329,23 @@ class IncrementalDocument:
         """How far the text has been scanned."""
         if self._pending is None:
             return len(self.lines)
-        return self._scanned[-1].end if self._scanned else 0
+        return self._scanned_end
 
     def scan_some(self, chars: int) -> bool:
         """Scan on by about ``chars`` characters; True once the whole text is scanned."""
         if self._pending is None:
             return True
         stop = self.scanned_to + chars
+        scanned, cols = self._scanned, self._scanned_cols
         with gc_paused():
             for unit in self._pending:
-                self._scanned.append(unit)
+                cols.add(unit)
+                self._scanned_end = unit.end
+                scanned.append(_lean(unit))
                 if unit.end >= stop:
                     return False
-        units, self._scanned, self._pending = self._scanned, [], None
-        self._set_units(units)
+        self._pending, self._scanned, self._scanned_cols = None, [], _Columns()
+        self._install(scanned, cols)
         return True
 
     def scanned_units_with_diagnostics(self) -> Iterator[tuple[Unit, int]]:
@@ -298,23 +362,27 @@ class IncrementalDocument:
             self.scan_some(1 << 62)
 
     def _rescan_all(self) -> None:
-        self._pending, self._scanned = None, []
+        self._pending, self._scanned, self._scanned_cols = None, [], _Columns()
         text = self.text
         self._records = records_owner(text, self.dialects)
         self._sniffed = sniff_extent(text)
+        units, cols = [], _Columns()
         with gc_paused():
-            units = list(scan_units(text, self.dialects, self.ctx, records=self._records))
-        self._set_units(units)
+            for unit in scan_units(text, self.dialects, self.ctx, records=self._records):
+                cols.add(unit)
+                units.append(_lean(unit))
+        self._install(units, cols)
         self.rescanned = len(self.text)
 
-    def _set_units(self, units: list[Unit]) -> None:
+    def _install(self, units: list[Unit], cols: _Columns) -> None:
+        """Keep ``units`` (lean) with their boundaries ``cols``."""
         self._units = units
         self._shift = np.zeros(len(units), dtype=np.int64)
-        self._starts = np.fromiter((u.start for u in units), dtype=np.int64, count=len(units))
-        self._looks = np.fromiter((u.lookahead for u in units), dtype=np.int64, count=len(units))
-        self._behinds = np.fromiter((_behind(u) for u in units), dtype=np.int64, count=len(units))
-        self._flagged = np.fromiter((bool(u.diagnostics) for u in units), dtype=bool, count=len(units))
-        self._watching = np.fromiter((bool(u.watch) for u in units), dtype=bool, count=len(units))
+        self._starts = _i64(cols.starts)
+        self._looks = _i64(cols.looks)
+        self._behinds = _i64(cols.behinds)
+        self._flagged = _flags(cols.flagged)
+        self._watching = _flags(cols.watching)
         self._analysis = None
 
     def reconfigure(self, dialects: DialectSet | None = None, roots: Sequence[str] | None = None) -> None:
@@ -336,7 +404,9 @@ class IncrementalDocument:
         whole text would give. When a unit looks to the window's end (an unclosed tag searching
         for its end), the window grows, up to the whole text.
         """
-        self._finish()
+        if self._pending is not None:
+            self._edit_deferred(start, end, new_text)
+            return
         watched = self._watchers_before(start, end) if self._units else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
@@ -377,45 +447,51 @@ class IncrementalDocument:
         fresh, resume, scanned = found
         self.rescanned = scanned
         n_fresh = len(fresh)
-        self._units = self._units[:first] + fresh + self._units[resume:]
+        cols = _Columns()
+        for u in fresh:
+            cols.add(u, base)
+        self._units = self._units[:first] + [_lean(u) for u in fresh] + self._units[resume:]
         self._shift = np.concatenate(
             (self._shift[:first], np.full(n_fresh, base, dtype=np.int64), self._shift[resume:] + delta)
         )
         self._starts = np.concatenate(
-            (
-                starts[:first],
-                np.fromiter((u.start + base for u in fresh), dtype=np.int64, count=n_fresh),
-                starts[resume:] + delta,
-            )
+            (starts[:first], _i64(cols.starts), starts[resume:] + delta)
         )
-        self._looks = np.concatenate(
-            (
-                looks[:first],
-                np.fromiter((u.lookahead + base for u in fresh), dtype=np.int64, count=n_fresh),
-                looks[resume:] + delta,
-            )
-        )
+        self._looks = np.concatenate((looks[:first], _i64(cols.looks), looks[resume:] + delta))
         self._behinds = np.concatenate(
-            (
-                behinds[:first],
-                np.fromiter((_behind(u) + base for u in fresh), dtype=np.int64, count=n_fresh),
-                behinds[resume:] + delta,
-            )
+            (behinds[:first], _i64(cols.behinds), behinds[resume:] + delta)
         )
         self._flagged = np.concatenate(
-            (
-                self._flagged[:first],
-                np.fromiter((bool(u.diagnostics) for u in fresh), dtype=bool, count=n_fresh),
-                self._flagged[resume:],
-            )
+            (self._flagged[:first], _flags(cols.flagged), self._flagged[resume:])
         )
         self._watching = np.concatenate(
-            (
-                self._watching[:first],
-                np.fromiter((bool(u.watch) for u in fresh), dtype=bool, count=n_fresh),
-                self._watching[resume:],
-            )
+            (self._watching[:first], _flags(cols.watching), self._watching[resume:])
         )
+
+    def _edit_deferred(self, start: int, end: int, new_text: str) -> None:
+        """An edit while the text is still being scanned in steps: keep the units scanned so
+        far that end, and read nothing, before the edit (nor watch any string: conservative),
+        and let the scan go on from there through the new text. Nothing waits for the rest."""
+        self.lines.replace(start, end, new_text)
+        self._analysis = None
+        text = self.text
+        cols, keep = self._scanned_cols, 0
+        if start > self._sniffed or records_owner(text, self.dialects) is self._records:
+            if start <= self._sniffed:
+                self._sniffed = sniff_extent(text)
+            keep = cols.first_reaching(start)
+        else:  # the first line decides how the document is read, and it changed
+            self._records = records_owner(text, self.dialects)
+            self._sniffed = sniff_extent(text)
+        if keep < len(cols.starts):
+            self._scanned_end = cols.starts[keep]
+            del self._scanned[keep:]
+            for column in (cols.starts, cols.looks, cols.behinds, cols.flagged, cols.watching):
+                del column[keep:]
+        elif not keep:
+            self._scanned_end = 0
+        self._pending = scan_units(text, self.dialects, self.ctx, self._scanned_end, records=self._records)
+        self.rescanned = len(text) - self._scanned_end
 
     def _around(self, start: int, end: int) -> str:
         """The lines an edit of ``[start, end)`` touches, with one line either side: a watched

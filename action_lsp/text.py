@@ -12,6 +12,7 @@ after it in one vector operation instead of a Python loop over 100,000 lines.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -176,11 +177,17 @@ class ChunkedText:
     CHUNK = 1 << 15
 
     def __init__(self, text: str) -> None:
-        size = self.CHUNK
-        self._chunks = [text[i : i + size] for i in range(0, len(text), size)] or [""]
-        self._starts = [i * size for i in range(len(self._chunks))]
+        # Cut into chunks at the first edit: a document only read needs one copy of its text.
+        self._chunks: list[str] = []
+        self._starts: list[int] = []
         self._length = len(text)
         self._full: str | None = text
+
+    def _cut(self) -> None:
+        if not self._chunks:
+            text, size = self.full(), self.CHUNK
+            self._chunks = [text[i : i + size] for i in range(0, len(text), size)] or [""]
+            self._starts = [i * size for i in range(len(self._chunks))]
 
     def __len__(self) -> int:
         return self._length
@@ -228,6 +235,7 @@ class ChunkedText:
         return -1
 
     def replace(self, start: int, end: int, new_text: str) -> None:
+        self._cut()
         i = self._chunk_at(start)
         j = self._chunk_at(max(start, end - 1)) if end > start else i
         merged = (
@@ -262,7 +270,9 @@ class EditableLineIndex(_Positions):
 
     def __init__(self, text: str) -> None:
         self._store = ChunkedText(text)
-        self._starts = np.asarray(line_starts(text), dtype=np.int64)
+        # Straight into the array: a list of a million Python ints would cost 40 MB meanwhile.
+        ends = (m.end() for m in _EOL.finditer(text))
+        self._starts = np.fromiter(itertools.chain((0,), ends), dtype=np.int64)
 
     @property
     def text(self) -> str:

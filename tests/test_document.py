@@ -156,3 +156,39 @@ def test_random_edits_of_prose_match_full_analysis(seed: int) -> None:
         new = rng.choice([*SNIPPETS, "```python\n", "\n\n", "`", "#### user\n"]) if rng.random() < 0.85 else ""
         doc.edit(start, end, new)
         assert _signature(doc.analysis()) == _signature(analyze(doc.text)), (start, end, new)
+
+
+@pytest.mark.parametrize("seed", range(0, 240, 6))
+def test_edits_while_a_deferred_scan_runs_match_full_analysis(seed: int) -> None:
+    """Typing into a large document still being opened in steps does not wait for the scan:
+    the units before the edit stay, the scan goes on through the new text, and the result is
+    what a full analysis of the final text gives. The edits fall before, inside and after
+    the part scanned so far, and on the first line (which decides how a document is read)."""
+    rng = random.Random(seed)
+    doc = IncrementalDocument("".join(rng.choice(BLOCKS) for _ in range(rng.randint(5, 25))), defer=True)
+    for _ in range(12):
+        n = len(doc.text)
+        start = rng.choice([0, rng.randint(0, n), rng.randint(doc.scanned_to, n), max(0, doc.scanned_to - 3)])
+        end = min(n, start + rng.choice([0, 0, 1, 2, 5, 30]))
+        doc.edit(start, end, rng.choice(ADVERSARIAL) if rng.random() < 0.85 else "")
+        assert doc.text == doc.lines.text
+        so_far = [(d.code, d.span) for u, _ in doc.scanned_units_with_diagnostics() for d in u.diagnostics]
+        assert all(span.end <= doc.scanned_to for _, span in so_far)
+        if doc.complete:
+            break
+        doc.scan_some(rng.choice([1, 50, 400]))
+    assert _signature(doc.analysis()) == _signature(analyze(doc.text))
+
+
+def test_an_edit_at_the_top_of_a_deferred_session_rereads_it_as_records() -> None:
+    """A JSON Lines session is read as records because of its first line: an edit there while
+    the scan runs starts the scan over, in the new reading."""
+    line = '{"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t", "name": "Write", "input": {"file_path": "/p/a.py", "content": "x = (\\n"}}]}}\n'
+    text = line * 300
+    doc = IncrementalDocument(text, defer=True)
+    doc.scan_some(5000)
+    doc.edit(0, 1, "#")  # no longer a record
+    doc.scan_some(5000)
+    doc.edit(0, 1, "{")  # a record again
+    assert _signature(doc.analysis()) == _signature(analyze(doc.text))
+    assert _signature(doc.analysis()) == _signature(analyze(text))

@@ -4,6 +4,7 @@ result (the edit engine's ``applied`` finding)."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -11,6 +12,7 @@ from lsprotocol import types
 from ..model import Span
 from .commands import APPLY, APPLY_ALL, PREVIEW
 from .convert import span_range
+from .documents import DEFER_CHARS
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -20,13 +22,22 @@ APPLIED = "Applied ✓"
 
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+    def code_lens(params: types.CodeLensParams) -> Generator[Any, Any, list[types.CodeLens]]:
         od = ls.document(params.text_document.uri)
         analysis = od.analysis()
         actions = analysis.actions
         if not any(a.kind.is_file_action for a in actions):
             return []
-        plan = ls.features["diagnostics"].plan_now(od)
+        diagnostics = ls.features["diagnostics"]
+        if len(od.doc.lines) > DEFER_CHARS and not diagnostics.plan_fresh(od):
+            # A large transcript's plan (100,000 actions: a minute) is made off the event loop,
+            # by the workspace checks; a small one's at once, as the lenses are asked.
+            yield ls.in_request, (diagnostics.checked, od), None
+            if ls.documents.get(od.uri) is not od:
+                return []  # closed meanwhile
+            analysis = od.analysis()
+            actions = analysis.actions
+        plan = diagnostics.plan_now(od)
         outcomes = {o.action_index: o for o in plan.outcomes}
         lines, enc = od.doc.lines, ls.encoding
         out: list[types.CodeLens] = []

@@ -54,6 +54,19 @@ def guard(
 
         return run_async
 
+    if inspect.isgeneratorfunction(handler):  # (pygls runs what it yields, then resumes it)
+
+        @functools.wraps(handler)
+        def run_generator(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return (yield from handler(*args, **kwargs))
+            except JsonRpcException:
+                raise
+            except Exception as exc:
+                return _fail(reporter, feature, exc, is_request)
+
+        return run_generator
+
     @functools.wraps(handler)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:

@@ -222,10 +222,11 @@ def release_memory() -> None:
     keeps the emptied pages; ``malloc_trim`` (glibc) returns them, so the server's resident
     size falls back after closing a large transcript instead of staying at its peak."""
     gc.collect()
-    _malloc_trim()
+    trim_memory()
 
 
-def _malloc_trim() -> None:
+def trim_memory() -> None:
+    """Give the heap's free pages back to the OS (glibc's ``malloc_trim``; elsewhere nothing)."""
     global _TRIM
     if _TRIM is None:
         try:

@@ -16,11 +16,14 @@ Two pygls defaults are replaced (see docs/server.md):
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import importlib
+import inspect
 import logging
 import traceback
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -193,10 +196,62 @@ class ActionLanguageServer(LanguageServer):
         """``@ls.handle(METHOD)``: register a feature handler wrapped by :func:`guard`."""
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self.feature(method, options)(guard(self, method, fn, is_request=is_request))
+            guarded = guard(self, method, fn, is_request=is_request)
+            self.feature(method, options)(self._after_scan(guarded) if is_request else guarded)
             return fn
 
         return decorator
+
+    def _after_scan(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+        """``handler`` for a request that waits, without blocking the server, while its
+        document is still being opened in steps (see ``Diagnostics.open_in_steps``): code
+        lenses, symbols or a hover need the whole analysis, and other documents' requests are
+        answered meanwhile. Otherwise it runs at once, as before (a generator that yields
+        nothing: pygls runs it synchronously, so it sees the messages that came before it)."""
+        if inspect.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def run_async(params: Any = None, *args: Any, **kwargs: Any) -> Any:
+                task = self.scanning(params)
+                if task is not None:
+                    await asyncio.wait({task})
+                return await handler(params, *args, **kwargs)
+
+            return run_async
+
+        stepwise = inspect.isgeneratorfunction(handler)
+
+        def run(params: Any = None, *args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+            task = self.scanning(params)
+            if task is not None:
+                yield self.in_request, (asyncio.wait, {task}), None
+            if stepwise:
+                return (yield from handler(params, *args, **kwargs))
+            return handler(params, *args, **kwargs)
+
+        run.__name__ = getattr(handler, "__name__", "handler")
+        return run
+
+    def scanning(self, params: Any) -> asyncio.Task[None] | None:
+        """The scan still running for the document a request is about (None: none is)."""
+        uri = getattr(getattr(params, "text_document", None), "uri", None)
+        diagnostics = self.features.get("diagnostics")
+        if uri is None or diagnostics is None:
+            return None
+        task: asyncio.Task[None] | None = diagnostics.scanning(uri)
+        return task
+
+    async def in_request(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """``await fn(*args)`` for a generator handler that yields ``(ls.in_request, (fn,
+        *args), None)``: pygls runs it, then resumes the handler with its result."""
+        try:
+            return await fn(*args)
+        finally:
+            # pygls files this among the request futures under a made-up id; drop it.
+            futures = self.protocol._request_futures
+            me = asyncio.current_task()
+            for key in [k for k, f in futures.items() if f is me]:
+                del futures[key]
 
     def on(self, event: str, fn: Callable[..., Any]) -> None:
         """Subscribe to an internal event (``opened``, ``changed``, ``closed``, ...)."""
