@@ -22,7 +22,7 @@ import numpy as np
 from .dialects import Dialect, DialectSet
 from .markdown import line_end
 from .model import Action, Diagnostic, Span, mark_in_progress, shift_action, shift_diagnostic
-from .records import records_owner, sniff_extent
+from .records import MAX_RUN, RecordUnit, call_failures, records_owner, sniff_extent
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan
 from .text import EditableLineIndex
@@ -333,8 +333,11 @@ class IncrementalDocument:
         # First unit the edit can change: the one holding `start`, or an earlier one that
         # looked ahead to `start` (an unclosed tag searching for its end, a JSON bound).
         holding = max(0, int(np.searchsorted(starts, start, side="right")) - 1)
-        reaching = np.flatnonzero(looks[:holding] >= start)
-        first = int(reaching[0]) if reaching.size else holding
+        if self._records is not None:
+            first = self._record_line(holding, start)
+        else:
+            reaching = np.flatnonzero(looks[:holding] >= start)
+            first = int(reaching[0]) if reaching.size else holding
         if watched is not None:
             first = self._first_watcher(first, watched, start, len(new_text))
         behinds = self._behinds
@@ -396,6 +399,48 @@ class IncrementalDocument:
                 self._watching[resume:],
             )
         )
+        if self._records is not None:
+            self._recheck_calls(first)
+
+    # -- line-structured documents (see action_lsp.records): a unit per line ------------------
+
+    def _record_line(self, holding: int, start: int) -> int:
+        """The first line an edit at ``start`` can change: its own (a call's line, which read
+        ahead for results, is re-checked after the edit instead), or the line before when the
+        edit starts right after it and it has no ``\n`` to end it (a lone ``\r`` that an
+        inserted ``\n`` joins, or an unfinished last line that text written after it extends)."""
+        if holding > 0 and int(self._starts[holding]) == start and self.lines.slice(start - 1, start) != "\n":
+            return holding - 1
+        return holding
+
+    def _recheck_calls(self, first: int) -> None:
+        """After an edit that re-scanned the lines from ``first``: re-scan each earlier line
+        whose calls' results, as the lines after it now give them, say something else."""
+        units, starts = self._units, self._starts
+        for k in range(max(0, first - MAX_RUN), first):
+            unit = units[k]
+            if isinstance(unit, RecordUnit) and unit.calls and call_failures(units, starts, k) != unit.failures:
+                self._rescan_line(k)
+
+    def _rescan_line(self, k: int) -> None:
+        """Scan line unit ``k`` again (its text unchanged, the lines after it not)."""
+        origin = int(self._starts[k])
+        n = len(self.lines)
+        window = WINDOW
+        while True:
+            stop = n if origin + window >= n else self._line_start_after(origin + window)
+            text = self.lines.slice(origin, stop)
+            unit = next(scan_units(text, self.dialects, self.ctx, 0, records=self._records))
+            if stop >= n or unit.lookahead < len(text):
+                break
+            window *= 4
+        self._units[k] = unit
+        self._shift[k] = origin
+        self._looks[k] = unit.lookahead + origin
+        self._behinds[k] = _behind(unit) + origin
+        self._flagged[k] = bool(unit.diagnostics)
+        self._watching[k] = bool(unit.watch)
+        self.rescanned += unit.end
 
     def _around(self, start: int, end: int) -> str:
         """The lines an edit of ``[start, end)`` touches, with one line either side: a watched
@@ -445,7 +490,6 @@ class IncrementalDocument:
         stop = n if origin + window >= n else self._line_start_after(origin + window)
         text = self.lines.slice(base, stop)
         complete = stop >= n
-        starts = self._starts
         fresh: list[Unit] = []
         resume = len(self._units)
         scanned = 0
@@ -458,17 +502,27 @@ class IncrementalDocument:
                 return None  # what the window lacks, the rest of the text has: read more
             at = unit.start + base
             if at >= edit_stop and fresh:
-                k = int(np.searchsorted(starts, at - delta, side="left"))
-                if (
-                    old_after <= k < len(starts)
-                    and int(starts[k]) == at - delta
-                    and self._behind_clear(k, old_end)
-                ):
+                k = self._resumes_at(at, delta, old_after, old_end)
+                if k >= 0:
                     resume = k
                     break
             fresh.append(unit)
             scanned = unit.end - (origin - base)
+            if self._records is not None and unit.end > unit.start and unit.end + base >= edit_stop:
+                # Lines tile the text: resume before the next line is even read.
+                k = self._resumes_at(unit.end + base, delta, old_after, old_end)
+                if k >= 0:
+                    resume = k
+                    break
         return fresh, resume, scanned
+
+    def _resumes_at(self, at: int, delta: int, old_after: int, old_end: int) -> int:
+        """The old unit a re-scan that reached the new offset ``at`` resumes with, or -1."""
+        starts = self._starts
+        k = int(np.searchsorted(starts, at - delta, side="left"))
+        if old_after <= k < len(starts) and int(starts[k]) == at - delta and self._behind_clear(k, old_end):
+            return k
+        return -1
 
     def _behind_clear(self, k: int, old_end: int) -> bool:
         """May the scan resume at old unit ``k``? Not when it, or one of the units just after
