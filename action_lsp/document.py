@@ -22,7 +22,15 @@ import numpy as np
 from .dialects import Dialect, DialectSet
 from .markdown import line_end
 from .model import Action, Diagnostic, Span, mark_in_progress, shift_action, shift_diagnostic
-from .records import MAX_RUN, RecordUnit, call_failures, records_owner, sniff_extent
+from .records import (
+    MAX_RUN,
+    Failures,
+    RecordUnit,
+    call_failures,
+    records_owner,
+    rescan_line,
+    sniff_extent,
+)
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan
 from .text import EditableLineIndex
@@ -360,6 +368,7 @@ class IncrementalDocument:
         fresh, resume, scanned = found
         self.rescanned = scanned
         n_fresh = len(fresh)
+        dropped = self._units[first:resume]
         self._units = self._units[:first] + fresh + self._units[resume:]
         self._shift = np.concatenate(
             (self._shift[:first], np.full(n_fresh, base, dtype=np.int64), self._shift[resume:] + delta)
@@ -400,7 +409,7 @@ class IncrementalDocument:
             )
         )
         if self._records is not None:
-            self._recheck_calls(first)
+            self._recheck_calls(first, dropped, fresh)
 
     # -- line-structured documents (see action_lsp.records): a unit per line ------------------
 
@@ -413,27 +422,32 @@ class IncrementalDocument:
             return holding - 1
         return holding
 
-    def _recheck_calls(self, first: int) -> None:
-        """After an edit that re-scanned the lines from ``first``: re-scan each earlier line
-        whose calls' results, as the lines after it now give them, say something else."""
+    def _recheck_calls(self, first: int, dropped: list[Unit], fresh: list[Unit]) -> None:
+        """After an edit replaced the line units ``dropped`` by ``fresh`` (from unit ``first``
+        on): re-scan each earlier line whose calls' results, as the lines after it now give
+        them, say something else. With as many lines as before, only a call answered by one of
+        those lines, or one that failed (the distance to its answer may have changed), can."""
         units, starts = self._units, self._starts
+        changed: set[str] | None = None
+        if len(dropped) == len(fresh):
+            changed = {i for u in (*dropped, *fresh) for i in getattr(u, "results", ())}
         for k in range(max(0, first - MAX_RUN), first):
             unit = units[k]
-            if isinstance(unit, RecordUnit) and unit.calls and call_failures(units, starts, k) != unit.failures:
-                self._rescan_line(k)
+            if not isinstance(unit, RecordUnit) or not unit.calls:
+                continue
+            if changed is not None and not unit.failures and changed.isdisjoint(unit.calls):
+                continue
+            failures = call_failures(units, starts, k)
+            if failures != unit.failures:
+                self._rescan_line(k, failures)
 
-    def _rescan_line(self, k: int) -> None:
-        """Scan line unit ``k`` again (its text unchanged, the lines after it not)."""
+    def _rescan_line(self, k: int, failures: Failures) -> None:
+        """Scan line unit ``k`` again (its text unchanged), with its calls' new failures."""
+        assert self._records is not None
         origin = int(self._starts[k])
-        n = len(self.lines)
-        window = WINDOW
-        while True:
-            stop = n if origin + window >= n else self._line_start_after(origin + window)
-            text = self.lines.slice(origin, stop)
-            unit = next(scan_units(text, self.dialects, self.ctx, 0, records=self._records))
-            if stop >= n or unit.lookahead < len(text):
-                break
-            window *= 4
+        end = int(self._starts[k + 1]) if k + 1 < len(self._units) else len(self.lines)
+        text = self.lines.slice(origin, end)
+        unit = _check_unit(rescan_line(text, self.dialects, self._records, failures), self.ctx)
         self._units[k] = unit
         self._shift[k] = origin
         self._looks[k] = unit.lookahead + origin

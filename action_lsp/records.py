@@ -159,20 +159,33 @@ def scan_records(text: str, dialects: DialectSet, owner: Dialect, start: int = 0
     n = len(text)
     pos = start
     while pos < n:
-        b, nxt, results, decoded = lines.take(pos)
-        unit = RecordUnit(pos, nxt, nxt, results=results)
-        if decoded is not None:
-            construct, calls = owner.parse_record(ctx, pos, b, decoded[0], decoded[1])
-            if calls:
-                unit.calls = tuple(calls)
-                unit.failures, reach = first_failures(unit.calls, pos, lines.after(nxt))
-                _mark_failed(construct.actions, construct.diagnostics, calls, unit.failures, pos)
-                construct.lookahead = max(construct.lookahead, reach)
-            _add(unit, construct)
+        unit = _line_unit(ctx, lines, owner, pos)
         yield unit
-        pos = nxt
+        pos = unit.end
     if pos == start:  # an empty text is one empty unit, as scan() gives
         yield RecordUnit(start, n, n)
+
+
+def rescan_line(text: str, dialects: DialectSet, owner: Dialect, failures: Failures) -> RecordUnit:
+    """The unit of the first line of ``text`` (its unchanged line, at least), its calls'
+    failures given (:func:`call_failures`): the lines after it are not read."""
+    return _line_unit(_Context(text, dialects), _Lines(text, owner), owner, 0, failures)
+
+
+def _line_unit(ctx: _Context, lines: _Lines, owner: Dialect, pos: int, failures: Failures | None = None) -> RecordUnit:
+    b, nxt, results, decoded = lines.take(pos)
+    unit = RecordUnit(pos, nxt, nxt, results=results)
+    if decoded is not None:
+        construct, calls = owner.parse_record(ctx, pos, b, decoded[0], decoded[1])
+        if calls:
+            unit.calls = tuple(calls)
+            if failures is None:
+                failures, reach = first_failures(unit.calls, pos, lines.after(nxt))
+                construct.lookahead = max(construct.lookahead, reach)
+            unit.failures = failures
+            _mark_failed(construct.actions, construct.diagnostics, calls, failures, pos)
+        _add(unit, construct)
+    return unit
 
 
 def first_failures(
