@@ -201,10 +201,12 @@ def first_failures(
         if count >= MAX_RUN:
             break
         reach = end
-        if results:
-            for call_id in [k for k in results if k in waiting] if len(results) < len(waiting) else [
-                k for k in waiting if k in results
-            ]:
+        if results:  # (the smaller of the two is walked: a line may hold thousands of either)
+            if len(results) < len(waiting):
+                answered = [k for k in results if k in waiting]
+            else:
+                answered = [k for k in waiting if k in results]
+            for call_id in answered:
                 message, s, e = results[call_id]
                 found[call_id] = (message, start + s - at, start + e - at)
                 waiting.discard(call_id)
@@ -289,8 +291,7 @@ class _Lines:
                 got = self._ahead[a] = self._read(a)
             yield a, got[0], got[2]
             a = got[1]
-        if a >= n:
-            yield n, n, {}  # the end: text written after it may answer
+        yield n, n, {}  # the end: text written after it may answer
 
 
 _UNREAD: Any = ("unread",)  # a line whose record is decoded only when the scan reaches it
