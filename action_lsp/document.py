@@ -31,7 +31,15 @@ from .model import (
     shift_action,
     shift_diagnostic,
 )
-from .records import records_owner, sniff_extent
+from .records import (
+    MAX_RUN,
+    Failures,
+    RecordUnit,
+    call_failures,
+    records_owner,
+    rescan_line,
+    sniff_extent,
+)
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan
 from .text import EditableLineIndex
@@ -237,7 +245,9 @@ PLAIN = Unit(0, 0, 0, actions=_NONE, diagnostics=_NONE, separators=_NONE, watch=
 def _lean(unit: Unit) -> Unit:
     """``unit`` as an open document keeps it (its start, end and look-ahead live on in the
     document's columns; see ``PLAIN``). Nothing changes a unit once it is checked."""
-    if not (unit.actions or unit.diagnostics or unit.separators or unit.watch):
+    if not (unit.actions or unit.diagnostics or unit.separators or unit.watch) and not (
+        isinstance(unit, RecordUnit) and (unit.results or unit.calls)
+    ):  # a session line's results and calls link it to other lines: kept
         return PLAIN
     unit.blocks = _NONE
     for name in ("actions", "diagnostics", "separators", "watch"):
@@ -423,8 +433,11 @@ class IncrementalDocument:
         # First unit the edit can change: the one holding `start`, or an earlier one that
         # looked ahead to `start` (an unclosed tag searching for its end, a JSON bound).
         holding = max(0, int(np.searchsorted(starts, start, side="right")) - 1)
-        reaching = np.flatnonzero(looks[:holding] >= start)
-        first = int(reaching[0]) if reaching.size else holding
+        if self._records is not None:
+            first = self._record_line(holding, start)
+        else:
+            reaching = np.flatnonzero(looks[:holding] >= start)
+            first = int(reaching[0]) if reaching.size else holding
         if watched is not None:
             first = self._first_watcher(first, watched, start, len(new_text))
         behinds = self._behinds
@@ -447,6 +460,7 @@ class IncrementalDocument:
         fresh, resume, scanned = found
         self.rescanned = scanned
         n_fresh = len(fresh)
+        dropped = self._units[first:resume]
         cols = _Columns()
         for u in fresh:
             cols.add(u, base)
@@ -467,6 +481,53 @@ class IncrementalDocument:
         self._watching = np.concatenate(
             (self._watching[:first], _flags(cols.watching), self._watching[resume:])
         )
+        if self._records is not None:
+            self._recheck_calls(first, dropped, fresh)
+
+    # -- line-structured documents (see action_lsp.records): a unit per line ------------------
+
+    def _record_line(self, holding: int, start: int) -> int:
+        """The first line an edit at ``start`` can change: its own (a call's line, which read
+        ahead for results, is re-checked after the edit instead), or the line before when the
+        edit starts right after it and it has no ``\n`` to end it (a lone ``\r`` that an
+        inserted ``\n`` joins, or an unfinished last line that text written after it extends)."""
+        if holding > 0 and int(self._starts[holding]) == start and self.lines.slice(start - 1, start) != "\n":
+            return holding - 1
+        return holding
+
+    def _recheck_calls(self, first: int, dropped: list[Unit], fresh: list[Unit]) -> None:
+        """After an edit replaced the line units ``dropped`` by ``fresh`` (from unit ``first``
+        on): re-scan each earlier line whose calls' results, as the lines after it now give
+        them, say something else. With as many lines as before, only a call answered by one of
+        those lines, or one that failed (the distance to its answer may have changed), can."""
+        units, starts = self._units, self._starts
+        changed: set[str] | None = None
+        if len(dropped) == len(fresh):
+            changed = {i for u in (*dropped, *fresh) for i in getattr(u, "results", ())}
+        for k in range(max(0, first - MAX_RUN), first):
+            unit = units[k]
+            if not isinstance(unit, RecordUnit) or not unit.calls:
+                continue
+            if changed is not None and not unit.failures and changed.isdisjoint(unit.calls):
+                continue
+            failures = call_failures(units, starts, k)
+            if failures != unit.failures:
+                self._rescan_line(k, failures)
+
+    def _rescan_line(self, k: int, failures: Failures) -> None:
+        """Scan line unit ``k`` again (its text unchanged), with its calls' new failures."""
+        assert self._records is not None
+        origin = int(self._starts[k])
+        end = int(self._starts[k + 1]) if k + 1 < len(self._units) else len(self.lines)
+        text = self.lines.slice(origin, end)
+        unit = _check_unit(rescan_line(text, self.dialects, self._records, failures), self.ctx)
+        self._units[k] = unit
+        self._shift[k] = origin
+        self._looks[k] = unit.lookahead + origin
+        self._behinds[k] = _behind(unit) + origin
+        self._flagged[k] = bool(unit.diagnostics)
+        self._watching[k] = bool(unit.watch)
+        self.rescanned += unit.end
 
     def _edit_deferred(self, start: int, end: int, new_text: str) -> None:
         """An edit while the text is still being scanned in steps: keep the units scanned so
@@ -541,7 +602,6 @@ class IncrementalDocument:
         stop = n if origin + window >= n else self._line_start_after(origin + window)
         text = self.lines.slice(base, stop)
         complete = stop >= n
-        starts = self._starts
         fresh: list[Unit] = []
         resume = len(self._units)
         scanned = 0
@@ -554,17 +614,27 @@ class IncrementalDocument:
                 return None  # what the window lacks, the rest of the text has: read more
             at = unit.start + base
             if at >= edit_stop and fresh:
-                k = int(np.searchsorted(starts, at - delta, side="left"))
-                if (
-                    old_after <= k < len(starts)
-                    and int(starts[k]) == at - delta
-                    and self._behind_clear(k, old_end)
-                ):
+                k = self._resumes_at(at, delta, old_after, old_end)
+                if k >= 0:
                     resume = k
                     break
             fresh.append(unit)
             scanned = unit.end - (origin - base)
+            if self._records is not None and unit.end > unit.start and unit.end + base >= edit_stop:
+                # Lines tile the text: resume before the next line is even read.
+                k = self._resumes_at(unit.end + base, delta, old_after, old_end)
+                if k >= 0:
+                    resume = k
+                    break
         return fresh, resume, scanned
+
+    def _resumes_at(self, at: int, delta: int, old_after: int, old_end: int) -> int:
+        """The old unit a re-scan that reached the new offset ``at`` resumes with, or -1."""
+        starts = self._starts
+        k = int(np.searchsorted(starts, at - delta, side="left"))
+        if old_after <= k < len(starts) and int(starts[k]) == at - delta and self._behind_clear(k, old_end):
+            return k
+        return -1
 
     def _behind_clear(self, k: int, old_end: int) -> bool:
         """May the scan resume at old unit ``k``? Not when it, or one of the units just after

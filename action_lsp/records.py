@@ -4,30 +4,58 @@ A document is read as records when its first non-blank line is a JSON object tha
 dialect claims (:meth:`Dialect.claims_records`); the file's extension plays no part, so a
 session opens the same as ``.jsonl``, ``.json`` or ``.log``, and a markdown transcript (whose
 first line is no JSON object) is never affected. The claiming dialect then reads the whole
-document, a run of whole lines at a time: each run is one scan unit (one line, or a tool call
-with the lines up to its result), so a keystroke re-scans that run and nothing else, and a
-100 MB session is read line by line in linear time.
+document a line at a time: each line is one scan unit (:class:`RecordUnit`), so a keystroke
+re-scans the line it touched and nothing else, and a 100 MB session is read line by line in
+linear time.
 
-Records are decoded with :func:`json.loads` (C speed); only lines that hold what a dialect
-needs ranges for (tool calls) or that do not parse are read again by the span-keeping
-:func:`~action_lsp.jsonscan.parse_json`. A line that does not parse is one ``bad-json``
-diagnostic; an unfinished last line (no newline after it: a session still being written) is
-one ``bad-json`` at information severity, not an error.
+Lines depend on later lines in one way only: a tool call is shown as failed when one of the
+``MAX_RUN`` lines after it holds an error result for it. Each unit keeps what links it to
+other lines -- the results its line gives (by call id) and, for a line with calls, their ids
+and the failures found for them -- so that after an edit the document re-checks the calls
+before the edited lines from these summaries (:func:`call_failures`) and re-scans a call's
+line only when what its results say changed (see ``IncrementalDocument``).
+
+Records are decoded with :func:`json.loads` (C speed), each line once per scan; only lines
+that hold what a dialect needs ranges for (tool calls) or that do not parse are read again by
+the span-keeping :func:`~action_lsp.jsonscan.parse_json`. A line that does not parse is one
+``bad-json`` diagnostic; an unfinished last line (no newline after it: a session still being
+written) is one ``bad-json`` at information severity, not an error.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .model import Diagnostic, Severity, Span
+from .scan import Unit, _add, _Context
 
 if TYPE_CHECKING:
     from .dialects import Dialect, DialectSet
 
 _LOADS = json.JSONDecoder(strict=False).decode
 SNIFF_LIMIT = 1 << 22  # characters of a first line read to decide (a longer one is no header)
+MAX_RUN = 64  # lines after a tool call in which its result is looked for
+_NONBLANK = re.compile(r"\S")
+
+Results = dict[str, tuple[str | None, int, int]]
+"""The tool results a line gives: call id -> (failure message, None when the call succeeded;
+start and end of where it says so, relative to the line's start)."""
+
+Failures = tuple[tuple[str, str, int, int], ...]
+"""The failed calls of a line: (call id, message, where relative to the call line's start)."""
+
+
+@dataclass(slots=True)
+class RecordUnit(Unit):
+    """One line of a record document, with what links it to the lines around it."""
+
+    results: Results = field(default_factory=dict)  # the results this line gives
+    calls: tuple[str, ...] = ()  # ids of the calls on this line that later lines answer
+    failures: Failures = ()  # what those answers said: the calls that failed
 
 
 def first_line(text: str) -> tuple[int, int] | None:
@@ -123,18 +151,147 @@ def load(text: str, start: int, end: int, what: str) -> tuple[Any, Diagnostic | 
 
 
 def scan_records(text: str, dialects: DialectSet, owner: Dialect, start: int = 0) -> Iterator[Any]:
-    """The units of a line-structured ``text`` from the line start ``start``, read by ``owner``."""
-    from .scan import Unit, _add, _Context
-
+    """The units of a line-structured ``text`` from the line start ``start``, read by ``owner``:
+    one :class:`RecordUnit` per line. A line with tool calls reads on (at most ``MAX_RUN``
+    lines, each decoded once per scan) for their results; its ``lookahead`` says how far."""
     ctx = _Context(text, dialects)
+    lines = _Lines(text, owner)
     n = len(text)
     pos = start
     while pos < n:
-        construct = owner.parse_records(ctx, pos)
-        end = max(construct.end, next_line(text, line_end(text, pos)))
-        unit = Unit(pos, end, max(end, construct.lookahead))
-        _add(unit, construct)
+        unit = _line_unit(ctx, lines, owner, pos)
         yield unit
-        pos = end
+        pos = unit.end
     if pos == start:  # an empty text is one empty unit, as scan() gives
-        yield Unit(start, n, n)
+        yield RecordUnit(start, n, n)
+
+
+def rescan_line(text: str, dialects: DialectSet, owner: Dialect, failures: Failures) -> RecordUnit:
+    """The unit of the first line of ``text`` (its unchanged line, at least), its calls'
+    failures given (:func:`call_failures`): the lines after it are not read."""
+    return _line_unit(_Context(text, dialects), _Lines(text, owner), owner, 0, failures)
+
+
+def _line_unit(ctx: _Context, lines: _Lines, owner: Dialect, pos: int, failures: Failures | None = None) -> RecordUnit:
+    b, nxt, results, decoded = lines.take(pos)
+    unit = RecordUnit(pos, nxt, nxt, results=results)
+    if decoded is not None:
+        construct, calls = owner.parse_record(ctx, pos, b, decoded[0], decoded[1])
+        if calls:
+            unit.calls = tuple(calls)
+            if failures is None:
+                failures, reach = first_failures(unit.calls, pos, lines.after(nxt))
+                construct.lookahead = max(construct.lookahead, reach)
+            unit.failures = failures
+            _mark_failed(construct.actions, construct.diagnostics, calls, failures, pos)
+        _add(unit, construct)
+    return unit
+
+
+def first_failures(
+    calls: Sequence[str], at: int, rows: Iterable[tuple[int, int, Results]]
+) -> tuple[Failures, int]:
+    """The failures of the calls ``calls`` of the line at ``at``, from the first result for
+    each in the lines after it (``rows``: line start, line end, results; at most
+    ``MAX_RUN``), and how far that read: the end of the last line looked at."""
+    waiting = set(calls)
+    found: dict[str, tuple[str | None, int, int]] = {}
+    reach = at
+    for count, (start, end, results) in enumerate(rows):
+        if count >= MAX_RUN:
+            break
+        reach = end
+        if results:  # (the smaller of the two is walked: a line may hold thousands of either)
+            if len(results) < len(waiting):
+                answered = [k for k in results if k in waiting]
+            else:
+                answered = [k for k in waiting if k in results]
+            for call_id in answered:
+                message, s, e = results[call_id]
+                found[call_id] = (message, start + s - at, start + e - at)
+                waiting.discard(call_id)
+        if not waiting:
+            break
+    failures = tuple(
+        (call_id, f[0], f[1], f[2]) for call_id in calls if (f := found.get(call_id)) is not None and f[0] is not None
+    )
+    return failures, reach
+
+
+def call_failures(units: Sequence[Any], starts: Any, k: int) -> Failures:
+    """:func:`first_failures` of the line unit ``k`` from the results kept by the units after
+    it (``starts``: where each unit starts now): what a scan of the text would find."""
+    unit = units[k]
+    last = min(len(units), k + 1 + MAX_RUN)
+
+    def rows() -> Iterator[tuple[int, int, Results]]:
+        for j in range(k + 1, last):
+            s = int(starts[j])
+            yield s, s, getattr(units[j], "results", None) or {}
+
+    return first_failures(unit.calls, int(starts[k]), rows())[0]
+
+
+def _mark_failed(
+    actions: list[Any], diagnostics: list[Diagnostic], calls: dict[str, list[int]], failures: Failures, at: int
+) -> None:
+    """Show the calls whose results were errors as failed (with a ``tool-error`` hint)."""
+    if not failures:
+        return
+    from .dialects.tool_use import failed
+
+    for call_id, message, s, e in failures:
+        for k in calls.get(call_id, ()):
+            actions[k], note = failed(actions[k], message, Span(at + s, at + e))
+            diagnostics.append(note)
+
+
+class _Lines:
+    """The lines of a scan's text: bounds, decoded record and results, each worked out once
+    (the lines a call reads ahead for its results are scanned next)."""
+
+    def __init__(self, text: str, owner: Dialect) -> None:
+        self.text = text
+        self.owner = owner
+        self.markers = owner.result_markers
+        self._ahead: dict[int, tuple[int, int, Results, tuple[Any, Diagnostic | None] | None]] = {}
+
+    def _read(self, a: int) -> tuple[int, int, Results, tuple[Any, Diagnostic | None] | None]:
+        text = self.text
+        b = line_end(text, a)
+        nxt = next_line(text, b)
+        if _NONBLANK.search(text, a, b) is None:
+            return b, nxt, {}, None
+        if not any(text.find(m, a, b) >= 0 for m in self.markers):
+            return b, nxt, {}, _UNREAD  # no results: decoded only when the scan reaches it
+        decoded = load(text, a, b, "session record")
+        results: Results = {}
+        if decoded[0] is not None:
+            found = self.owner.record_results(decoded[0], text, a, b)
+            results = {k: (m, w.start - a, w.end - a) for k, (m, w) in found.items()}
+        return b, nxt, results, decoded
+
+    def take(self, a: int) -> tuple[int, int, Results, tuple[Any, Diagnostic | None] | None]:
+        """The line at ``a`` as scanned: its end, the next line's start, its results and its
+        decoded record (None for a blank line)."""
+        got = self._ahead.pop(a, None)
+        if got is None:
+            got = self._read(a)
+        b, nxt, results, decoded = got
+        if decoded is _UNREAD:
+            decoded = load(self.text, a, b, "session record")
+        return b, nxt, results, decoded
+
+    def after(self, a: int) -> Iterator[tuple[int, int, Results]]:
+        """The lines from ``a`` on (start, end, results), read ahead of the scan."""
+        n = len(self.text)
+        while a < n:
+            got = self._ahead.get(a)
+            if got is None:
+                got = self._ahead[a] = self._read(a)
+            yield a, got[0], got[2]
+            a = got[1]
+        yield n, n, {}  # the end: text written after it may answer
+
+
+_UNREAD: Any = ("unread",)  # a line whose record is decoded only when the scan reaches it

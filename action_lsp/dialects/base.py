@@ -128,17 +128,29 @@ class Dialect:
 
     # Reads line-structured documents (JSON Lines sessions): offered the document's first
     # record by ``claims_records``; when it claims it, the whole document is read by
-    # ``parse_records``, a run of whole lines at a time (see :mod:`action_lsp.records`).
+    # ``parse_record``, one line at a time (see :mod:`action_lsp.records`).
     records: bool = False
+    # Strings every line that gives tool results holds (``"tool_result"``): the lines after a
+    # call without one are not decoded to look for its result.
+    result_markers: tuple[str, ...] = ()
 
     def claims_records(self, first: Any) -> bool:
         """Is ``first`` (the decoded first line of a JSON Lines document) this dialect's?"""
         return False
 
-    def parse_records(self, ctx: ScanContext, start: int) -> Construct:
-        """Parse whole lines from the line start ``start``; the construct ends at a line start
-        (or the end of the text) after at least one line: one scan unit."""
+    def parse_record(
+        self, ctx: ScanContext, start: int, end: int, record: Any, problem: Diagnostic | None
+    ) -> tuple[Construct, dict[str, list[int]]]:
+        """Parse the line ``text[start:end]`` (without its line break), decoded as ``record``
+        (None, with ``problem``, when it does not decode): its construct, and its tool calls
+        that later lines answer (call id -> indices into the construct's actions). A call
+        whose answer (:meth:`record_results`) says it failed is then marked failed."""
         raise NotImplementedError
+
+    def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
+        """The tool results the line ``text[start:end]`` (decoded: ``record``) gives for calls
+        on earlier lines: call id -> (failure message, None when the call succeeded; where)."""
+        return {}
 
     def claims_tag(self, name: str) -> bool:
         return name in self.tag_names or name.startswith(self.tag_prefixes or ("\0",))

@@ -15,8 +15,8 @@ relative to it, so the session applies to any checkout of the project; a path ou
 stays absolute and is an ``absolute-path`` error. A call whose result was an error (a failed
 ``Edit``, a call the user rejected) is shown with a ``tool-error`` hint and never applied.
 
-A unit is a line, or a run of lines from a tool call to the line holding its result (at most
-``MAX_RUN`` lines), so that the result is known where the call is.
+Each line is a unit; a call's line looks for its result in the lines after it (at most
+``records.MAX_RUN``), see :mod:`action_lsp.records`.
 """
 
 from __future__ import annotations
@@ -25,19 +25,15 @@ from typing import Any
 
 from ..jsonscan import JNode, parse_json
 from ..model import Action, Diagnostic, Field, Fix, Span
-from ..records import line_end, load, next_line
 from .base import Construct, Dialect, ScanContext
 from .tool_use import (
     Call,
     Input,
     call_action,
-    failed,
     first_line,
     relative_path,
     tool_specs,
 )
-
-MAX_RUN = 64  # lines a unit may run on waiting for its calls' results
 
 _RECORD_TYPES = frozenset({"user", "assistant", "summary", "system", "result", "file-history-snapshot"})
 _SESSION_KEYS = ("sessionId", "session_id", "uuid", "leafUuid", "parentUuid", "cwd")
@@ -54,74 +50,53 @@ class ClaudeCodeDialect(Dialect):
     description = "Claude Code session JSONL: tool_use blocks (Write, Edit, MultiEdit, Bash, Read, ...) and their results"
     order = 70
     records = True
+    result_markers = ('"tool_result"',)
     specs = SPECS
     any_type = True  # any tool name is a valid call
 
     def claims_records(self, first: Any) -> bool:
-        return first.get("type") in _RECORD_TYPES and any(k in first for k in _SESSION_KEYS)
+        kind = first.get("type")
+        return isinstance(kind, str) and kind in _RECORD_TYPES and any(k in first for k in _SESSION_KEYS)
 
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None  # a recorded session is not written by hand
 
-    def parse_records(self, ctx: ScanContext, start: int) -> Construct:
-        text = ctx.text
-        n = len(text)
-        pos = start
+    def parse_record(
+        self, ctx: ScanContext, start: int, end: int, record: Any, problem: Diagnostic | None
+    ) -> tuple[Construct, dict[str, list[int]]]:
         actions: list[Action] = []
         diagnostics: list[Diagnostic] = []
-        pending: dict[str, int] = {}  # tool_use id -> index into actions, until its result
-        calls: dict[str, int] = {}  # every tool_use id of this unit -> index into actions
-        results: dict[str, tuple[str, Span]] = {}  # failed call id -> (message, where)
-        lines = 0
-        while pos < n:
-            a = pos
-            b = line_end(text, a)
-            pos = next_line(text, b)
-            lines += 1
-            if text[a:b].strip():
-                self._record(text, a, b, actions, diagnostics, pending, calls, results)
-            if not pending or lines >= MAX_RUN:
-                break
-        for call_id, (message, where) in results.items():
-            k = calls.get(call_id)
-            if k is not None:
-                actions[k], note = failed(actions[k], message, where)
-                diagnostics.append(note)
-        return Construct(Span(start, pos), actions, diagnostics, lookahead=pos)
-
-    def _record(
-        self,
-        text: str,
-        a: int,
-        b: int,
-        actions: list[Action],
-        diagnostics: list[Diagnostic],
-        pending: dict[str, int],
-        calls: dict[str, int],
-        results: dict[str, tuple[str, Span]],
-    ) -> None:
-        record, problem = load(text, a, b, "session record")
+        calls: dict[str, list[int]] = {}  # tool_use id -> indices into actions
         if problem is not None:
             diagnostics.append(problem)
-            return
-        if not isinstance(record, dict):
-            return
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            return
-        kinds = {c.get("type") for c in content if isinstance(c, dict)}
-        if "tool_result" in kinds:
-            for c in content:
-                if not isinstance(c, dict) or c.get("type") != "tool_result":
-                    continue
-                call_id = str(c.get("tool_use_id", ""))
-                pending.pop(call_id, None)
-                if c.get("is_error"):
-                    at = text.find(call_id, a, b) if call_id else -1
-                    where = Span(at, at + len(call_id)) if at >= 0 else Span(a, b)
-                    results[call_id] = (first_line(c.get("content")), where)
-        if "tool_use" not in kinds:
+        elif isinstance(record, dict):
+            self._calls(ctx.text, start, end, record, actions, calls)
+        return Construct(Span(start, end), actions, diagnostics, lookahead=end), calls
+
+    def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
+        """The ``tool_result`` blocks of a user record: the first for each call id."""
+        found: dict[str, tuple[str | None, Span]] = {}
+        content = _content(record)
+        for c in content or ():
+            if not isinstance(c, dict) or c.get("type") != "tool_result":
+                continue
+            call_id = str(c.get("tool_use_id", ""))
+            if call_id in found:
+                continue
+            if c.get("is_error"):
+                at = text.find(call_id, start, end) if call_id else -1
+                where = Span(at, at + len(call_id)) if at >= 0 else Span(start, end)
+                found[call_id] = (first_line(c.get("content")), where)
+            else:
+                found[call_id] = (None, Span(start, start))
+        return found
+
+    def _calls(
+        self, text: str, a: int, b: int, record: dict[str, Any], actions: list[Action], calls: dict[str, list[int]]
+    ) -> None:
+        """The ``tool_use`` blocks of an assistant record, as actions."""
+        content = _content(record)
+        if content is None or not any(isinstance(c, dict) and c.get("type") == "tool_use" for c in content):
             return
         node = parse_json(text, a, b).node  # the record again, with the range of every value
         if node is None:
@@ -144,7 +119,7 @@ class ClaudeCodeDialect(Dialect):
                 continue
             call_id = block.value.get("id")
             if isinstance(call_id, str):
-                pending[call_id] = calls[call_id] = len(actions)
+                calls.setdefault(call_id, []).append(len(actions))
             actions.append(action)
 
     def _call(self, block: JNode, line: Span, relativize: Any) -> Action | None:
@@ -163,6 +138,12 @@ class ClaudeCodeDialect(Dialect):
             relativize,
         )
         return call_action(call)
+
+
+def _content(record: Any) -> list[Any] | None:
+    message = record.get("message") if isinstance(record, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else None
 
 
 DIALECT = ClaudeCodeDialect()

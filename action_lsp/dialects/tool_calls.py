@@ -33,7 +33,6 @@ from typing import Any
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, Field, FileView, Fix, Span
-from ..records import line_end, load, next_line
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
 from .tool_use import (
@@ -54,8 +53,6 @@ _CODEX_RECORDS = frozenset({"session_meta", "response_item", "turn_context", "ev
 _ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _MARKERS = ('"tool_calls"', '"tool_use"', '"function_call"', '"custom_tool_call"', '"local_shell_call"')
 
-
-MAX_RUN = 64  # lines a unit may run on waiting for a Codex call's output
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 
 
@@ -97,6 +94,12 @@ def _resolve(actions: list[Action], diagnostics: list[Diagnostic], calls: dict[s
             diagnostics.append(note)
 
 
+def _type(record: dict[str, Any]) -> str | None:
+    """A record's ``"type"`` when it is a string (a half-typed line may hold anything)."""
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 def _patch_parser() -> Any:
     """``parse_patch`` of the ``codex-patch`` dialect, when this installation has it."""
     try:
@@ -118,6 +121,7 @@ class ToolCalls(Dialect):
     description = "OpenAI/Anthropic tool-call JSON (messages, tool_calls, tool_use) and Codex CLI rollout JSONL"
     order = 75
     records = True
+    result_markers = ('_output"',)  # function_call_output, custom_tool_call_output
     prose_json = True
     fence_infos = frozenset({"json"})
     fence_body_needs = re.compile(r"messages|choices|input|output|role|type|\\")  # keys _shaped reads
@@ -137,7 +141,7 @@ class ToolCalls(Dialect):
     def claims_records(self, first: Any) -> bool:
         if isinstance(first.get("messages"), list):
             return True
-        kind = first.get("type")
+        kind = _type(first)
         if kind in _CODEX_RECORDS and "payload" in first:
             return True
         # The first Codex rollouts: a header line, then bare response items.
@@ -156,7 +160,7 @@ class ToolCalls(Dialect):
             return True
         if v.get("role") in ("assistant", "user", "tool") and ("tool_calls" in v or isinstance(v.get("content"), list)):
             return True
-        return v.get("type") in _ITEMS or (v.get("type") == "message" and isinstance(v.get("content"), list))
+        return _type(v) in _ITEMS or (v.get("type") == "message" and isinstance(v.get("content"), list))
 
     def parse_prose_json(self, ctx: ScanContext, start: int, result: JResult) -> Construct | None:
         node = result.node
@@ -182,58 +186,46 @@ class ToolCalls(Dialect):
 
     # -- JSON Lines ----------------------------------------------------------------------------
 
-    def parse_records(self, ctx: ScanContext, start: int) -> Construct:
-        """One line, or a Codex call and the lines up to its output (at most ``MAX_RUN``): a
-        call whose output says it failed is shown with a ``tool-error`` hint, not applied."""
+    def parse_record(
+        self, ctx: ScanContext, start: int, end: int, record: Any, problem: Diagnostic | None
+    ) -> tuple[Construct, dict[str, list[int]]]:
+        """One line: its tool calls (failed ones by the results in the same line marked). A
+        Codex call's output comes on a later line (:meth:`record_results`); one that says it
+        failed makes the call a ``tool-error`` hint, not applied."""
         text = ctx.text
-        n = len(text)
-        pos = start
         actions: list[Action] = []
         diagnostics: list[Diagnostic] = []
         calls: dict[str, list[int]] = {}
-        errors: dict[str, tuple[str, Span]] = {}
-        pending: set[str] = set()
-        lines = 0
-        while pos < n:
-            a = pos
-            b = line_end(text, a)
-            pos = next_line(text, b)
-            lines += 1
-            if text[a:b].strip():
-                self._record(text, a, b, actions, diagnostics, calls, errors, pending)
-            if not pending or lines >= MAX_RUN:
-                break
-        _resolve(actions, diagnostics, calls, errors)
-        return Construct(Span(start, pos), actions, diagnostics, lookahead=pos)
-
-    def _record(self, text: str, a: int, b: int, actions: list[Action], diagnostics: list[Diagnostic],
-                calls: dict[str, list[int]], errors: dict[str, tuple[str, Span]], pending: set[str]) -> None:
-        record, problem = load(text, a, b, "session record")
+        waiting: dict[str, list[int]] = {}
         if problem is not None:
             diagnostics.append(problem)
-            return
+        elif isinstance(record, dict):
+            payload = record.get("payload")
+            item: dict[str, Any] = payload if isinstance(payload, dict) else record
+            shaped = _type(item) not in _OUTPUTS and any(text.find(m, start, end) >= 0 for m in _MARKERS)
+            node = parse_json(text, start, end).node if shaped else None
+            if node is not None:
+                errors: dict[str, tuple[str, Span]] = {}
+                self._visit(node, Span(start, end), "session record", actions, diagnostics, calls, errors)
+                _resolve(actions, diagnostics, calls, errors)
+                if _type(item) in _ITEMS:  # a Codex call: its output follows on a later line
+                    waiting = calls
+        return Construct(Span(start, end), actions, diagnostics, lookahead=end), waiting
+
+    def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
+        """A Codex call output: whether it says the call failed."""
         if not isinstance(record, dict):
-            return
+            return {}
         payload = record.get("payload")
         item: dict[str, Any] = payload if isinstance(payload, dict) else record
-        kind = item.get("type")
-        if kind in _OUTPUTS:
-            call_id = str(item.get("call_id", ""))
-            pending.discard(call_id)
-            message = _failure(item.get("output"))
-            if message is not None:
-                at = text.find(call_id, a, b) if call_id else -1
-                errors[call_id] = (message, Span(at, at + len(call_id)) if at >= 0 else Span(a, b))
-            return
-        if not any(text.find(m, a, b) >= 0 for m in _MARKERS):
-            return
-        node = parse_json(text, a, b).node
-        if node is None:
-            return
-        before = set(calls)
-        self._visit(node, Span(a, b), "session record", actions, diagnostics, calls, errors)
-        if kind in _ITEMS:  # a Codex call: its output follows on a later line
-            pending.update(k for k in calls if k not in before)
+        if _type(item) not in _OUTPUTS:
+            return {}
+        call_id = str(item.get("call_id", ""))
+        message = _failure(item.get("output"))
+        if message is None:
+            return {call_id: (None, Span(start, start))}
+        at = text.find(call_id, start, end) if call_id else -1
+        return {call_id: (message, Span(at, at + len(call_id)) if at >= 0 else Span(start, end))}
 
     # -- walking the shapes --------------------------------------------------------------------
 
@@ -270,7 +262,7 @@ class ToolCalls(Dialect):
                 msg = choice.get("message") or choice.get("delta")
                 if msg is not None and msg.value.kind == "object":
                     visit(msg.value)
-            kind = v.get("type")
+            kind = _type(v)
             if kind in _ITEMS:
                 self._item(obj, group, label, actions, diagnostics, calls)
                 return
