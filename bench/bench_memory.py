@@ -31,6 +31,8 @@ from pytest_lsp import client_capabilities, make_test_lsp_client
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_parse import generate
 
+TIMELINE = False
+
 
 def status_mb(pid: int, key: str) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -139,11 +141,13 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
     await wait_published(client, small_uri, 1)
     before = status_mb(pid, "VmRSS")
     samples: list[float] = []
+    times: list[float] = []
     done_flag = False
 
     async def sample() -> None:
         while not done_flag:
             samples.append(status_mb(pid, "VmRSS"))
+            times.append(time.perf_counter())
             await asyncio.sleep(0.05)
 
     sampler = asyncio.ensure_future(sample())
@@ -169,6 +173,7 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
     done = [t for t, u, _ in log if u == uri][-1] - t0
     lens_s = await big_lens
     await asyncio.sleep(0.5)
+    t_lens = time.perf_counter()
     peak = max([*samples, status_mb(pid, "VmHWM")])
     close_doc(client, uri)
     # After close: the lowest RSS within 30 s (a workspace check still planning the closed
@@ -179,6 +184,15 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
         after = min(after, status_mb(pid, "VmRSS"))
     done_flag = True
     await sampler
+    if TIMELINE:
+        # The highest RSS in each phase: where the peak comes from.
+        marks = [("open to first diagnostics", t0 + first), ("to all diagnostics", t0 + done),
+                 ("to the large document's codeLens", t_lens), ("until close, then after", float("inf"))]
+        lo = t0
+        for name, hi in marks:
+            seen = [r for r, t in zip(samples, times) if lo <= t < hi]
+            print(f"  {name}: max RSS {max(seen) if seen else float('nan'):.0f} MB over {len(seen)} samples")
+            lo = hi
     await client.shutdown_session()  # type: ignore[attr-defined]
     await client.stop()  # type: ignore[attr-defined]
     mb = len(text.encode("utf-8")) / 1e6
@@ -202,7 +216,10 @@ def main() -> int:
     p.add_argument("--big", type=Path)
     p.add_argument("--huge-mb", type=float, default=50, help="an action-dense markdown transcript (0: none)")
     p.add_argument("--session-mb", type=float, default=100, help="a Claude Code session JSONL (0: none)")
+    p.add_argument("--timeline", action="store_true", help="the highest RSS in each phase of a large open")
     args = p.parse_args()
+    global TIMELINE
+    TIMELINE = args.timeline
     small = args.small.read_text(encoding="utf-8") if args.small else generate(45_000, 1)[0]
     big = args.big.read_text(encoding="utf-8") if args.big else generate(1_000_000, 2)[0]
     if args.cycles:
