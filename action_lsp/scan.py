@@ -140,7 +140,7 @@ class _Context:
             line_stop = text.find("\n", pos)
             line_stop = len(text) if line_stop < 0 else line_stop
         spans = _code_spans(text, line_start, line_stop)
-        if len(starts) >= 4096:
+        if len(starts) >= SPAN_CACHE_LINES:
             starts.clear()
             self._span_cache.clear()
         bisect.insort(starts, line_start)
@@ -287,6 +287,7 @@ class _Context:
 
 _TAG_NAME = re.compile(r"[A-Za-z][\w\-]*")
 _SHORT_LINE = 1024  # either side of a position: its line's code spans are counted, not cached
+SPAN_CACHE_LINES = 4096  # lines whose inline code spans a scan remembers (then it forgets them all)
 _REST_BLANK = re.compile(r"[^\S\r\n]*(?:\r|\n|\Z)")  # only blanks up to the line end
 _FENCE_AT = re.compile(r" {0,3}(?:`{3,}|~{3,})")
 _FENCE_LINE = re.compile(r"(?:\n|\r(?!\n))(?P<line> {0,3}(?:`{3,}|~{3,}))")

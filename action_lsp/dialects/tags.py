@@ -307,14 +307,18 @@ class _TagEvents:
     The closing-tag searches of the tag dialects (:class:`_Matcher`, one per name) used to run
     one regex per name over the text ahead: with a dozen names, a dozen passes, each stopping
     at every ``<``. They now share this reader, which goes only as far as some search needs
-    and files each tag's offset under its name.
+    and files each tag's offset under its name -- unless it stands in inline code, which is no
+    tag. That question is asked here, once per tag and in text order, so the scan works out
+    each line's code spans once: asked by each name's search, every line was worked out again
+    on each name's walk once the text had more lines than the scan remembers.
     """
 
-    __slots__ = ("_it", "by_name", "done", "lo")
+    __slots__ = ("_it", "by_name", "ctx", "done", "lo")
 
-    def __init__(self, text: str, start: int) -> None:
+    def __init__(self, ctx: ScanContext, start: int) -> None:
+        self.ctx = ctx
         self.lo = start
-        self._it = _ANY_TAG.finditer(text, start)
+        self._it = _ANY_TAG.finditer(ctx.text, start)
         self.by_name: dict[str, list[int]] = {}
         self.done = False
 
@@ -322,7 +326,7 @@ class _TagEvents:
     def of(cls, ctx: ScanContext, start: int) -> _TagEvents:
         events = ctx.cache.get("tags:events")
         if not isinstance(events, _TagEvents) or start < events.lo:
-            events = ctx.cache["tags:events"] = cls(ctx.text, start)
+            events = ctx.cache["tags:events"] = cls(ctx, start)
             for key in [k for k in ctx.cache if k.startswith("tags:close:")]:
                 del ctx.cache[key]  # their positions lists belong to the old reader
         return events
@@ -335,9 +339,12 @@ class _TagEvents:
         if self.done:
             return False
         by_name = self.by_name
+        in_code_span = self.ctx.in_code_span
         for m in self._it:
-            found = m.group(2)
             at = m.start()
+            if in_code_span(at):
+                continue
+            found = m.group(2)
             lst = by_name.get(found)
             if lst is None:
                 by_name[found] = [at]
@@ -382,10 +389,7 @@ class _Matcher:
             self.done = True
             self.cursor = len(text)
             return -2
-        at, name_end, slash = m
-        if self.ctx.in_code_span(at):
-            self.cursor = name_end
-            return -1
+        at, name_end, slash = m  # (outside inline code: see _TagEvents)
         if slash:
             tail = _CLOSE_TAIL.match(text, name_end)
             if tail is None:
