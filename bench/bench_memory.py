@@ -190,7 +190,7 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
                  ("to the large document's codeLens", t_lens), ("until close, then after", float("inf"))]
         lo = t0
         for name, hi in marks:
-            seen = [r for r, t in zip(samples, times) if lo <= t < hi]
+            seen = [r for r, t in zip(samples, times, strict=False) if lo <= t < hi]
             print(f"  {name}: max RSS {max(seen) if seen else float('nan'):.0f} MB over {len(seen)} samples")
             lo = hi
     await client.shutdown_session()  # type: ignore[attr-defined]
