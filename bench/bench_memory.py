@@ -8,8 +8,9 @@
 2. A ``--huge-mb`` MB action-dense markdown transcript, then a ``--session-mb`` MB Claude Code
    session JSONL (``bench_sessions.generate``), each opened: time to its first and to all
    diagnostics; hover, completion and codeLens requests on another small document sent one
-   after another meanwhile (their latency, median and worst) and a codeLens request on the
-   large document itself (answered when its analysis is complete); the server's RSS sampled
+   after another meanwhile (their latency, median and worst) and what VS Code asks of the large
+   document itself on open -- documentSymbol, foldingRange and codeLens (answered when its
+   analysis is complete); the server's RSS sampled
    every 50 ms (peak, and the peak over the document's size) and after close.
 
 Inputs are generated (``bench_parse.generate``) unless paths are given.
@@ -123,6 +124,10 @@ async def _latency(client: object, request: str, uri: str, line: int) -> float:
         await client.text_document_hover_async(types.HoverParams(text_document=doc, position=pos))  # type: ignore[attr-defined]
     elif request == "completion":
         await client.text_document_completion_async(types.CompletionParams(text_document=doc, position=pos))  # type: ignore[attr-defined]
+    elif request == "documentSymbol":
+        await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc))  # type: ignore[attr-defined]
+    elif request == "foldingRange":
+        await client.text_document_folding_range_async(types.FoldingRangeParams(text_document=doc))  # type: ignore[attr-defined]
     else:
         await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc))  # type: ignore[attr-defined]
     return time.perf_counter() - t
@@ -157,7 +162,10 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
             text_document=types.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)
         )
     )
-    # A request on the large document itself: answered once its analysis is complete.
+    # What VS Code asks of the large document itself right after opening it (answered once its
+    # analysis is complete): the outline, folding ranges and code lenses.
+    big_symbols = asyncio.ensure_future(_latency(client, "documentSymbol", uri, 0))
+    big_folding = asyncio.ensure_future(_latency(client, "foldingRange", uri, 0))
     big_lens = asyncio.ensure_future(_latency(client, "codeLens", uri, 0))
     log = client.publish_log  # type: ignore[attr-defined]
     waits: list[float] = []
@@ -172,6 +180,7 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
         await asyncio.sleep(0.01)
     done = [t for t, u, _ in log if u == uri][-1] - t0
     lens_s = await big_lens
+    symbols_s, folding_s = await big_symbols, await big_folding
     await asyncio.sleep(0.5)
     t_lens = time.perf_counter()
     peak = max([*samples, status_mb(pid, "VmHWM")])
@@ -187,7 +196,7 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
     if TIMELINE:
         # The highest RSS in each phase: where the peak comes from.
         marks = [("open to first diagnostics", t0 + first), ("to all diagnostics", t0 + done),
-                 ("to the large document's codeLens", t_lens), ("until close, then after", float("inf"))]
+                 ("to its outline, folding and codeLens", t_lens), ("until close, then after", float("inf"))]
         lo = t0
         for name, hi in marks:
             seen = [r for r, t in zip(samples, times, strict=False) if lo <= t < hi]
@@ -200,8 +209,8 @@ async def huge(text: str, label: str, language_id: str = "markdown", uri: str = 
     worst = waits[-1] if waits else float("nan")
     median = waits[len(waits) // 2] if waits else float("nan")
     print(
-        f"{label}: {mb:.0f} MB document: first diagnostics after {first:.1f}s, all after {done:.1f}s, codeLens on it "
-        f"after {lens_s:.1f}s; meanwhile {len(waits)} hover/completion/codeLens requests on another document "
+        f"{label}: {mb:.0f} MB document: first diagnostics after {first:.1f}s, all after {done:.1f}s, outline, folding and codeLens "
+        f"on it after {symbols_s:.1f} / {folding_s:.1f} / {lens_s:.1f}s; meanwhile {len(waits)} hover/completion/codeLens requests on another document "
         f"answered in {median * 1e3:.0f} ms median, {worst * 1e3:.0f} ms worst; RSS before {before:.0f} MB, peak "
         f"{peak:.0f} MB ({(peak - before) / mb:.1f}x the document, {peak / mb:.1f}x in all), after close {after:.0f} MB",
         flush=True,

@@ -37,8 +37,7 @@ def register(ls: ActionLanguageServer) -> None:
                 return []  # closed meanwhile
             analysis = od.analysis()
             actions = analysis.actions
-        plan = diagnostics.plan_now(od)
-        outcomes = {o.action_index: o for o in plan.outcomes}
+        found_applied = diagnostics.plan_now(od).applied
         lines, enc = od.doc.lines, ls.encoding
         out: list[types.CodeLens] = []
 
@@ -57,8 +56,7 @@ def register(ls: ActionLanguageServer) -> None:
         for i, a in enumerate(actions):
             if not a.kind.is_file_action or (streaming and a.in_progress):
                 continue  # no Apply for an action still being written
-            o = outcomes.get(i)
-            applied = o is not None and o.applied
+            applied = i in found_applied
             pending[i] = not applied
             args = {"uri": od.uri, "version": od.version, "action": i}
             if applied:

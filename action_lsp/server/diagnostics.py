@@ -30,7 +30,7 @@ from ..findings import workspace_only
 from ..model import IN_PROGRESS, UNCLOSED_CODES
 from ..scan import Unit
 from .convert import diagnostic, shift_lines
-from .documents import OpenDocument
+from .documents import OpenDocument, PlanSummary
 from .lifecycle import release_memory, trim_memory
 
 if TYPE_CHECKING:
@@ -409,7 +409,7 @@ class Diagnostics:
         actions = list(analysis.actions)
         state = od.workspace
         if not any(a.kind.is_file_action for a in actions):
-            plan: Plan | None = Plan([], [])
+            plan = Plan([], [])
             found: list[Any] = []
         else:
             from .commands import blockers_for
@@ -423,12 +423,13 @@ class Diagnostics:
             return False  # closed meanwhile (see _run)
         if od.revision != revision:
             return False  # the text changed meanwhile; a newer check is scheduled
-        before = ([(d.code, d.message, d.span) for d in state.diagnostics], plan_key(state.plan))
+        summary = PlanSummary.of(plan)
+        before = ([(d.code, d.message, d.span) for d in state.diagnostics], state.plan and state.plan.key)
         state.stale = False
-        state.plan = plan
+        state.plan = summary
         state.checked_revision = revision
         state.diagnostics = sorted(found, key=lambda d: (d.span.start, d.span.end))
-        after = ([(d.code, d.message, d.span) for d in state.diagnostics], plan_key(plan))
+        after = ([(d.code, d.message, d.span) for d in state.diagnostics], summary.key)
         if before != after:
             state.generation += 1
             return True
@@ -451,22 +452,15 @@ class Diagnostics:
         state = od.workspace
         return state.plan is not None and state.checked_revision == od.revision and not state.stale
 
-    def plan_now(self, od: OpenDocument) -> Plan:
-        """The plan for the current text, computed now if the last check is out of date."""
+    def plan_now(self, od: OpenDocument) -> PlanSummary:
+        """What the plan for the current text finds, planned now if the last check is out of date."""
         state = od.workspace
         if self.plan_fresh(od) and state.plan is not None:
             return state.plan
         actions = od.analysis().actions
         from .commands import blockers_for
 
-        plan = plan_changes(actions, self.ls.workspace_for(od), blockers=blockers_for(self.ls, od))
-        return plan
-
-
-def plan_key(plan: Plan | None) -> Any:
-    if plan is None:
-        return None
-    return tuple((o.action_index, o.ok, o.applied) for o in plan.outcomes)
+        return PlanSummary.of(plan_changes(actions, self.ls.workspace_for(od), blockers=blockers_for(self.ls, od)))
 
 
 def _shifted(d: Any, shift: int) -> Any:

@@ -10,6 +10,7 @@ only the region the edit touched. pygls's own ``TextDocument`` copy is not kept 
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,22 @@ def uri_path(uri: str) -> Path | None:
         return Path(fs)
 
 
+@dataclass(frozen=True, slots=True)
+class PlanSummary:
+    """What the server keeps of a workspace check's plan: which actions it found already
+    applied (their lenses say so), and a key that changes when any outcome does. Not the plan:
+    a large transcript's plan holds every file it writes (as text and as bytes), and nothing
+    writes from this one -- the commands plan again."""
+
+    key: array[int]  # per outcome: index << 2 | ok << 1 | applied
+    applied: frozenset[int]
+
+    @classmethod
+    def of(cls, plan: Plan) -> PlanSummary:
+        key = array("q", [o.action_index << 2 | o.ok << 1 | o.applied for o in plan.outcomes])
+        return cls(key, frozenset(o.action_index for o in plan.outcomes if o.applied))
+
+
 @dataclass(slots=True)
 class WorkspaceState:
     """The findings that depend on the workspace files, for one transcript.
@@ -49,7 +66,7 @@ class WorkspaceState:
     """
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    plan: Plan | None = None
+    plan: PlanSummary | None = None  # what the last check's plan found (never a plan to write)
     checked_revision: int = -1  # document revision the plan was computed for
     generation: int = 0  # bumps whenever the results change
     stale: bool = True  # files (or the text) changed since the last check

@@ -92,6 +92,9 @@ def _invalid_params(method: str, exc: BaseException) -> JsonRpcInvalidParams:
     return JsonRpcInvalidParams(message=f"invalid params for {method}: {detail}"[:2000])
 
 
+ITEMS_ONE_BY_ONE = 256  # a list result this long is serialized item by item (see ActionProtocol)
+
+
 class ActionProtocol(LanguageServerProtocol):
     """pygls's protocol without its own copy of open documents, and with an answer to every
     request: pygls 2.1 drops a request whose params do not deserialize, and every request
@@ -114,6 +117,16 @@ class ActionProtocol(LanguageServerProtocol):
                 future.set_exception(exc)
                 return _Answered()
             raise
+
+    def _serialize_message(self, data: Any) -> Any:
+        """A response whose result is a long list is unstructured an item at a time, as the
+        JSON encoder reaches it, instead of as one tree of dicts beside the objects: a large
+        transcript's code lenses or outline (100,000 items) made a transient tree of a few
+        hundred MB. The JSON is the same."""
+        result = getattr(data, "result", None)
+        if type(result) is list and len(result) >= ITEMS_ONE_BY_ONE and hasattr(data, "__attrs_attrs__"):
+            return {"id": data.id, "jsonrpc": data.jsonrpc, "result": result}
+        return super()._serialize_message(data)
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Answered):
