@@ -47,31 +47,35 @@ def line_starts(text: str, base: int = 0) -> list[int]:
 
 
 def units(text: str, encoding: Encoding) -> int:
-    """Length of ``text`` in code units of ``encoding``."""
+    """Length of ``text`` in code units of ``encoding`` (counted by the C codecs: a Python step
+    per character made an outline of 100,000 actions on non-ASCII lines take seconds)."""
     if encoding == "utf-32" or text.isascii():
         return len(text)
-    if encoding == "utf-16":
-        # One unit per code point, two for each astral one.
-        return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    if encoding == "utf-16":  # one unit per code point, two for each astral one
+        return len(text.encode("utf-16-le", "surrogatepass")) >> 1
     return len(text.encode("utf-8", "surrogatepass"))
 
 
 def index_at_units(text: str, count: int, encoding: Encoding) -> int:
-    """The code-point index in ``text`` after ``count`` code units (clamped to the text)."""
+    """The code-point index in ``text`` after ``count`` code units (clamped to the text); a count
+    that falls inside a character rounds down to its start (LSP's rule)."""
     if encoding == "utf-32" or text.isascii():
         return min(count, len(text))
-    used = 0
-    for i, ch in enumerate(text):
-        if used >= count:
-            return i
-        cp = ord(ch)
-        if encoding == "utf-16":
-            used += 2 if cp > 0xFFFF else 1
-        else:
-            used += 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
-        if used > count:  # the count falls inside this character: LSP says round down
-            return i
-    return len(text)
+    if encoding == "utf-16":
+        data = text.encode("utf-16-le", "surrogatepass")
+        if len(data) == 2 * len(text):  # no astral character: a unit each
+            return min(count, len(text))
+        used = 0  # (an emoji on the line: counted a character at a time)
+        for i, ch in enumerate(text):
+            used += 2 if ord(ch) > 0xFFFF else 1
+            if used > count:
+                return i
+        return len(text)
+    data = text.encode("utf-8", "surrogatepass")
+    cut = min(max(count, 0), len(data))
+    while cut < len(data) and data[cut] & 0xC0 == 0x80:
+        cut -= 1  # inside a character's bytes
+    return len(data[:cut].decode("utf-8", "surrogatepass"))
 
 
 class _Positions:

@@ -89,3 +89,37 @@ def test_chunked_storage_survives_edits_across_chunk_boundaries(monkeypatch: pyt
             assert len(index) == len(shadow)
             assert [int(s) for s in index._starts] == line_starts(shadow)
         assert index.text == shadow
+
+
+def _units_by_character(text: str, encoding: str) -> int:
+    """The reference: code units counted a character at a time."""
+    if encoding == "utf-32":
+        return len(text)
+    if encoding == "utf-16":
+        return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+    return sum(1 if ord(ch) < 0x80 else 2 if ord(ch) < 0x800 else 3 if ord(ch) < 0x10000 else 4 for ch in text)
+
+
+def _index_by_character(text: str, count: int, encoding: str) -> int:
+    used = 0
+    for i, ch in enumerate(text):
+        used += _units_by_character(ch, encoding)
+        if used > count:
+            return i
+    return len(text)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_code_units_and_indices_agree_with_counting_each_character(encoding: str) -> None:
+    """Columns are counted by C codecs, not a Python loop per character (an outline of 100,000
+    actions on lines holding one non-ASCII character took seconds); the same answers."""
+    from action_lsp.text import index_at_units, units
+
+    rng = random.Random(5)
+    alphabet = ["a", " ", "é", "•", "中", "😀", "\U0010ffff", "\ud800", "\udfff", "\x7f", "\x80", "\u07ff", "\u0800"]
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
+        total = _units_by_character(text, encoding)
+        assert units(text, encoding) == total, (text, encoding)  # type: ignore[arg-type]
+        for count in range(total + 3):
+            assert index_at_units(text, count, encoding) == _index_by_character(text, count, encoding), (text, count)  # type: ignore[arg-type]
