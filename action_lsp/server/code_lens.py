@@ -13,6 +13,7 @@ from ..model import Span
 from .commands import APPLY, APPLY_ALL, PREVIEW
 from .convert import span_range
 from .documents import DEFER_CHARS
+from .wire import Later
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -22,7 +23,7 @@ APPLIED = "Applied ✓"
 
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(params: types.CodeLensParams) -> Generator[Any, Any, list[types.CodeLens]]:
+    def code_lens(params: types.CodeLensParams) -> Generator[Any, Any, list[Later]]:
         od = ls.document(params.text_document.uri)
         analysis = od.analysis()
         actions = analysis.actions
@@ -38,19 +39,19 @@ def register(ls: ActionLanguageServer) -> None:
             analysis = od.analysis()
             actions = analysis.actions
         found_applied = diagnostics.plan_now(od).applied
-        lines, enc = od.doc.lines, ls.encoding
-        out: list[types.CodeLens] = []
+        lines, enc, uri, version = od.doc.lines, ls.encoding, od.uri, od.version
 
-        def lens(at: int, title: str, command: str, args: dict[str, Any] | None) -> None:
-            out.append(
-                types.CodeLens(
-                    range=span_range(lines, Span(at, at), enc),
-                    command=types.Command(
-                        title=title, command=command, arguments=[args] if args else None
-                    ),
-                )
+        def lens(item: tuple[int, str, str, int | list[int]]) -> types.CodeLens:
+            at, title, command, which = item
+            args: dict[str, Any] = {"uri": uri, "version": version}
+            args["actions" if isinstance(which, list) else "action"] = which
+            return types.CodeLens(
+                range=span_range(lines, Span(at, at), enc),
+                command=types.Command(title=title, command=command, arguments=[args] if command else None),
             )
 
+        # Each lens is made as it is written (wire.Later): a large transcript has 100,000.
+        out: list[tuple[int, Later]] = []
         pending: dict[int, bool] = {}
         streaming = ls.features["diagnostics"].streaming(od)
         for i, a in enumerate(actions):
@@ -58,25 +59,20 @@ def register(ls: ActionLanguageServer) -> None:
                 continue  # no Apply for an action still being written
             applied = i in found_applied
             pending[i] = not applied
-            args = {"uri": od.uri, "version": od.version, "action": i}
+            at = a.name_span.start
             if applied:
-                lens(a.name_span.start, APPLIED, "", None)
+                out.append((at, Later(lens, (at, APPLIED, "", i))))
             else:
-                lens(a.name_span.start, "Apply", APPLY, args)
-                lens(a.name_span.start, "Preview diff", PREVIEW, args)
+                out.append((at, Later(lens, (at, "Apply", APPLY, i))))
+                out.append((at, Later(lens, (at, "Preview diff", PREVIEW, i))))
         for g in analysis.groups:
             todo = [i for i in g.actions if pending.get(i)]
             if len([i for i in g.actions if i in pending]) < 2 or not todo:
                 continue
             start = min(g.span.start, *(actions[i].span.start for i in g.actions))
-            lens(
-                start,
-                f"Apply all {len(todo)}",
-                APPLY_ALL,
-                {"uri": od.uri, "version": od.version, "actions": todo},
-            )
-        out.sort(key=lambda c: (c.range.start.line, c.range.start.character))
-        return out
+            out.append((start, Later(lens, (start, f"Apply all {len(todo)}", APPLY_ALL, todo))))
+        out.sort(key=lambda item: item[0])
+        return [later for _, later in out]
 
     def refresh() -> None:
         if ls.client_has("workspace.code_lens.refresh_support"):

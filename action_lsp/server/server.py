@@ -28,7 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
@@ -36,11 +41,13 @@ from .. import __version__
 from ..edit import Workspace
 from ..project_root import find_root as marked_root
 from ..text import Encoding
+from . import wire
 from .config import Settings
 from .convert import encoding_of
 from .documents import DocumentStore, OpenDocument, uri_path
 from .guard import guard
 from .ledger import Ledger
+from .wire import Later
 
 log = logging.getLogger("action_lsp.server")
 
@@ -92,7 +99,7 @@ def _invalid_params(method: str, exc: BaseException) -> JsonRpcInvalidParams:
     return JsonRpcInvalidParams(message=f"invalid params for {method}: {detail}"[:2000])
 
 
-ITEMS_ONE_BY_ONE = 256  # a list result this long is serialized item by item (see ActionProtocol)
+_writes: set[asyncio.Future[Any]] = set()  # writes under way (kept from the garbage collector)
 
 
 class ActionProtocol(LanguageServerProtocol):
@@ -119,14 +126,36 @@ class ActionProtocol(LanguageServerProtocol):
             raise
 
     def _serialize_message(self, data: Any) -> Any:
-        """A response whose result is a long list is unstructured an item at a time, as the
-        JSON encoder reaches it, instead of as one tree of dicts beside the objects: a large
-        transcript's code lenses or outline (100,000 items) made a transient tree of a few
-        hundred MB. The JSON is the same."""
-        result = getattr(data, "result", None)
-        if type(result) is list and len(result) >= ITEMS_ONE_BY_ONE and hasattr(data, "__attrs_attrs__"):
-            return {"id": data.id, "jsonrpc": data.jsonrpc, "result": result}
+        if isinstance(data, Later):  # an item of a long answer, made as it is written
+            data = data.make(data.arg)
         return super()._serialize_message(data)
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's, with the message encoded by :func:`wire.encode` (a long answer an item at a
+        time, into one buffer of bytes: see ``wire.py``)."""
+        if not data:
+            return
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        try:
+            body = wire.encode(data, self._serialize_message)
+            if self._include_headers:
+                body[0:0] = (
+                    f"Content-Length: {len(body)}\r\n"
+                    f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                ).encode()
+            res = self.writer.write(body)  # type: ignore[arg-type]
+            if inspect.isawaitable(res):  # (a websocket's writer)
+                task = asyncio.ensure_future(res)
+                _writes.add(task)
+                task.add_done_callback(_writes.discard)
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError")
+            raise
+        except Exception as error:
+            log.exception("Error sending data")
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Answered):

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from ..model import ActionKind, Span
 from .convert import span_range
+from .wire import Later
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -28,13 +29,14 @@ KINDS = {
 
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    def document_symbol(params: types.DocumentSymbolParams) -> list[Later]:
         od = ls.document(params.text_document.uri)
         analysis = od.analysis()
+        actions = analysis.actions
         lines, enc = od.doc.lines, ls.encoding
 
         def action_symbol(i: int) -> types.DocumentSymbol:
-            a = analysis.actions[i]
+            a = actions[i]
             return types.DocumentSymbol(
                 name=a.title,
                 detail=f"{a.dialect} · {a.kind.value}",
@@ -43,27 +45,28 @@ def register(ls: ActionLanguageServer) -> None:
                 selection_range=span_range(lines, a.name_span, enc),
             )
 
-        out: list[types.DocumentSymbol] = []
-        grouped: set[int] = set()
-        for g in analysis.groups:
-            children = [action_symbol(i) for i in g.actions]
-            grouped.update(g.actions)
-            start = min([g.span.start, *(analysis.actions[i].span.start for i in g.actions)])
-            end = max([g.span.end, *(analysis.actions[i].span.end for i in g.actions)])
-            span = Span(start, end)
+        def group_symbol(k: int) -> types.DocumentSymbol:
+            g = analysis.groups[k]
+            start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
+            end = max([g.span.end, *(actions[i].span.end for i in g.actions)])
             first_line_end = lines.line_end(lines.line_of(start))
-            out.append(
-                types.DocumentSymbol(
-                    name=g.label or "block",
-                    detail=f"{len(g.actions)} action" + ("s" if len(g.actions) != 1 else ""),
-                    kind=types.SymbolKind.Namespace,
-                    range=span_range(lines, span, enc),
-                    selection_range=span_range(lines, Span(start, max(start, first_line_end)), enc),
-                    children=children,
-                )
+            return types.DocumentSymbol(
+                name=g.label or "block",
+                detail=f"{len(g.actions)} action" + ("s" if len(g.actions) != 1 else ""),
+                kind=types.SymbolKind.Namespace,
+                range=span_range(lines, Span(start, end), enc),
+                selection_range=span_range(lines, Span(start, max(start, first_line_end)), enc),
+                children=[action_symbol(i) for i in g.actions],
             )
-        for i in range(len(analysis.actions)):
-            if i not in grouped:
-                out.append(action_symbol(i))
-        out.sort(key=lambda s: (s.range.start.line, s.range.start.character))
-        return out
+
+        # Each symbol is made as it is written (wire.Later): a large transcript's outline is
+        # 100,000 of them. In document order, by where each one's range starts.
+        out: list[tuple[int, Later]] = []
+        grouped: set[int] = set()
+        for k, g in enumerate(analysis.groups):
+            grouped.update(g.actions)
+            start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
+            out.append((start, Later(group_symbol, k)))
+        out.extend((a.span.start, Later(action_symbol, i)) for i, a in enumerate(actions) if i not in grouped)
+        out.sort(key=lambda item: item[0])
+        return [later for _, later in out]

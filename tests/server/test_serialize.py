@@ -1,5 +1,5 @@
-"""Long list answers (a large transcript's lenses, outline, folding ranges) are serialized item
-by item, as the JSON encoder reaches them; the JSON must be what pygls would have sent."""
+"""Messages are encoded by ``action_lsp.server.wire`` (a list answer an item at a time, into one
+buffer of bytes); the JSON must be what pygls would have sent, with a right Content-Length."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from action_lsp.server.server import ITEMS_ONE_BY_ONE, ActionProtocol, create_server
+from action_lsp.server.server import ActionProtocol, create_server
+from action_lsp.server.wire import Later
 
 
 def _pos(line: int, character: int = 0) -> types.Position:
@@ -53,27 +54,75 @@ def _folding(n: int) -> list[types.FoldingRange]:
     return [types.FoldingRange(start_line=i, end_line=i + 3, kind=types.FoldingRangeKind.Region if i % 2 else None) for i in range(n)]
 
 
+def _sent(protocol: ActionProtocol, message: Any) -> dict[str, Any]:
+    """What ``protocol`` writes for ``message``: its header checked, its body decoded."""
+    written: list[bytes] = []
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            written.append(bytes(data))
+
+        def close(self) -> None:
+            pass
+
+    protocol.set_writer(Writer())
+    protocol._send_data(message)
+    (data,) = written
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"Content-Length: %d\r\n" % len(body))
+    return json.loads(body)  # type: ignore[no-any-return]
+
+
+def _pygls(message: Any) -> dict[str, Any]:
+    return json.loads(json.dumps(default_converter().unstructure(message)))  # type: ignore[no-any-return]
+
+
 @pytest.mark.parametrize(
     ("response_type", "result"),
     [
-        (types.CodeLensResponse, _lenses(ITEMS_ONE_BY_ONE + 7)),
-        (types.DocumentSymbolResponse, _symbols(ITEMS_ONE_BY_ONE * 2)),
-        (types.FoldingRangeResponse, _folding(ITEMS_ONE_BY_ONE)),
-        (types.CodeLensResponse, _lenses(3)),  # short: serialized whole, as before
+        (types.CodeLensResponse, _lenses(300)),
+        (types.DocumentSymbolResponse, _symbols(600)),
+        (types.FoldingRangeResponse, _folding(256)),
+        (types.CodeLensResponse, _lenses(3)),
+        (types.CodeLensResponse, []),
+        (types.HoverResponse, types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="é 😀 \\"))),
+        (types.HoverResponse, None),
     ],
 )
-def test_a_long_list_answer_is_the_json_pygls_would_send(response_type: Any, result: list[Any]) -> None:
+def test_an_answer_is_the_json_pygls_would_send(response_type: Any, result: Any) -> None:
     protocol = create_server().protocol
     assert isinstance(protocol, ActionProtocol)
     response = response_type(id=7, result=result, jsonrpc="2.0")
-    ours = json.loads(json.dumps(response, default=protocol._serialize_message))
-    assert ours == json.loads(json.dumps(default_converter().unstructure(response)))
-    assert ours["id"] == 7 and len(ours["result"]) == len(result)
-    assert "end_line" not in json.dumps(ours) and "selection_range" not in json.dumps(ours)  # LSP's names
+    ours = _sent(protocol, response)
+    assert ours == _pygls(response)
+    if isinstance(result, list) and result:
+        assert "end_line" not in json.dumps(ours) and "selection_range" not in json.dumps(ours)  # LSP's names
 
 
-def test_only_a_long_list_is_left_to_the_encoder() -> None:
+def test_a_notification_is_the_json_pygls_would_send() -> None:
     protocol = create_server().protocol
-    long, short = _lenses(ITEMS_ONE_BY_ONE), _lenses(ITEMS_ONE_BY_ONE - 1)
-    assert protocol._serialize_message(types.CodeLensResponse(id=1, result=long))["result"] is long
-    assert isinstance(protocol._serialize_message(types.CodeLensResponse(id=1, result=short))["result"][0], dict)
+    assert isinstance(protocol, ActionProtocol)
+    note = types.PublishDiagnosticsNotification(
+        params=types.PublishDiagnosticsParams(
+            uri="file:///t.md",
+            diagnostics=[types.Diagnostic(range=types.Range(start=_pos(0), end=_pos(0, 3)), message="« é 😀 »", data={"k": [1]})],
+        )
+    )
+    assert _sent(protocol, note) == _pygls(note)
+
+
+def test_later_items_are_made_as_they_are_written() -> None:
+    """A handler may answer with items made only when the encoder reaches them."""
+    protocol = create_server().protocol
+    assert isinstance(protocol, ActionProtocol)
+    made: list[int] = []
+
+    def make(i: int) -> types.FoldingRange:
+        made.append(i)
+        return types.FoldingRange(start_line=i, end_line=i + 1)
+
+    later = [Later(make, i) for i in range(5)]
+    assert not made
+    sent = _sent(protocol, types.FoldingRangeResponse(id=1, result=later))  # type: ignore[arg-type]
+    assert made == [0, 1, 2, 3, 4]
+    assert sent["result"] == _pygls(types.FoldingRangeResponse(id=1, result=[make(i) for i in range(5)]))["result"]
