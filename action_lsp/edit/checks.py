@@ -25,4 +25,4 @@ def workspace_diagnostics(
     :func:`~action_lsp.edit.plan.blocking_diagnostics`) the actions they block are left out of
     the plan, as ``apply`` leaves them out; the blockers themselves are not repeated.
     ``force`` checks as ``apply --force`` applies."""
-    return plan_changes(actions, ws, blockers=blockers, force=force).diagnostics
+    return plan_changes(actions, ws, blockers=blockers, force=force, check_only=True).diagnostics

@@ -117,6 +117,8 @@ class _Edits:
 
     def add(self, s: int, e: int, t: str, current: str) -> None:
         """Record replacing ``current[s:e]`` by ``t`` (``current``: the text before it)."""
+        if self is _UNKEPT:
+            return
         before: list[TextEditTuple] = []
         group: list[tuple[int, int, TextEditTuple]] = []  # (current start, current end, item)
         after: list[TextEditTuple] = []
@@ -148,6 +150,9 @@ class _Edits:
                 o_end = e - delta_before - grown
             merged = (o_start, o_end, current[us:s] + t + current[e:ue])
         self.items = [*before, merged, *after]
+
+
+_UNKEPT = _Edits()  # the edits of a check-only plan: never composed (see plan_changes)
 
 
 @dataclass(slots=True)
@@ -209,8 +214,10 @@ class _Planner:
         accept_fuzzy: bool | Collection[int] = False,
         choices: Mapping[tuple[int, int], int] | None = None,
         force: bool | Collection[int] = False,
+        check_only: bool = False,
     ) -> None:
         self.ws = ws
+        self.check_only = check_only
         self.accept_fuzzy = accept_fuzzy
         self.choices = dict(choices or {})
         self.forced = force
@@ -223,6 +230,9 @@ class _Planner:
         self.dirs_needed: dict[Path, int] = {}
         # (action index, outcome, diagnostic, state) of edits after which a file stopped parsing.
         self.breaks: list[tuple[int, ActionOutcome, Diagnostic, _State]] = []
+
+    def _edits(self) -> _Edits:
+        return _UNKEPT if self.check_only else _Edits()
 
     def forces(self, index: int) -> bool:
         if isinstance(self.forced, bool):
@@ -253,7 +263,7 @@ class _Planner:
         except OSError as exc:
             raise _os_failure(rel, exc, span) from None
         if st is not None and stat.S_ISDIR(st.st_mode):
-            state = _State(target, None, None, is_dir=True)
+            state = _State(target, None, None, is_dir=True, edits=self._edits())
         elif st is not None and not stat.S_ISREG(st.st_mode):
             msg = f"{rel} is not a regular file (a FIFO, socket or device); action-lsp never writes it"
             raise ActionFailed(_diag("file-unreadable", msg, span), msg)
@@ -261,13 +271,13 @@ class _Planner:
             read = self.ws.read(target.path)
             if isinstance(read, ReadProblem):
                 if st is None:
-                    state = _State(target, None, None)
+                    state = _State(target, None, None, edits=self._edits())
                 else:
                     raise ActionFailed(_diag(read.code, f"{rel}: {read.message}", span), read.message)
             else:
-                state = _State(target, read, read.text)
+                state = _State(target, read, read.text, edits=self._edits())
         else:
-            state = _State(target, None, None)
+            state = _State(target, None, None, edits=self._edits())
         self.states[target.path] = state
         self.order.append(target.path)
         return state
@@ -978,6 +988,7 @@ def plan_changes(
     choices: Mapping[tuple[int, int], int] | None = None,
     force: bool | Collection[int] = False,
     blockers: Sequence[Diagnostic] = (),
+    check_only: bool = False,
 ) -> Plan:
     """Plan the file actions of ``actions`` (indices into it; ``only`` restricts which run).
 
@@ -989,8 +1000,12 @@ def plan_changes(
     unless ``force`` (True: every action; or the indices of the forced ones), which also lets
     creates overwrite files and change read-only files. Force never accepts a place whose
     content differs, nor a path outside the workspace.
+
+    ``check_only``: the outcomes and their diagnostics alone, without the changes (no edits
+    composed, no bytes: ``Plan.changes`` is empty and no outcome has a ``change``) -- what the
+    language server's workspace checks report; never a plan to write.
     """
-    planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force)
+    planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force, check_only=check_only)
     blocking = _Blockers(blockers)
     outcomes: list[ActionOutcome] = []
     touched: dict[int, Path] = {}
@@ -1056,6 +1071,8 @@ def plan_changes(
             if isinstance(target, Target):
                 touched[index] = target.path
     planner.settle_syntax()
+    if check_only:
+        return Plan([], outcomes)
     changes = planner.changes()
     for index, path in touched.items():
         outcomes[index].change = changes.get(path)

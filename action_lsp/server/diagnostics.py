@@ -416,7 +416,7 @@ class Diagnostics:
 
             ws = self.ls.workspace_for(od, snapshot=True)
             blockers = blockers_for(self.ls, od)  # their actions are left out, as Apply does
-            plan = await asyncio.to_thread(plan_changes, actions, ws, blockers=blockers)
+            plan = await asyncio.to_thread(plan_changes, actions, ws, blockers=blockers, check_only=True)
             # A path problem the transcript rules already report is shown once.
             found = workspace_only(analysis.diagnostics, plan.diagnostics)
         if self.ls.documents.get(od.uri) is not od:
@@ -460,7 +460,8 @@ class Diagnostics:
         actions = od.analysis().actions
         from .commands import blockers_for
 
-        return PlanSummary.of(plan_changes(actions, self.ls.workspace_for(od), blockers=blockers_for(self.ls, od)))
+        plan = plan_changes(actions, self.ls.workspace_for(od), blockers=blockers_for(self.ls, od), check_only=True)
+        return PlanSummary.of(plan)
 
 
 def _shifted(d: Any, shift: int) -> Any:

@@ -322,3 +322,38 @@ def test_blockers_are_found_per_action_as_by_reading_them_all() -> None:
             span = Span(start, start + rng.choice([0, 1, 5, 20]))
             action = Action("xml-tags", "create_file", ActionKind.CREATE_FILE, span, span)
             assert index.of(action) is _blocker(action, blockers)
+
+
+def _outcomes(plan) -> list[tuple]:
+    return [
+        (o.action_index, o.ok, o.applied, o.skipped, o.reason, o.strategies,
+         [(d.code, d.message, d.span, d.severity) for d in o.diagnostics])
+        for o in plan.outcomes
+    ]
+
+
+def test_a_check_only_plan_finds_what_the_full_plan_finds(tmp_path: Path) -> None:
+    """The server's workspace checks plan without the changes (no composed edits, no bytes:
+    a large session's plan held every file it writes twice over); what they report is the same."""
+    import shutil
+
+    from action_lsp.document import analyze
+    from action_lsp.edit.plan import blocking_diagnostics
+
+    repo = Path(__file__).resolve().parents[2]
+    ws_root = tmp_path / "ws"
+    shutil.copytree(repo / "examples" / "workspace", ws_root)
+    transcripts = sorted(p for p in (repo / "tests" / "fixtures").rglob("*") if p.suffix in {".md", ".jsonl", ".json", ".traj"})
+    transcripts.append(ws_root / "transcript.md")
+    planned = 0
+    for path in transcripts:
+        analysis = analyze(path.read_text(encoding="utf-8"))
+        if not any(a.kind.is_file_action for a in analysis.actions):
+            continue
+        blockers = blocking_diagnostics(analysis.diagnostics)
+        full = plan_changes(analysis.actions, Workspace(ws_root), blockers=blockers)
+        check = plan_changes(analysis.actions, Workspace(ws_root), blockers=blockers, check_only=True)
+        assert _outcomes(check) == _outcomes(full), path
+        assert not check.changes and all(o.change is None for o in check.outcomes)
+        planned += 1
+    assert planned >= 20
