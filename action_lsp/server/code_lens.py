@@ -13,7 +13,7 @@ from ..model import Span
 from .commands import APPLY, APPLY_ALL, PREVIEW
 from .convert import span_range
 from .documents import DEFER_CHARS
-from .wire import Later
+from .wire import Later, in_steps
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -23,7 +23,7 @@ APPLIED = "Applied ✓"
 
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(params: types.CodeLensParams) -> Generator[Any, Any, list[Later]]:
+    def code_lens(params: types.CodeLensParams) -> Generator[Any, Any, list[Any]]:
         od = ls.document(params.text_document.uri)
         analysis = od.analysis()
         actions = analysis.actions
@@ -50,7 +50,8 @@ def register(ls: ActionLanguageServer) -> None:
                 command=types.Command(title=title, command=command, arguments=[args] if command else None),
             )
 
-        # Each lens is made as it is written (wire.Later): a large transcript has 100,000.
+        # Each lens is made as it is written (wire.Later), between other requests (in_steps): a
+        # large transcript has 100,000.
         out: list[tuple[int, Later]] = []
         pending: dict[int, bool] = {}
         streaming = ls.features["diagnostics"].streaming(od)
@@ -72,7 +73,7 @@ def register(ls: ActionLanguageServer) -> None:
             start = min(g.span.start, *(actions[i].span.start for i in g.actions))
             out.append((start, Later(lens, (start, f"Apply all {len(todo)}", APPLY_ALL, todo))))
         out.sort(key=lambda item: item[0])
-        return [later for _, later in out]
+        return (yield from in_steps(ls, od, [later for _, later in out]))
 
     def refresh() -> None:
         if ls.client_has("workspace.code_lens.refresh_support"):

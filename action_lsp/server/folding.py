@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..model import Span
+from .wire import Later, in_steps
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -14,12 +16,12 @@ if TYPE_CHECKING:
 
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_FOLDING_RANGE)
-    def folding_range(params: types.FoldingRangeParams) -> list[types.FoldingRange]:
+    def folding_range(params: types.FoldingRangeParams) -> Generator[Any, Any, list[Any]]:
         od = ls.document(params.text_document.uri)
         analysis = od.analysis()
         lines = od.doc.lines
         seen: set[tuple[int, int]] = set()
-        out: list[types.FoldingRange] = []
+        out: list[tuple[int, int, str | None, str]] = []
 
         def add(span: Span, kind: str | None, text: str) -> None:
             first = lines.line_of(span.start)
@@ -29,15 +31,15 @@ def register(ls: ActionLanguageServer) -> None:
             last = lines.line_of(end)
             if last > first and (first, last) not in seen:
                 seen.add((first, last))
-                out.append(
-                    types.FoldingRange(
-                        start_line=first, end_line=last, kind=kind, collapsed_text=text
-                    )
-                )
+                out.append((first, last, kind, text))
+
+        def folding(item: tuple[int, int, str | None, str]) -> types.FoldingRange:
+            first, last, kind, text = item
+            return types.FoldingRange(start_line=first, end_line=last, kind=kind, collapsed_text=text)
 
         for g in analysis.groups:
             add(g.span, types.FoldingRangeKind.Region, g.label)
         for a in analysis.actions:
             add(a.span, None, a.title)
-        out.sort(key=lambda r: (r.start_line, -r.end_line))
-        return out
+        out.sort(key=lambda r: (r[0], -r[1]))
+        return (yield from in_steps(ls, od, [Later(folding, r) for r in out]))

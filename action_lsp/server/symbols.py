@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from ..model import ActionKind, Span
 from .convert import span_range
-from .wire import Later
+from .wire import Later, in_steps
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -29,7 +30,7 @@ KINDS = {
 
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(params: types.DocumentSymbolParams) -> list[Later]:
+    def document_symbol(params: types.DocumentSymbolParams) -> Generator[Any, Any, list[Any]]:
         od = ls.document(params.text_document.uri)
         analysis = od.analysis()
         actions = analysis.actions
@@ -59,8 +60,9 @@ def register(ls: ActionLanguageServer) -> None:
                 children=[action_symbol(i) for i in g.actions],
             )
 
-        # Each symbol is made as it is written (wire.Later): a large transcript's outline is
-        # 100,000 of them. In document order, by where each one's range starts.
+        # Each symbol is made as it is written (wire.Later), between other requests (in_steps):
+        # a large transcript's outline is 100,000 of them. In document order, by where each
+        # one's range starts.
         out: list[tuple[int, Later]] = []
         grouped: set[int] = set()
         for k, g in enumerate(analysis.groups):
@@ -69,4 +71,4 @@ def register(ls: ActionLanguageServer) -> None:
             out.append((start, Later(group_symbol, k)))
         out.extend((a.span.start, Later(action_symbol, i)) for i, a in enumerate(actions) if i not in grouped)
         out.sort(key=lambda item: item[0])
-        return [later for _, later in out]
+        return (yield from in_steps(ls, od, [later for _, later in out]))

@@ -9,16 +9,29 @@ copies of the answer at once, a few hundred MB for a moment. Here:
   encoder reaches it, so the handler's list holds a few small objects per item;
 * a response whose result is a list is encoded an item at a time, each item unstructured on
   its own, into one ``bytearray`` that the header is then put in front of -- one copy of the
-  answer, as bytes.
+  answer, as bytes;
+* a handler with that many items encodes them itself, a slice of time at a time with the event
+  loop free in between (:func:`in_steps`): the outline of a 50 MB transcript is seconds of work,
+  and other documents' requests are answered meanwhile.
 
 The JSON is what pygls would send (``tests/server/test_serialize.py``), written without spaces.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
-from typing import Any
+import time
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcContentModified
+
+if TYPE_CHECKING:
+    from .documents import OpenDocument
+    from .server import ActionLanguageServer
+
+STEP_SECONDS = 0.02  # of encoding between two turns of the event loop (see in_steps)
 
 _SEPARATORS = (",", ":")
 
@@ -31,6 +44,43 @@ class Later:
     def __init__(self, make: Callable[[Any], Any], arg: Any) -> None:
         self.make = make
         self.arg = arg
+
+
+class Encoded:
+    """Items of an answer already written as JSON (a comma-separated run), spliced in as they are."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes | bytearray) -> None:
+        self.data = data
+
+
+def in_steps(
+    ls: ActionLanguageServer, od: OpenDocument, items: list[Any]
+) -> Generator[Any, Any, list[Any]]:
+    """``items`` (objects or :class:`Later` items about ``od``) encoded ``STEP_SECONDS`` at a
+    time, yielding the event loop to pygls in between (``yield from`` it in a generator
+    handler). An edit of ``od`` meanwhile ends the request with ContentModified: the items
+    are made from the text of the request, and the client asks again for the new one."""
+    dumps = json.JSONEncoder(default=ls.protocol._serialize_message, separators=_SEPARATORS).encode
+    revision = od.revision
+    out: list[Any] = []
+    run = bytearray()
+    started = time.perf_counter()
+    for item in items:
+        if run:
+            run += b","
+        run += dumps(item).encode()
+        if time.perf_counter() - started > STEP_SECONDS:
+            out.append(Encoded(run))
+            run = bytearray()
+            yield ls.in_request, (asyncio.sleep, 0), None
+            if od.revision != revision or ls.documents.get(od.uri) is not od:
+                raise JsonRpcContentModified(message=f"{od.uri} changed while its answer was made")
+            started = time.perf_counter()
+    if run:
+        out.append(Encoded(run))
+    return out
 
 
 def list_result(data: Any) -> list[Any] | None:
@@ -54,6 +104,6 @@ def encode(data: Any, default: Callable[[Any], Any]) -> bytearray:
     for k, item in enumerate(items):
         if k:
             out += b","
-        out += dumps(item).encode()
+        out += item.data if type(item) is Encoded else dumps(item).encode()
     out += b"]}"
     return out

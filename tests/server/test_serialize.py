@@ -3,6 +3,7 @@ buffer of bytes); the JSON must be what pygls would have sent, with a right Cont
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -126,3 +127,50 @@ def test_later_items_are_made_as_they_are_written() -> None:
     sent = _sent(protocol, types.FoldingRangeResponse(id=1, result=later))  # type: ignore[arg-type]
     assert made == [0, 1, 2, 3, 4]
     assert sent["result"] == _pygls(types.FoldingRangeResponse(id=1, result=[make(i) for i in range(5)]))["result"]
+
+
+def _open(ls: Any, text: str) -> Any:
+    return ls.open_document(types.TextDocumentItem(uri="untitled:t.md", language_id="markdown", version=1, text=text))
+
+
+def _drive(steps: Any, between: Any = None) -> tuple[int, Any]:
+    """Run a handler's generator as pygls would, without a loop: each yield is a turn of it."""
+    turns = 0
+    try:
+        while True:
+            _, args, _ = next(steps)
+            assert args[0] is asyncio.sleep  # (what in_steps waits for: nothing but a turn)
+            turns += 1
+            if between is not None:
+                between()
+    except StopIteration as done:
+        return turns, done.value
+
+
+def test_an_answer_made_in_steps_is_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from action_lsp.server import wire
+
+    ls = create_server()
+    od = _open(ls, "x")
+    lenses = _lenses(40)
+    monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)  # a turn of the loop after every item
+    turns, pieces = _drive(wire.in_steps(ls, od, [Later(lambda i: lenses[i], i) for i in range(40)]))
+    assert turns == 40 and len(pieces) == 40
+    response = types.CodeLensResponse(id=3, result=pieces)  # type: ignore[arg-type]
+    assert _sent(ls.protocol, response) == _pygls(types.CodeLensResponse(id=3, result=lenses))
+
+
+def test_an_edit_between_two_steps_ends_the_request_with_content_modified(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pygls.exceptions import JsonRpcContentModified
+
+    from action_lsp.server import wire
+
+    ls = create_server()
+    od = _open(ls, "x")
+    monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)
+
+    def edit() -> None:
+        od.revision += 1  # (what a didChange does to the document)
+
+    with pytest.raises(JsonRpcContentModified):
+        _drive(wire.in_steps(ls, od, _folding(5)), between=edit)
