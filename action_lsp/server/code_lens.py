@@ -52,28 +52,31 @@ def register(ls: ActionLanguageServer) -> None:
 
         # Each lens is made as it is written (wire.Later), between other requests (in_steps): a
         # large transcript has 100,000.
-        out: list[tuple[int, Later]] = []
-        pending: dict[int, bool] = {}
-        streaming = ls.features["diagnostics"].streaming(od)
-        for i, a in enumerate(actions):
-            if not a.kind.is_file_action or (streaming and a.in_progress):
-                continue  # no Apply for an action still being written
-            applied = i in found_applied
-            pending[i] = not applied
-            at = a.name_span.start
-            if applied:
-                out.append((at, Later(lens, (at, APPLIED, "", i))))
-            else:
-                out.append((at, Later(lens, (at, "Apply", APPLY, i))))
-                out.append((at, Later(lens, (at, "Preview diff", PREVIEW, i))))
-        for g in analysis.groups:
-            todo = [i for i in g.actions if pending.get(i)]
-            if len([i for i in g.actions if i in pending]) < 2 or not todo:
-                continue
-            start = min(g.span.start, *(actions[i].span.start for i in g.actions))
-            out.append((start, Later(lens, (start, f"Apply all {len(todo)}", APPLY_ALL, todo))))
-        out.sort(key=lambda item: item[0])
-        return (yield from in_steps(ls, od, [later for _, later in out]))
+        def items() -> list[Later]:
+            out: list[tuple[int, Later]] = []
+            pending: dict[int, bool] = {}
+            streaming = ls.features["diagnostics"].streaming(od)
+            for i, a in enumerate(actions):
+                if not a.kind.is_file_action or (streaming and a.in_progress):
+                    continue  # no Apply for an action still being written
+                applied = i in found_applied
+                pending[i] = not applied
+                at = a.name_span.start
+                if applied:
+                    out.append((at, Later(lens, (at, APPLIED, "", i))))
+                else:
+                    out.append((at, Later(lens, (at, "Apply", APPLY, i))))
+                    out.append((at, Later(lens, (at, "Preview diff", PREVIEW, i))))
+            for g in analysis.groups:
+                todo = [i for i in g.actions if pending.get(i)]
+                if len([i for i in g.actions if i in pending]) < 2 or not todo:
+                    continue
+                start = min(g.span.start, *(actions[i].span.start for i in g.actions))
+                out.append((start, Later(lens, (start, f"Apply all {len(todo)}", APPLY_ALL, todo))))
+            out.sort(key=lambda item: item[0])
+            return [later for _, later in out]
+
+        return (yield from in_steps(ls, od, items))
 
     def refresh() -> None:
         if ls.client_has("workspace.code_lens.refresh_support"):

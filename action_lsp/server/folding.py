@@ -37,9 +37,12 @@ def register(ls: ActionLanguageServer) -> None:
             first, last, kind, text = item
             return types.FoldingRange(start_line=first, end_line=last, kind=kind, collapsed_text=text)
 
-        for g in analysis.groups:
-            add(g.span, types.FoldingRangeKind.Region, g.label)
-        for a in analysis.actions:
-            add(a.span, None, a.title)
-        out.sort(key=lambda r: (r[0], -r[1]))
-        return (yield from in_steps(ls, od, [Later(folding, r) for r in out]))
+        def items() -> list[Later]:
+            for g in analysis.groups:
+                add(g.span, types.FoldingRangeKind.Region, g.label)
+            for a in analysis.actions:
+                add(a.span, None, a.title)
+            out.sort(key=lambda r: (r[0], -r[1]))
+            return [Later(folding, r) for r in out]
+
+        return (yield from in_steps(ls, od, items))

@@ -63,12 +63,15 @@ def register(ls: ActionLanguageServer) -> None:
         # Each symbol is made as it is written (wire.Later), between other requests (in_steps):
         # a large transcript's outline is 100,000 of them. In document order, by where each
         # one's range starts.
-        out: list[tuple[int, Later]] = []
-        grouped: set[int] = set()
-        for k, g in enumerate(analysis.groups):
-            grouped.update(g.actions)
-            start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
-            out.append((start, Later(group_symbol, k)))
-        out.extend((a.span.start, Later(action_symbol, i)) for i, a in enumerate(actions) if i not in grouped)
-        out.sort(key=lambda item: item[0])
-        return (yield from in_steps(ls, od, [later for _, later in out]))
+        def items() -> list[Later]:
+            out: list[tuple[int, Later]] = []
+            grouped: set[int] = set()
+            for k, g in enumerate(analysis.groups):
+                grouped.update(g.actions)
+                start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
+                out.append((start, Later(group_symbol, k)))
+            out.extend((a.span.start, Later(action_symbol, i)) for i, a in enumerate(actions) if i not in grouped)
+            out.sort(key=lambda item: item[0])
+            return [later for _, later in out]
+
+        return (yield from in_steps(ls, od, items))

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .server import ActionLanguageServer
 
 STEP_SECONDS = 0.02  # of encoding between two turns of the event loop (see in_steps)
+LARGE_CHARS = 1 << 19  # a document this long has its long answers made one at a time (in_steps)
 
 _SEPARATORS = (",", ":")
 
@@ -56,31 +57,51 @@ class Encoded:
 
 
 def in_steps(
-    ls: ActionLanguageServer, od: OpenDocument, items: list[Any]
+    ls: ActionLanguageServer, od: OpenDocument, make_items: Callable[[], list[Any]]
 ) -> Generator[Any, Any, list[Any]]:
-    """``items`` (objects or :class:`Later` items about ``od``) encoded ``STEP_SECONDS`` at a
-    time, yielding the event loop to pygls in between (``yield from`` it in a generator
-    handler). An edit of ``od`` meanwhile ends the request with ContentModified: the items
-    are made from the text of the request, and the client asks again for the new one."""
-    dumps = json.JSONEncoder(default=ls.protocol._serialize_message, separators=_SEPARATORS).encode
-    revision = od.revision
-    out: list[Any] = []
-    run = bytearray()
-    started = time.perf_counter()
-    for item in items:
-        if run:
-            run += b","
-        run += dumps(item).encode()
-        if time.perf_counter() - started > STEP_SECONDS:
-            out.append(Encoded(run))
-            run = bytearray()
-            yield ls.in_request, (asyncio.sleep, 0), None
-            if od.revision != revision or ls.documents.get(od.uri) is not od:
-                raise JsonRpcContentModified(message=f"{od.uri} changed while its answer was made")
-            started = time.perf_counter()
-    if run:
-        out.append(Encoded(run))
-    return out
+    """The items ``make_items()`` gives (objects or :class:`Later` items about ``od``), encoded
+    ``STEP_SECONDS`` at a time, yielding the event loop to pygls in between (``yield from`` it
+    in a generator handler). An edit of ``od`` meanwhile ends the request with
+    ContentModified: the items are made from the text of the request, and the client asks
+    again for the new one.
+
+    A large document's answers (outline, folding, lenses: VS Code asks all three on open)
+    take turns, each made only once its turn comes: made side by side, their memory adds up.
+    A small document's answer is made at once, without a turn of the loop (pygls then runs the
+    handler synchronously, and it sees every message that came before it)."""
+    revision = od.revision  # (what the handler read before calling this is of this text)
+    lock: asyncio.Lock | None = None
+    if len(od.doc.lines) > LARGE_CHARS:
+        lock = _one_at_a_time(ls)
+        yield ls.in_request, (lock.acquire,), None
+    try:
+        if od.revision != revision or ls.documents.get(od.uri) is not od:
+            raise JsonRpcContentModified(message=f"{od.uri} changed while its answer waited")
+        items = make_items()
+        dumps = json.JSONEncoder(default=ls.protocol._serialize_message, separators=_SEPARATORS).encode
+        run = bytearray()  # the items, comma-separated: the answer's one buffer (see encode)
+        started = time.perf_counter()
+        for k, item in enumerate(items):
+            if run:
+                run += b","
+            run += dumps(item).encode()
+            items[k] = None  # (made, written, dropped)
+            if time.perf_counter() - started > STEP_SECONDS:
+                yield ls.in_request, (asyncio.sleep, 0), None
+                if od.revision != revision or ls.documents.get(od.uri) is not od:
+                    raise JsonRpcContentModified(message=f"{od.uri} changed while its answer was made")
+                started = time.perf_counter()
+    finally:
+        if lock is not None:
+            lock.release()
+    return [Encoded(run)] if run else []
+
+
+def _one_at_a_time(ls: ActionLanguageServer) -> asyncio.Lock:
+    lock = getattr(ls, "_answer_lock", None)
+    if lock is None:
+        lock = ls._answer_lock = asyncio.Lock()  # type: ignore[attr-defined]
+    return lock
 
 
 def list_result(data: Any) -> list[Any] | None:
@@ -97,9 +118,14 @@ def encode(data: Any, default: Callable[[Any], Any]) -> bytearray:
     items = list_result(data)
     if items is None:
         return bytearray(json.dumps(data, default=default, separators=_SEPARATORS).encode())
-    head = {"id": data.id, "jsonrpc": data.jsonrpc}
-    out = bytearray(json.dumps(head, separators=_SEPARATORS).encode()[:-1])
-    out += b',"result":['
+    head = json.dumps({"id": data.id, "jsonrpc": data.jsonrpc}, separators=_SEPARATORS).encode()[:-1] + b',"result":['
+    if len(items) == 1 and type(items[0]) is Encoded and isinstance(items[0].data, bytearray):
+        out = items[0].data  # every item, encoded by in_steps: the buffer itself, not a copy
+        items[0] = None
+        out[0:0] = head
+        out += b"]}"
+        return out
+    out = bytearray(head)
     dumps = json.JSONEncoder(default=default, separators=_SEPARATORS).encode
     for k, item in enumerate(items):
         if k:

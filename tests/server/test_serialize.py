@@ -134,17 +134,22 @@ def _open(ls: Any, text: str) -> Any:
 
 
 def _drive(steps: Any, between: Any = None) -> tuple[int, Any]:
-    """Run a handler's generator as pygls would, without a loop: each yield is a turn of it."""
-    turns = 0
-    try:
-        while True:
-            _, args, _ = next(steps)
-            assert args[0] is asyncio.sleep  # (what in_steps waits for: nothing but a turn)
-            turns += 1
-            if between is not None:
-                between()
-    except StopIteration as done:
-        return turns, done.value
+    """Run a handler's generator as pygls does: each yielded ``(fn, args, kwargs)`` awaited on
+    the loop and its result sent back."""
+
+    async def run() -> tuple[int, Any]:
+        turns, sent = 0, None
+        try:
+            while True:
+                fn, args, _ = steps.send(sent)
+                turns += 1
+                sent = await fn(*args)
+                if between is not None:
+                    between()
+        except StopIteration as done:
+            return turns, done.value
+
+    return asyncio.run(run())
 
 
 def test_an_answer_made_in_steps_is_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -154,8 +159,8 @@ def test_an_answer_made_in_steps_is_the_same_answer(monkeypatch: pytest.MonkeyPa
     od = _open(ls, "x")
     lenses = _lenses(40)
     monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)  # a turn of the loop after every item
-    turns, pieces = _drive(wire.in_steps(ls, od, [Later(lambda i: lenses[i], i) for i in range(40)]))
-    assert turns == 40 and len(pieces) == 40
+    turns, pieces = _drive(wire.in_steps(ls, od, lambda: [Later(lambda i: lenses[i], i) for i in range(40)]))
+    assert turns == 40 and len(pieces) == 1
     response = types.CodeLensResponse(id=3, result=pieces)  # type: ignore[arg-type]
     assert _sent(ls.protocol, response) == _pygls(types.CodeLensResponse(id=3, result=lenses))
 
@@ -168,9 +173,11 @@ def test_an_edit_between_two_steps_ends_the_request_with_content_modified(monkey
     ls = create_server()
     od = _open(ls, "x")
     monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)
+    monkeypatch.setattr(wire, "LARGE_CHARS", 0)  # a large document's answers take turns
 
     def edit() -> None:
         od.revision += 1  # (what a didChange does to the document)
 
     with pytest.raises(JsonRpcContentModified):
-        _drive(wire.in_steps(ls, od, _folding(5)), between=edit)
+        _drive(wire.in_steps(ls, od, lambda: _folding(5)), between=edit)
+    assert not ls._answer_lock.locked()  # the next long answer is not kept waiting
