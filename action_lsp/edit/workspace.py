@@ -78,7 +78,11 @@ def _readonly(path: Path, st: os.stat_result) -> bool:
 
 
 class Workspace:
-    """The roots actions are resolved against, and the way files are read."""
+    """The roots actions are resolved against, and the way files are read.
+
+    One is made for each operation (a check, a plan and its write, a request): each path it
+    resolves is resolved on disk once (a session writes the same few files thousands of times).
+    """
 
     def __init__(
         self,
@@ -93,12 +97,19 @@ class Workspace:
         self.allow_overwrite = allow_overwrite
         self.read_override = read_override
         self.allow_readonly = allow_readonly  # write files without write permission (--force)
+        self._resolved: dict[str, Target | PathProblem] = {}
 
     def contains(self, real: Path) -> bool:
         return any(real == r or real.is_relative_to(r) for r in self.roots)
 
     def resolve(self, rel: str) -> Target | PathProblem:
         """The real path of ``rel``: refused when absolute or when it leaves every root."""
+        found = self._resolved.get(rel)
+        if found is None:
+            found = self._resolved[rel] = self._resolve(rel)
+        return found
+
+    def _resolve(self, rel: str) -> Target | PathProblem:
         problem = check_path(rel)
         if problem is not None:
             return problem

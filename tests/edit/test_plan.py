@@ -357,3 +357,24 @@ def test_a_check_only_plan_finds_what_the_full_plan_finds(tmp_path: Path) -> Non
         assert not check.changes and all(o.change is None for o in check.outcomes)
         planned += 1
     assert planned >= 20
+
+
+def test_a_plan_resolves_each_path_once(root: Path, tx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session writes the same few files thousands of times: each action's path was resolved
+    on disk again (a realpath and an lstat per component), most of a large session's check."""
+    t = tx()
+    actions = [t.create("src/app.py", "x = 0\n")]
+    actions += [t.modify("src/app.py", (f"x = {i}\n", f"x = {i + 1}\n")) for i in range(30)]
+    actions += [t.create(f"docs/{i % 3}.md", "hi\n") for i in range(9)]
+    ws = Workspace(root)
+    resolved: list[Path] = []
+    real = Path.resolve
+
+    def counting(self: Path, strict: bool = False) -> Path:
+        resolved.append(self)
+        return real(self, strict)
+
+    monkeypatch.setattr(Path, "resolve", counting)
+    plan = plan_changes(actions, ws)
+    assert [o.ok for o in plan.outcomes[:31]] == [True] * 31
+    assert sorted(map(str, resolved)) == sorted(str(root / p) for p in ["src/app.py", "docs/0.md", "docs/1.md", "docs/2.md"])
