@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_parse import generate
 
 TIMELINE = False
+_RAW = {types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, types.TEXT_DOCUMENT_FOLDING_RANGE, types.TEXT_DOCUMENT_CODE_LENS}
 
 
 def status_mb(pid: int, key: str) -> float:
@@ -55,6 +56,12 @@ async def start() -> object:
 
     client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     client.published = published  # type: ignore[attr-defined]
+    # The answers of the large document (outline, folding, lenses: 10-35 MB of JSON each) are
+    # kept as JSON: turned into lsprotocol objects, they kept this client's own event loop busy
+    # for seconds (cattrs, 100,000 symbols), and every request timed meanwhile waited for it.
+    # An editor parses such an answer in a fraction of a second.
+    typed = client.protocol.get_result_type
+    client.protocol.get_result_type = lambda method: None if method in _RAW else typed(method)  # type: ignore[method-assign]
     await client.start_io(sys.executable, "-m", "action_lsp", "serve")
     await client.initialize_session(
         types.InitializeParams(
