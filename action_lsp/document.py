@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import gc
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -216,7 +217,7 @@ def _message_group(
     k = bisect.bisect_right(separators, first) - 1
     start = separators[k] if k >= 0 else 0
     heading = line_at(start).strip(" #*:") if k >= 0 else ""
-    label = f"message: {heading[:60]}" if heading else "message"
+    label = sys.intern(f"message: {heading[:60]}") if heading else "message"
     span = Span(start, end)
     group = Group(span, label, list(pending))
     for i in pending:
@@ -253,6 +254,9 @@ def _lean(unit: Unit) -> Unit:
     for name in ("actions", "diagnostics", "separators", "watch"):
         if not getattr(unit, name):
             setattr(unit, name, _NONE)
+    for a in unit.actions:
+        if not a.edits:  # (every action but a modify: one empty list each)
+            a.edits = _NONE
     return unit
 
 

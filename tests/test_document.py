@@ -192,3 +192,22 @@ def test_an_edit_at_the_top_of_a_deferred_session_rereads_it_as_records() -> Non
     doc.edit(0, 1, "{")  # a record again
     assert _signature(doc.analysis()) == _signature(analyze(doc.text))
     assert _signature(doc.analysis()) == _signature(analyze(text))
+
+
+def test_an_open_document_keeps_one_copy_of_each_repeated_name_and_short_value() -> None:
+    """A transcript names the same few keys, tags, types and paths thousands of times; each
+    was a new string kept by every action (a tenth of what a dense open document held)."""
+    blocks = []
+    for i in range(40):
+        blocks.append('```actions\n[{"type": "create_file", "path": "src/app.py", "content": "x = ' + str(i) + '\\n"}]\n```\n\n')
+        blocks.append(f"<create_file>\n<path>src/app.py</path>\n<content>\ny = {i}\n</content>\n</create_file>\n\n")
+        blocks.append(f'<aether-write path="src/app.py">\nz = {i}\n</aether-write>\n\n')
+    doc = IncrementalDocument("".join(blocks))
+    actions = doc.analysis().actions
+    assert len(actions) == 120
+    names = [f.name for a in actions for f in a.fields.values()] + [k for a in actions for k in a.fields]
+    paths = [a.fields["path"].value for a in actions]
+    for kept in (names, paths, [a.type for a in actions], [a.group_label for a in actions if a.group_label]):
+        # (a copy per dialect at most, not one per action: each dialect repeats them 40 times)
+        assert len({id(s) for s in kept}) <= 3 * len(set(kept)), kept[:5]
+    assert len({id(a.fields["content"].value) for a in actions}) == 120  # (each content is its own)

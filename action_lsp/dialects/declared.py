@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -348,8 +349,9 @@ class DeclaredTags(TagDialect):
             pos = max(got.end, m.end())
         if not actions and not diagnostics:
             return None
+        label = sys.intern(f"```{fence.word} block")
         for a in actions:
-            a.group_label = f"```{fence.word} block"
+            a.group_label = label
         return Construct(Span(fence.start, end), actions, diagnostics, lookahead, tuple(watch))
 
     def file_view(self, action: Action) -> FileView | None:
@@ -397,7 +399,7 @@ class DeclaredJson(JsonDialect):
         close, read_to = json_fence_close(ctx, fence)
         body_end = close[0] if close else len(text)
         result = parse_json(text, fence.body_start, body_end)
-        what = f"```{fence.word} block"
+        what = sys.intern(f"```{fence.word} block")  # (every action's group label)
         diagnostics = json_diagnostics(text, result, Span(fence.body_start, body_end), f"bad JSON in {what}")
         end = json_fence_end(text, fence, result, close, body_end, what, diagnostics)
         span = Span(fence.start, end)

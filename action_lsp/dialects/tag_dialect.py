@@ -24,6 +24,7 @@ The low-level scanning lives in :mod:`action_lsp.dialects.tags`.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -411,7 +412,7 @@ class _ChildReader:
             if not tag.closed or tag.end > bound:
                 pos = lt + 1  # `a < b` or a broken tag: text, ignored
                 continue
-            name = m.group(1)
+            name = sys.intern(m.group(1))
             if tag.self_closing:
                 out.items.append(
                     Child(

@@ -29,6 +29,7 @@ from ..edit import Plan, plan_changes
 from ..findings import workspace_only
 from ..model import IN_PROGRESS, UNCLOSED_CODES
 from ..scan import Unit
+from . import wire
 from .convert import diagnostic, shift_lines
 from .documents import OpenDocument, PlanSummary
 from .lifecycle import release_memory, trim_memory
@@ -397,7 +398,12 @@ class Diagnostics:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._checking[od.uri] = done
         try:
-            return await self._check(od)
+            if len(od.doc.lines) <= wire.LARGE_CHARS:
+                return await self._check(od)
+            # A large document's plan takes its turn with its long answers (see wire.in_steps):
+            # side by side, their memory adds up.
+            async with wire.one_at_a_time(self.ls):
+                return await self._check(od)
         finally:
             done.set_result(None)
             if self._checking.get(od.uri) is done:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .server import ActionLanguageServer
 
 STEP_SECONDS = 0.02  # of encoding between two turns of the event loop (see in_steps)
+TRIM_BYTES = 1 << 22  # a message this long is followed by a trim of the heap (see _send_data)
 LARGE_CHARS = 1 << 19  # a document this long has its long answers made one at a time (in_steps)
 
 _SEPARATORS = (",", ":")
@@ -74,7 +75,7 @@ def in_steps(
     revision = od.revision  # (what the handler read before calling this is of this text)
     lock: asyncio.Lock | None = None
     if len(od.doc.lines) > LARGE_CHARS:
-        lock = _one_at_a_time(ls)
+        lock = one_at_a_time(ls)
         yield ls.in_request, (lock.acquire,), None
     try:
         if od.revision != revision or ls.documents.get(od.uri) is not od:
@@ -100,7 +101,8 @@ def in_steps(
     return [Encoded(run)] if run else []
 
 
-def _one_at_a_time(ls: ActionLanguageServer) -> asyncio.Lock:
+def one_at_a_time(ls: ActionLanguageServer) -> asyncio.Lock:
+    """The turns a large document's long answers and workspace checks take."""
     lock = getattr(ls, "_answer_lock", None)
     if lock is None:
         lock = ls._answer_lock = asyncio.Lock()  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 
+from action_lsp.server import wire
 from action_lsp.server.server import ActionProtocol, create_server
 from action_lsp.server.wire import Later
 
@@ -153,7 +154,6 @@ def _drive(steps: Any, between: Any = None) -> tuple[int, Any]:
 
 
 def test_an_answer_made_in_steps_is_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    from action_lsp.server import wire
 
     ls = create_server()
     od = _open(ls, "x")
@@ -168,7 +168,6 @@ def test_an_answer_made_in_steps_is_the_same_answer(monkeypatch: pytest.MonkeyPa
 def test_an_edit_between_two_steps_ends_the_request_with_content_modified(monkeypatch: pytest.MonkeyPatch) -> None:
     from pygls.exceptions import JsonRpcContentModified
 
-    from action_lsp.server import wire
 
     ls = create_server()
     od = _open(ls, "x")
@@ -181,3 +180,39 @@ def test_an_edit_between_two_steps_ends_the_request_with_content_modified(monkey
     with pytest.raises(JsonRpcContentModified):
         _drive(wire.in_steps(ls, od, lambda: _folding(5)), between=edit)
     assert not ls._answer_lock.locked()  # the next long answer is not kept waiting
+
+
+def test_a_large_document_s_workspace_check_takes_its_turn_with_the_long_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planned side by side with the outline or the lenses of a 50 MB transcript, the check's
+    memory added to theirs (peak 566 -> 505 MB once they took turns)."""
+    ls = create_server()
+    od = _open(ls, "<create_file>\n<path>a.py</path>\n<content>x = 1\n</content>\n</create_file>\n")
+    monkeypatch.setattr(wire, "LARGE_CHARS", 0)  # (this document counts as large)
+    checks = ls.features["diagnostics"]
+
+    async def run() -> None:
+        lock = wire.one_at_a_time(ls)
+        await lock.acquire()  # a long answer being made
+        check = asyncio.ensure_future(checks.check(od))
+        await asyncio.sleep(0.05)
+        assert not check.done() and od.workspace.plan is None
+        lock.release()
+        await asyncio.wait_for(check, 10)
+        assert od.workspace.plan is not None and not lock.locked()
+
+    asyncio.run(run())
+
+
+def test_the_heap_is_trimmed_after_a_long_message_is_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 50 MB document's outline is 34 MB of JSON: once written, its pages went back to the OS
+    only if told (the server stayed ~20 MB higher for as long as the document was open)."""
+    from action_lsp.server import server
+
+    trims: list[int] = []
+    monkeypatch.setattr(server, "trim_memory", lambda: trims.append(1))
+    monkeypatch.setattr(wire, "TRIM_BYTES", 10_000)
+    protocol = create_server().protocol
+    _sent(protocol, types.FoldingRangeResponse(id=1, result=_folding(20)))  # (about 1 KB)
+    assert trims == []
+    _sent(protocol, types.FoldingRangeResponse(id=2, result=_folding(400)))  # (about 20 KB)
+    assert trims == [1]
