@@ -73,11 +73,11 @@ def in_steps(
     A small document's answer is made at once, without a turn of the loop (pygls then runs the
     handler synchronously, and it sees every message that came before it)."""
     revision = od.revision  # (what the handler read before calling this is of this text)
-    lock: asyncio.Lock | None = None
-    if len(od.doc.lines) > LARGE_CHARS:
-        lock = one_at_a_time(ls)
-        yield ls.in_request, (lock.acquire,), None
+    turn: _Turn | None = None
     try:
+        if len(od.doc.lines) > LARGE_CHARS:
+            turn = _Turn(one_at_a_time(ls))
+            yield ls.in_request, (turn.take,), None
         if od.revision != revision or ls.documents.get(od.uri) is not od:
             raise JsonRpcContentModified(message=f"{od.uri} changed while its answer waited")
         with gc_paused():  # (100,000 items kept alive: a full collection walked the whole heap)
@@ -96,9 +96,34 @@ def in_steps(
                     raise JsonRpcContentModified(message=f"{od.uri} changed while its answer was made")
                 started = time.perf_counter()
     finally:
-        if lock is not None:
-            lock.release()
+        if turn is not None:
+            turn.give_back()
     return [Encoded(run)] if run else []
+
+
+class _Turn:
+    """A turn of :func:`one_at_a_time` taken for a generator handler. When the client cancels
+    the request, pygls drops the handler without resuming it -- possibly after the turn was
+    taken for it, or while it is still being waited for: either way it is given back (the
+    handler's ``finally`` runs when the dropped generator is closed)."""
+
+    __slots__ = ("dropped", "held", "lock")
+
+    def __init__(self, lock: asyncio.Lock) -> None:
+        self.lock = lock
+        self.held = self.dropped = False
+
+    async def take(self) -> None:
+        await self.lock.acquire()
+        self.held = True
+        if self.dropped:
+            self.give_back()
+
+    def give_back(self) -> None:
+        self.dropped = True
+        if self.held:
+            self.held = False
+            self.lock.release()
 
 
 def one_at_a_time(ls: ActionLanguageServer) -> asyncio.Lock:

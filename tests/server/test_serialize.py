@@ -216,3 +216,37 @@ def test_the_heap_is_trimmed_after_a_long_message_is_written(monkeypatch: pytest
     assert trims == []
     _sent(protocol, types.FoldingRangeResponse(id=2, result=_folding(400)))  # (about 20 KB)
     assert trims == [1]
+
+
+def test_a_long_answer_cancelled_while_it_waits_its_turn_gives_the_turn_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """VS Code cancels a pending outline or folding request when the document changes. pygls
+    then never resumes the handler: the turn it was waiting for, taken for it meanwhile, must
+    not stay taken (every later long answer and workspace check of a large document waited)."""
+    ls = create_server()
+    od = _open(ls, "x")
+    monkeypatch.setattr(wire, "LARGE_CHARS", 0)
+
+    async def run() -> None:
+        lock = wire.one_at_a_time(ls)
+        await lock.acquire()  # another long answer is being made
+        steps = wire.in_steps(ls, od, lambda: _folding(5))
+        fn, args, _ = next(steps)  # this one waits for its turn, as pygls runs it
+        waiting = asyncio.ensure_future(fn(*args))
+        lock.release()  # the other answer is sent
+        await waiting  # the turn is taken for this one; the client has cancelled it meanwhile,
+        steps.close()  # so pygls drops the handler without resuming it
+        assert not lock.locked()
+        check = asyncio.ensure_future(ls.features["diagnostics"].check(od))
+        await asyncio.wait_for(check, 10)  # (the next in line gets its turn)
+        # Dropped while still in line: the turn, when it comes, is given back at once.
+        await lock.acquire()
+        steps = wire.in_steps(ls, od, lambda: _folding(5))
+        fn, args, _ = next(steps)
+        waiting = asyncio.ensure_future(fn(*args))
+        await asyncio.sleep(0)
+        steps.close()
+        lock.release()
+        await waiting
+        assert not lock.locked()
+
+    asyncio.run(run())
