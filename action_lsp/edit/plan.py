@@ -518,8 +518,10 @@ class _Planner:
             bare = strip_line_numbers(replace, counting=False) if numbered is not None else None
             # Stripped when the replacement has the prefixes on every line or on none; one
             # with some would write prefixes into the file, so it is left to not be found.
+            stripped = False  # line-number prefixes removed from the search text
             if numbered is not None and (bare is not None or not has_line_numbers(replace)):
                 search, hint = numbered
+                stripped = True
                 if bare is not None:
                     replace = bare[0]
             if search and _norm(search) == _norm(replace):
@@ -572,10 +574,10 @@ class _Planner:
                 ))
                 already += 1
                 continue
-            if not found.exact or hint is not None or found.note:
+            if not found.exact or stripped or found.note:
                 how = f"only by the {found.describe()} strategy" if not found.exact else (
                     f"by the {found.strategy} strategy")
-                if hint is not None:
+                if stripped:
                     how += " after removing its line-number prefixes"
                 if found.note:
                     how += f" ({found.note})"

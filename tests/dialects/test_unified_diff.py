@@ -279,3 +279,17 @@ def test_a_diff_fence_still_streaming_in_is_in_progress() -> None:
     a = only(text)
     (d,) = [d for d in a.diagnostics if d.code == "unclosed-block"]
     assert d.data and d.data.get(IN_PROGRESS)
+
+
+def test_a_hunk_found_where_it_says_has_no_note(tmp_path: Path, capsys) -> None:
+    """A hunk's line (its `@@ -12` start) is a hint: it is not a line-number prefix that was
+    removed, and a hunk found exactly, where it says or with an offset, deserves no note (every
+    hunk was told "found ... after removing its line-number prefixes; review the diff")."""
+    body = "".join(f"line {i}\n" for i in range(1, 21))
+    root = _ws(tmp_path, {"src/app.py": body})
+    for start in (9, 12):  # where it is, and three lines off
+        t = tmp_path / "t.md"
+        t.write_text(f"```diff\n--- a/src/app.py\n+++ b/src/app.py\n@@ -{start},3 +{start},3 @@\n line 9\n-line 10\n+line ten\n line 11\n```\n")
+        assert main(["check", str(t), "--root", str(root)]) == 0
+        out = capsys.readouterr()
+        assert "search-fuzzy" not in out.out + out.err and "prefixes" not in out.out + out.err
