@@ -78,6 +78,10 @@ def test_the_whole_example_is_refused_for_its_escaping_action(tmp_path: Path, ca
     err = capsys.readouterr().err
     assert "[path-traversal]" in err and "nothing written" in err
     assert snapshot(tmp_path) == before
+    # ... and says how to write the others alone (a new user was left with "nothing written").
+    assert "--select 1-2 writes the 2 other(s)" in err
+    assert main(["apply", "--write", "--select", "1-2", str(ws / "transcript.md")]) == 0
+    assert "def farewell" in (ws / "src" / "app.py").read_text(encoding="utf-8")
 
 
 def test_demo_commands_work_on_the_example(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -92,3 +96,20 @@ def test_demo_commands_work_on_the_example(capsys) -> None:  # type: ignore[no-u
     assert main(["apply", "--dry-run", str(EXAMPLE / "transcript.md")]) == 1
     captured = capsys.readouterr()
     assert "+def farewell(name):" in captured.out and "+++ b/tests/test_app.py" in captured.out
+
+
+def test_without_a_marker_the_root_used_is_named_when_the_transcript_is_elsewhere(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A new user ran `apply /tmp/proj/chat.md` from /tmp and got `src/app.py does not exist`
+    for a file beside the transcript: the current directory was the root, and nothing said so."""
+    proj = tmp_path / "proj"
+    (proj / "src").mkdir(parents=True)
+    (proj / "src" / "app.py").write_text("x = 1\n", encoding="utf-8")
+    chat = proj / "chat.md"
+    chat.write_text("src/app.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["apply", str(chat)]) == 1
+    err = capsys.readouterr().err
+    assert f"workspace root: {tmp_path.resolve()} (the current directory" in err and "--root" in err
+    monkeypatch.chdir(proj)  # beside the transcript: the usual case, nothing more to say
+    assert main(["apply", "chat.md"]) == 0
+    assert "workspace root" not in capsys.readouterr().err

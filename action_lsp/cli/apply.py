@@ -24,6 +24,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
+    from ..edit.plan import Plan
     from ..model import Action, Diagnostic
     from .output import Style
 
@@ -98,6 +99,21 @@ def parse_select(values: Sequence[str] | None, count: int) -> set[int] | None:
     return chosen
 
 
+def _the_others(plan: Plan) -> str:
+    """How to write the actions that can be applied, when others cannot (a write is all or
+    none): `; --select 1,2 writes the 2 others`."""
+    ok = [o.action_index + 1 for o in plan.outcomes if o.ok and not o.skipped and not o.applied]
+    if not ok:
+        return ""
+    runs: list[str] = []
+    for n in ok:
+        if runs and n == int(runs[-1].rpartition("-")[2]) + 1:
+            runs[-1] = f"{runs[-1].partition('-')[0]}-{n}"
+        else:
+            runs.append(str(n))
+    return f" (a write is all or none); --select {','.join(runs)} writes the {len(ok)} other(s)"
+
+
 def parse_candidates(values: Sequence[str], count: int) -> dict[tuple[int, int], int]:
     """``--accept-candidate N[.E]=LINE`` values as {(action index, edit index): line}."""
     chosen: dict[tuple[int, int], int] = {}
@@ -135,6 +151,14 @@ def _default_root(transcript: Path) -> Path:
 
     found = find_root(Path.cwd() if str(transcript) == "-" else transcript)
     if found is None:
+        here = Path.cwd().resolve()
+        if str(transcript) != "-" and transcript.resolve().parent != here:
+            # (the transcript is elsewhere: its paths are not looked up beside it)
+            print(
+                f"workspace root: {clean(str(here))} (the current directory: no `.action-lsp` marker "
+                "above the transcript; --root sets another)",
+                file=sys.stderr,
+            )
         return Path(".")
     if found != Path.cwd().resolve():
         print(f"workspace root: {clean(str(found))} (marked by .action-lsp)", file=sys.stderr)
@@ -207,12 +231,12 @@ def run(args: argparse.Namespace) -> int:
         if not plan.changes and not failed:
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
         if failed:
-            print(f"{len(failed)} action(s) cannot be applied.", file=err)
+            print(f"{len(failed)} action(s) cannot be applied{_the_others(plan)}.", file=err)
             return 1
         return 0
 
     if failed:
-        print(f"nothing written: {len(failed)} action(s) cannot be applied.", file=err)
+        print(f"nothing written: {len(failed)} action(s) cannot be applied{_the_others(plan)}.", file=err)
         return 1
     try:
         write_plan(plan, root=ws.root, label=f"apply --write {path}")
