@@ -206,6 +206,8 @@ def test_usage_errors(tmp_path: Path, clean: Path, capsys) -> None:  # type: ign
     assert "--severity" in _one_clear_line(capsys.readouterr().err)
     assert main(["check", "--severity", "missing-field=loud", str(clean)]) == 2
     assert "loud" in _one_clear_line(capsys.readouterr().err)
+    assert main(["check", "--severity", "mising-field=off", str(clean)]) == 2
+    assert "unknown code 'mising-field'; did you mean missing-field?" in _one_clear_line(capsys.readouterr().err)
     with pytest.raises(SystemExit) as exc:
         main(["check"])
     assert exc.value.code == 2

@@ -3,6 +3,7 @@ severities. Imports of the core stay inside functions: building the parser must 
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import sys
@@ -219,8 +220,12 @@ def parse_severity_overrides(items: Iterable[str]) -> dict[str, Severity | None]
                 continue
             code, sep, level = part.partition("=")
             code = code.strip()
-            if not sep or code not in CODES:
+            if not sep:
                 raise CliError(f"--severity {part!r}: expected CODE=LEVEL with a code from `action-lsp rules`")
+            if code not in CODES:
+                near = difflib.get_close_matches(code, CODES, n=1)
+                hint = f"; did you mean {near[0]}?" if near else "; `action-lsp rules` lists them"
+                raise CliError(f"--severity {part!r}: unknown code {code!r}{hint}")
             try:
                 overrides[code] = Severity.parse(level)
             except ValueError as exc:
