@@ -672,11 +672,14 @@ class IncrementalDocument:
         self._finish()
         if self._analysis is None:
             lines = self.lines
-            self._analysis = _assemble(
-                lambda: lines.text,
-                lambda start: lines.line_text(lines.line_of(start)),
-                len(lines),
-                self.units(),
-                self._shifted,
-            )
+            # Paused: after an edit near the top, every action after it is copied, shifted,
+            # and the collector walked the whole document's heap again and again meanwhile.
+            with gc_paused():
+                self._analysis = _assemble(
+                    lambda: lines.text,
+                    lambda start: lines.line_text(lines.line_of(start)),
+                    len(lines),
+                    self.units(),
+                    self._shifted,
+                )
         return self._analysis
