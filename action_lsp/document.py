@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import gc
-import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from .records import (
 )
 from .rules import RuleContext, run_rules
 from .scan import Unit, scan
+from .shared import share
 from .text import EditableLineIndex
 
 
@@ -217,7 +217,7 @@ def _message_group(
     k = bisect.bisect_right(separators, first) - 1
     start = separators[k] if k >= 0 else 0
     heading = line_at(start).strip(" #*:") if k >= 0 else ""
-    label = sys.intern(f"message: {heading[:60]}") if heading else "message"
+    label = share(f"message: {heading[:60]}") if heading else "message"
     span = Span(start, end)
     group = Group(span, label, list(pending))
     for i in pending:

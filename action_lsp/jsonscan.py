@@ -31,19 +31,18 @@ import gc
 import json
 import operator
 import re
-import sys
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from action_lsp.model import Breaks, SourceMap, Span, TextEdit
+from action_lsp.shared import share
 
-# Keys and short string values are interned: a transcript repeats the same few keys ("path",
+# Keys and short string values are shared (action_lsp.shared): a transcript repeats the same few keys ("path",
 # "content") and values (types, languages, paths) tens of thousands of times, and an open
 # document keeps every one (a 10 MB dense transcript: 35,000 copies of its keys alone).
 SHORT = 64
-_intern = sys.intern
 
 __all__ = [
     "FenceWalks",
@@ -368,7 +367,7 @@ class _Parser:
                 return JNode(
                     "string",
                     Span(pos, j + 1),
-                    text[start:j] if j - start > SHORT else _intern(text[start:j]),
+                    text[start:j] if j - start > SHORT else share(text[start:j]),
                     source_map=SourceMap(start, j - start, j),
                 )
             body = _DQ_BODY.match(text, start, end)
@@ -456,7 +455,7 @@ class _Parser:
                 chunks.append(text[i:j])
             value = "".join(chunks)
         if len(value) <= SHORT:
-            value = _intern(value)
+            value = share(value)
         node = JNode(
             "string",
             Span(pos, j + 1),
@@ -614,7 +613,7 @@ class _Parser:
                         continue
                     simple = dq_simple(text, pos, end) if ch == '"' else None
                     if simple is not None:
-                        frame.key = _intern(text[pos + 1 : simple.end() - 1])
+                        frame.key = share(text[pos + 1 : simple.end() - 1])
                         pos = simple.end()
                         frame.key_span = Span(simple.start(), pos)
                     else:
@@ -706,7 +705,7 @@ class _Parser:
         ch = text[pos] if pos < self.end else ""
         if ch == '"' or ch == "'":
             node = self.string(pos)
-            frame.key = _intern(node.value)
+            frame.key = share(node.value)
             frame.key_span = node.span
             return node.span.end
         w = _IDENT.match(text, pos, self.end) if ch else None
@@ -722,7 +721,7 @@ class _Parser:
             f"unquoted key {word}: JSON keys are strings; put it in double quotes",
             TextEdit(Span(pos, w.end()), json.dumps(word, ensure_ascii=False)),
         )
-        frame.key = _intern(word)
+        frame.key = share(word)
         frame.key_span = Span(pos, w.end())
         return w.end()
 

@@ -236,3 +236,26 @@ def test_assembling_the_analysis_after_an_edit_runs_no_collection() -> None:
         gc.callbacks.remove(seen)
     assert len(actions) == 3000 and actions[0].span.start == first + 1
     assert runs == []
+
+
+def test_shared_strings_are_not_kept_for_good() -> None:
+    """Names and short values are shared within what is open, not kept forever: on Python 3.12
+    before 3.12.6 ``sys.intern`` made strings immortal, so a server reading transcripts for days
+    would have kept every distinct key, path and type it ever saw."""
+    import gc
+    import weakref
+
+    from action_lsp import shared
+
+    class Probe(str):  # (a str subclass can be watched; it is shared as any other string)
+        pass
+
+    seen = Probe(f"src/only-here-{id(object())}.py")
+    gone = weakref.ref(seen)
+    assert shared.share(seen) is seen and shared.share(str(seen)) is seen
+    for i in range(shared.LIMIT):
+        shared.share(f"value {i}")
+    del seen
+    gc.collect()
+    assert gone() is None  # the table started again past its LIMIT: nothing kept for good
+    assert len(shared.table) <= shared.LIMIT

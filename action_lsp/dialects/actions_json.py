@@ -9,12 +9,12 @@ written in prose is reported as ``action-outside-block``.
 from __future__ import annotations
 
 import re
-import sys
 
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import LINE_START, FenceOpen
 from ..model import Action, ActionKind, Diagnostic, Fix, Span, TextEdit
 from ..schema import ActionSpec, Check, boolean, integer, one_of, opt, req, specs, text, text_list
+from ..shared import share
 from .base import Construct, ScanContext
 from .json_fields import (
     JsonDialect,
@@ -117,7 +117,7 @@ class ActionsJson(JsonDialect):
             # never closed (seed 000, edge case 1), and what follows its JSON is scanned anew.
             close, body_end = None, len(text)
         kind = fence.word.lower() if fence.word.lower() in self.fence_infos else "actions"
-        what = sys.intern(f"```{kind} block")  # (every action's group label)
+        what = share(f"```{kind} block")  # (every action's group label)
         diagnostics = json_diagnostics(text, result, Span(fence.body_start, body_end), f"bad JSON in {what}")
         # Recover an unclosed block: it ends after its JSON value when that parsed, else at the end.
         end = json_fence_end(text, fence, result, close, body_end, what, diagnostics)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ from ..jsonscan import JNode, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, ActionKind, Diagnostic, FileEdit, FileView, Fix, Span
 from ..schema import ActionSpec, FieldSpec, text
+from ..shared import share
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .json_fields import (
     JsonDialect,
@@ -349,7 +349,7 @@ class DeclaredTags(TagDialect):
             pos = max(got.end, m.end())
         if not actions and not diagnostics:
             return None
-        label = sys.intern(f"```{fence.word} block")
+        label = share(f"```{fence.word} block")
         for a in actions:
             a.group_label = label
         return Construct(Span(fence.start, end), actions, diagnostics, lookahead, tuple(watch))
@@ -399,7 +399,7 @@ class DeclaredJson(JsonDialect):
         close, read_to = json_fence_close(ctx, fence)
         body_end = close[0] if close else len(text)
         result = parse_json(text, fence.body_start, body_end)
-        what = sys.intern(f"```{fence.word} block")  # (every action's group label)
+        what = share(f"```{fence.word} block")  # (every action's group label)
         diagnostics = json_diagnostics(text, result, Span(fence.body_start, body_end), f"bad JSON in {what}")
         end = json_fence_end(text, fence, result, close, body_end, what, diagnostics)
         span = Span(fence.start, end)

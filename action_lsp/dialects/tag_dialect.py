@@ -24,7 +24,6 @@ The low-level scanning lives in :mod:`action_lsp.dialects.tags`.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -40,6 +39,7 @@ from ..model import (
     Span,
     TextEdit,
 )
+from ..shared import share
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .tags import (
     Finder,
@@ -412,7 +412,7 @@ class _ChildReader:
             if not tag.closed or tag.end > bound:
                 pos = lt + 1  # `a < b` or a broken tag: text, ignored
                 continue
-            name = sys.intern(m.group(1))
+            name = share(m.group(1))
             if tag.self_closing:
                 out.items.append(
                     Child(

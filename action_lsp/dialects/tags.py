@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import bisect
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..jsonscan import SHORT
 from ..model import Diagnostic, Field, Fix, SourceMap, Span, TextEdit
+from ..shared import share
 from .base import ScanContext
 
 __all__ = [
@@ -119,7 +119,7 @@ def parse_start_tag(ctx: ScanContext, start: int, name_end: int) -> StartTag:
 def _parse_start_tag(ctx: ScanContext, start: int, name_end: int) -> StartTag:
     text = ctx.text
     n = len(text)
-    name = sys.intern(text[start + 1 : name_end])  # (kept by every action: see jsonscan.SHORT)
+    name = share(text[start + 1 : name_end])  # (kept by every action: see jsonscan.SHORT)
     tag = StartTag(start, name, Span(start + 1, name_end), name_end, False)
     pos = name_end
     while True:
@@ -152,7 +152,7 @@ def _parse_start_tag(ctx: ScanContext, start: int, name_end: int) -> StartTag:
         pos = m.end()
         eq = _EQ.match(text, pos)
         if eq is None:
-            tag.attributes.append(Attribute(sys.intern(m.group(0)), name_span, True, name_span))
+            tag.attributes.append(Attribute(share(m.group(0)), name_span, True, name_span))
             continue
         vpos = eq.end()
         quote = text[vpos] if vpos < n else ""
@@ -163,14 +163,14 @@ def _parse_start_tag(ctx: ScanContext, start: int, name_end: int) -> StartTag:
                 tag.lookahead = n
                 tag.problem = f"has a value of `{m.group(0)}` whose {quote} is never closed"
                 return tag
-            tag.attributes.append(_attribute(text, sys.intern(m.group(0)), name_span, vpos + 1, close, quote))
+            tag.attributes.append(_attribute(text, share(m.group(0)), name_span, vpos + 1, close, quote))
             pos = close + 1
             continue
         um = _UNQUOTED.match(text, vpos)
         vend = um.end() if um else vpos
         if vend - vpos > 1 and text[vend - 1] == "/" and text.startswith(">", vend):
             vend -= 1  # `type=refresh/>` is self-closing, not a value ending in `/`
-        tag.attributes.append(_attribute(text, sys.intern(m.group(0)), name_span, vpos, vend))
+        tag.attributes.append(_attribute(text, share(m.group(0)), name_span, vpos, vend))
         pos = vend
 
 
@@ -179,7 +179,7 @@ def _attribute(
 ) -> Attribute:
     value, source_map = decode_entities(text, start, end)
     if len(value) <= SHORT:
-        value = sys.intern(value)  # a path, a type: repeated across a transcript
+        value = share(value)  # a path, a type: repeated across a transcript
     return Attribute(name, name_span, value, Span(start, end), source_map, quote)
 
 
@@ -253,7 +253,7 @@ def stripped_value(text: str, start: int, end: int) -> tuple[str, Span, SourceMa
     end = trimmed_end(text, start, end)
     value = text[start:end]
     if end - start <= SHORT:
-        value = sys.intern(value)  # a path, a command: repeated across a transcript
+        value = share(value)  # a path, a command: repeated across a transcript
     return value, Span(start, end), SourceMap.verbatim(start, end)
 
 
