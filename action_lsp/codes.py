@@ -6,6 +6,7 @@ step) and the server's ``codeDescription`` links point into that page.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,8 +152,10 @@ def docs_path() -> Path:
     return Path(__file__).with_name("rules.md")
 
 
+@functools.lru_cache(maxsize=1024)
 def docs_url(code: str, base: str | None = None) -> str:
-    """Link to the documentation of ``code``; ``base`` overrides the shipped page."""
+    """Link to the documentation of ``code``; ``base`` overrides the shipped page. (Cached: the
+    server links every diagnostic it publishes, and a path's URI costs a pathlib round.)"""
     if base:
         return f"{base.rstrip('#')}#{code}"
     return f"{docs_path().as_uri()}#{code}"

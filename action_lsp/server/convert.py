@@ -6,6 +6,7 @@ lines itself.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from lsprotocol import types
@@ -80,11 +81,17 @@ def diagnostic(
         message=d.message,
         severity=_SEVERITY[int(severity)],
         code=d.code,
-        code_description=types.CodeDescription(href=codes.docs_url(d.code, settings.docs_url)),
+        code_description=_code_description(d.code, settings.docs_url),
         source=SOURCE,
         related_information=related,
         data=data,
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _code_description(code: str, base: str | None) -> types.CodeDescription:
+    """One link object per code, shared by its diagnostics (never changed once made)."""
+    return types.CodeDescription(href=codes.docs_url(code, base))
 
 
 def _jsonable(v: Any) -> bool:
