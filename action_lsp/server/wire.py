@@ -134,6 +134,21 @@ def one_at_a_time(ls: ActionLanguageServer) -> asyncio.Lock:
     return lock
 
 
+def item_encoder(ls: ActionLanguageServer) -> Callable[[Any], bytes]:
+    """One object (an lsprotocol item) as the JSON bytes :func:`encode` would write for it."""
+    dumps = json.JSONEncoder(default=ls.protocol._serialize_message, separators=_SEPARATORS).encode
+    return lambda item: dumps(item).encode()
+
+
+def encoded_diagnostics(data: Any) -> list[Encoded] | None:
+    """A notification's ``params.diagnostics`` when it holds diagnostics already written as
+    JSON (:class:`Encoded`: the server keeps each unit's JSON while the unit stays put)."""
+    items = getattr(getattr(data, "params", None), "diagnostics", None)
+    if type(items) is list and items and type(items[0]) is Encoded:
+        return items
+    return None
+
+
 def list_result(data: Any) -> list[Any] | None:
     """The result of a response message when it is a list (encoded an item at a time)."""
     result = getattr(data, "result", None)
@@ -147,6 +162,9 @@ def encode(data: Any, default: Callable[[Any], Any]) -> bytearray:
     values, as for :func:`json.dumps`."""
     items = list_result(data)
     if items is None:
+        parts = encoded_diagnostics(data)
+        if parts is not None:
+            return _spliced(data, parts, default)
         return bytearray(json.dumps(data, default=default, separators=_SEPARATORS).encode())
     head = json.dumps({"id": data.id, "jsonrpc": data.jsonrpc}, separators=_SEPARATORS).encode()[:-1] + b',"result":['
     if len(items) == 1 and type(items[0]) is Encoded and isinstance(items[0].data, bytearray):
@@ -162,4 +180,25 @@ def encode(data: Any, default: Callable[[Any], Any]) -> bytearray:
             out += b","
         out += item.data if type(item) is Encoded else dumps(item).encode()
     out += b"]}"
+    return out
+
+
+def _spliced(data: Any, parts: list[Encoded], default: Callable[[Any], Any]) -> bytearray:
+    """``data`` with its ``params.diagnostics`` written from ``parts``: the rest of the message
+    is encoded with an empty list there, and the parts are put in it."""
+    params = data.params
+    params.diagnostics = []
+    try:
+        whole = json.dumps(data, default=default, separators=_SEPARATORS).encode()
+    finally:
+        params.diagnostics = parts
+    # (found once: inside the JSON strings of a message, a quote is escaped)
+    at = whole.index(b'"diagnostics":[]') + len(b'"diagnostics":[')
+    out = bytearray(whole[:at])
+    for part in parts:
+        if part.data:
+            if len(out) > at:
+                out += b","
+            out += part.data
+    out += whole[at:]
     return out

@@ -4,6 +4,7 @@ buffer of bytes); the JSON must be what pygls would have sent, with a right Cont
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 
+from action_lsp.model import Severity
 from action_lsp.server import wire
 from action_lsp.server.server import ActionProtocol, create_server
 from action_lsp.server.wire import Later
@@ -250,3 +252,63 @@ def test_a_long_answer_cancelled_while_it_waits_its_turn_gives_the_turn_back(mon
         assert not lock.locked()
 
     asyncio.run(run())
+
+
+def test_published_diagnostics_are_what_pygls_would_send_edit_after_edit(tmp_path: Any) -> None:
+    """Each unit's diagnostics are written once and their JSON reused while they stay where
+    they are (a keystroke in a 4 MB transcript republished 1,300 diagnostics, each encoded
+    again); the workspace findings likewise. Every publish must still be the document's
+    diagnostics as pygls would write them, edit after edit, including after a settings change."""
+    ls = create_server()
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    ls.folders = [tmp_path]  # (the workspace the checks read)
+    written: list[bytes] = []
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            written.append(bytes(data))
+
+    ls.protocol.set_writer(Writer())
+    block = (
+        "<modify_file>\n<path>a.py</path>\n<search>y = 1\n</search>\n<replace>y = 2\n</replace>\n</modify_file>\n\n"
+        '```actions\n{"actions": [{"type": "creat_task", "content": "é😀"}]}\n```\n\n'
+        "<create_file>\n<path>../up.py</path>\n<content>x = (\n</content>\n</create_file>\n\n"
+    )
+    od = _open(ls, block * 30)
+    checks = ls.features["diagnostics"]
+    asyncio.run(checks.check(od))
+    assert od.workspace.diagnostics  # (search-not-found for every modify)
+
+    def published() -> dict[str, Any]:
+        written.clear()
+        checks.publish(od)
+        body = written[-1].partition(b"\r\n\r\n")[2]
+        return json.loads(body)  # type: ignore[no-any-return]
+
+    def expected() -> dict[str, Any]:
+        """Converted anew, without the caches (then put back as they were)."""
+        kept = checks._caches.pop(od.uri, None)
+        params = types.PublishDiagnosticsParams(uri=od.uri, version=od.version, diagnostics=checks.all(od))
+        if kept is not None:
+            checks._caches[od.uri] = kept
+        return _pygls(types.PublishDiagnosticsNotification(params=params))
+
+    lines = od.text.split("\n")
+    for step, (line, col, text) in enumerate(
+        [(0, 0, ""), (40, 3, "z"), (2, 0, "\n\n"), (len(lines) - 3, 0, "<create_file>"), (7, 1, "é"), (0, 0, "# hi\n")]
+    ):
+        if step:
+            change = types.TextDocumentContentChangePartial(
+                range=types.Range(start=_pos(line, col), end=_pos(line, col)), text=text
+            )
+            ls.documents.change(od.uri, od.version + 1, [change], ls.encoding)
+        got = published()
+        assert got == expected(), step
+        assert len(got["params"]["diagnostics"]) > 60
+    before = published()["params"]["diagnostics"]
+    ls.settings = dataclasses.replace(ls.settings, severity={"unknown-action": None, "search-not-found": Severity.HINT})
+    checks.on_reconfigured()
+    after = published()
+    assert after == expected()
+    assert {d["code"] for d in after["params"]["diagnostics"]} == {d["code"] for d in before} - {"unknown-action"}
+    assert {d["severity"] for d in after["params"]["diagnostics"] if d["code"] == "search-not-found"} == {4}
