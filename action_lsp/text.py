@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -122,6 +123,14 @@ class _Positions:
 
     def line_of(self, offset: int) -> int:
         return self._line_of(offset)
+
+    def lines_of(self, offsets: Sequence[int]) -> list[int]:
+        """``[line_of(o) for o in offsets]`` (one call for many: an outline's or folding's)."""
+        return [self._line_of(o) for o in offsets]
+
+    def line_starts_of(self, lines: Sequence[int]) -> list[int]:
+        """``[line_start(n) for n in lines]``."""
+        return [self._start(n) for n in lines]
 
     def position(self, offset: int, encoding: Encoding = "utf-16") -> Position:
         offset = max(0, min(offset, self._length()))
@@ -301,6 +310,17 @@ class EditableLineIndex(_Positions):
         # (the array's own method: np.searchsorted's dispatch tripled the cost of a call, and a
         # large document's outline and folding ranges ask for every action's lines)
         return int(self._starts.searchsorted(offset, "right")) - 1
+
+    def lines_of(self, offsets: Sequence[int]) -> list[int]:
+        if not offsets:
+            return []
+        found = self._starts.searchsorted(np.fromiter(offsets, np.int64, len(offsets)), "right") - 1
+        return found.tolist()
+
+    def line_starts_of(self, lines: Sequence[int]) -> list[int]:
+        if not lines:
+            return []
+        return self._starts[np.fromiter(lines, np.int64, len(lines))].tolist()
 
     def replace(self, start: int, end: int, new_text: str) -> None:
         """Replace ``text[start:end]`` with ``new_text`` and update the line starts.

@@ -20,28 +20,29 @@ def register(ls: ActionLanguageServer) -> None:
         od = ls.document(params.text_document.uri)
         analysis = od.analysis()
         lines = od.doc.lines
-        seen: set[tuple[int, int]] = set()
-        out: list[tuple[int, int, str | None, str]] = []
 
-        def add(span: Span, kind: str | None, text: str) -> None:
-            first = lines.line_of(span.start)
-            end = span.end
-            if end > span.start and lines.line_start(lines.line_of(end)) == end:
-                end -= 1  # a span ending at a line start ends on the line before
-            last = lines.line_of(end)
-            if last > first and (first, last) not in seen:
-                seen.add((first, last))
-                out.append((first, last, kind, text))
-
-        def folding(item: tuple[int, int, str | None, str]) -> types.FoldingRange:
-            first, last, kind, text = item
+        def folding(item: tuple[int, int, str | None, Any]) -> types.FoldingRange:
+            first, last, kind, source = item
+            text = source.label if kind is not None else source.title  # (a group, an action)
             return types.FoldingRange(start_line=first, end_line=last, kind=kind, collapsed_text=text)
 
         def items() -> list[Later]:
-            for g in analysis.groups:
-                add(g.span, types.FoldingRangeKind.Region, g.label)
-            for a in analysis.actions:
-                add(a.span, None, a.title)
+            # A block or message group (Region), then each action; a span ending at a line
+            # start ends on the line before. Lines looked up all at once (100,000 actions).
+            region = types.FoldingRangeKind.Region
+            sources: list[tuple[Span, str | None, Any]] = [(g.span, region, g) for g in analysis.groups]
+            sources.extend((a.span, None, a) for a in analysis.actions)
+            firsts = lines.lines_of([span.start for span, _, _ in sources])
+            ends = lines.lines_of([span.end for span, _, _ in sources])
+            end_starts = lines.line_starts_of(ends)
+            seen: set[tuple[int, int]] = set()
+            out: list[tuple[int, int, str | None, Any]] = []
+            for (span, kind, source), first, last, last_start in zip(sources, firsts, ends, end_starts, strict=True):
+                if span.end > span.start and last_start == span.end:
+                    last -= 1
+                if last > first and (first, last) not in seen:
+                    seen.add((first, last))
+                    out.append((first, last, kind, source))
             out.sort(key=lambda r: (r[0], -r[1]))
             return [Later(folding, r) for r in out]
 
