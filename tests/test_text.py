@@ -123,3 +123,16 @@ def test_code_units_and_indices_agree_with_counting_each_character(encoding: str
         assert units(text, encoding) == total, (text, encoding)  # type: ignore[arg-type]
         for count in range(total + 3):
             assert index_at_units(text, count, encoding) == _index_by_character(text, count, encoding), (text, count)  # type: ignore[arg-type]
+
+
+def test_lines_looked_up_at_once_are_those_looked_up_one_by_one() -> None:
+    """Folding asks for the lines of 100,000 spans in one call; the answer is line_of's."""
+    rng = random.Random(5)
+    for _ in range(50):
+        text = "".join(rng.choice(["a", "é", "\n", "\r\n", "\r", "😀", " "]) for _ in range(rng.randrange(0, 300)))
+        offsets = [rng.randrange(0, len(text) + 1) for _ in range(40)]
+        for index in (EditableLineIndex(text), LineIndex(text)):
+            lines = index.lines_of(offsets)
+            assert lines == [index.line_of(o) for o in offsets]
+            assert index.line_starts_of(lines) == [index.line_start(n) for n in lines]
+        assert EditableLineIndex(text).lines_of([]) == [] == EditableLineIndex(text).line_starts_of([])
