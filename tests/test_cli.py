@@ -336,3 +336,19 @@ def test_version_and_help() -> None:
     assert r.returncode == 0
     for command in ("check", "parse", "rules"):
         assert command in r.stdout
+
+
+def test_the_select_suggested_for_the_others_applies(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Actions planned after one that fails may depend on it (here on the text it would have
+    written): the selection given for "the others" must be one that applies, not one that fails
+    again with a new suggestion."""
+    (tmp_path / ".action-lsp").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\nz = 2\n", encoding="utf-8")
+    modify = "<modify_file>\n<path>a.py</path>\n<search>{}\n</search>\n<replace>{}\n</replace>\n</modify_file>\n\n"
+    t = tmp_path / "t.md"
+    t.write_text(modify.format("x = 1", "x = (1") + modify.format("z = 2", "z = 3") + modify.format("x = (1", "x = (1,"), encoding="utf-8")
+    assert main(["apply", "--write", str(t)]) == 1
+    err = capsys.readouterr().err
+    assert "new-syntax-error" in err and "--select 2 writes the 1 other(s)" in err, err
+    assert main(["apply", "--write", "--select", "2", str(t)]) == 0
+    assert (tmp_path / "a.py").read_text(encoding="utf-8") == "x = 1\nz = 3\n"

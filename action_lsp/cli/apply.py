@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -99,14 +99,21 @@ def parse_select(values: Sequence[str] | None, count: int) -> set[int] | None:
     return chosen
 
 
-def _the_others(plan: Plan) -> str:
+def _the_others(plan: Plan, replan: Callable[[set[int]], Plan]) -> str:
     """How to write the actions that can be applied, when others cannot (a write is all or
-    none): `; --select 1,2 writes the 2 others`."""
-    ok = [o.action_index + 1 for o in plan.outcomes if o.ok and not o.skipped and not o.applied]
+    none): `; --select 1,2 writes the 2 others`. Planned again with only those: an action
+    planned after a failed one may have counted on it (the text a refused edit would have
+    written), and the selection given must be one that applies."""
+    ok = {o.action_index for o in plan.outcomes if o.ok and not o.skipped and not o.applied}
+    while ok:
+        failed = {o.action_index for o in replan(ok).outcomes if not o.ok and not o.skipped}
+        if not failed:
+            break
+        ok -= failed
     if not ok:
         return ""
     runs: list[str] = []
-    for n in ok:
+    for n in sorted(k + 1 for k in ok):
         if runs and n == int(runs[-1].rpartition("-")[2]) + 1:
             runs[-1] = f"{runs[-1].partition('-')[0]}-{n}"
         else:
@@ -191,10 +198,13 @@ def run(args: argparse.Namespace) -> int:
     only = parse_select(args.select, len(actions))
     choices = parse_candidates(args.accept_candidate, len(actions))
     ws = Workspace(root, allow_overwrite=args.force)
-    plan = plan_changes(
-        actions, ws, only=only, accept_fuzzy=args.accept_fuzzy, choices=choices,
-        force=args.force, blockers=blocking_diagnostics(found),
-    )
+    def planned(only: set[int] | None) -> Plan:
+        return plan_changes(
+            actions, ws, only=only, accept_fuzzy=args.accept_fuzzy, choices=choices,
+            force=args.force, blockers=blocking_diagnostics(found),
+        )
+
+    plan = planned(only)
     lines = LineIndex(text)
 
     for outcome in plan.outcomes:
@@ -231,12 +241,12 @@ def run(args: argparse.Namespace) -> int:
         if not plan.changes and not failed:
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
         if failed:
-            print(f"{len(failed)} action(s) cannot be applied{_the_others(plan)}.", file=err)
+            print(f"{len(failed)} action(s) cannot be applied{_the_others(plan, planned)}.", file=err)
             return 1
         return 0
 
     if failed:
-        print(f"nothing written: {len(failed)} action(s) cannot be applied{_the_others(plan)}.", file=err)
+        print(f"nothing written: {len(failed)} action(s) cannot be applied{_the_others(plan, planned)}.", file=err)
         return 1
     try:
         write_plan(plan, root=ws.root, label=f"apply --write {path}")

@@ -459,6 +459,8 @@ class Diagnostics:
                 del self._checking[od.uri]
 
     async def _check(self, od: OpenDocument) -> bool:
+        if self.ls.documents.get(od.uri) is not od:
+            return False  # closed (or opened again) while the check waited for its turn
         revision = od.revision
         analysis = od.analysis()
         actions = list(analysis.actions)

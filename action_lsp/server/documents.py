@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lsprotocol import types
@@ -172,7 +172,10 @@ def _follow_edit(ws: WorkspaceState, span: Span, inserted: int) -> None:
         if d.span.end < span.start:
             kept.append(d)
         elif d.span.start > span.end:
-            kept.append(shift_diagnostic(d, delta))
+            # Always a new object, also when the length is unchanged: an edit before a finding
+            # may move it to other lines or columns, and the server keeps each finding's JSON
+            # as long as the finding is the same object (Diagnostics._encoded).
+            kept.append(shift_diagnostic(d, delta) if delta else replace(d))
     ws.diagnostics = kept
 
 

@@ -294,13 +294,15 @@ def test_published_diagnostics_are_what_pygls_would_send_edit_after_edit(tmp_pat
         return _pygls(types.PublishDiagnosticsNotification(params=params))
 
     lines = od.text.split("\n")
-    for step, (line, col, text) in enumerate(
-        [(0, 0, ""), (40, 3, "z"), (2, 0, "\n\n"), (len(lines) - 3, 0, "<create_file>"), (7, 1, "é"), (0, 0, "# hi\n")]
-    ):
+    # (start line and column, end line and column, text); the last ones keep the text's length but move
+    # what follows to other lines or columns: a line break for a character, a line break taken
+    # out for a character, an astral character (two UTF-16 units) for one letter.
+    edits = [(0, 0, 0, 0, ""), (40, 3, 40, 3, "z"), (2, 0, 2, 0, "\n\n"), (len(lines) - 3, 0, len(lines) - 3, 0, "<create_file>"),
+             (7, 1, 7, 1, "é"), (0, 0, 0, 0, "# hi\n"), (0, 2, 0, 3, "\n"), (0, 2, 1, 0, "x"), (0, 0, 0, 1, "😀")]
+    for step, (line, col, end_line, end_col, text) in enumerate(edits):
         if step:
-            change = types.TextDocumentContentChangePartial(
-                range=types.Range(start=_pos(line, col), end=_pos(line, col)), text=text
-            )
+            span = types.Range(start=_pos(line, col), end=_pos(end_line, end_col))
+            change = types.TextDocumentContentChangePartial(range=span, text=text)
             ls.documents.change(od.uri, od.version + 1, [change], ls.encoding)
         got = published()
         assert got == expected(), step
@@ -312,3 +314,28 @@ def test_published_diagnostics_are_what_pygls_would_send_edit_after_edit(tmp_pat
     assert after == expected()
     assert {d["code"] for d in after["params"]["diagnostics"]} == {d["code"] for d in before} - {"unknown-action"}
     assert {d["severity"] for d in after["params"]["diagnostics"] if d["code"] == "search-not-found"} == {4}
+
+
+def test_a_check_waiting_for_its_turn_is_dropped_when_its_document_closes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large document's plan is a minute of work for 100,000 actions: not made for a
+    document closed while the check waited for its turn."""
+    from action_lsp.server import diagnostics as module
+
+    ls = create_server()
+    od = _open(ls, "<create_file>\n<path>a.py</path>\n<content>x = 1\n</content>\n</create_file>\n")
+    monkeypatch.setattr(wire, "LARGE_CHARS", 0)
+    planned: list[int] = []
+    plan = module.plan_changes
+    monkeypatch.setattr(module, "plan_changes", lambda *a, **k: (planned.append(1), plan(*a, **k))[1])
+
+    async def run() -> None:
+        lock = wire.one_at_a_time(ls)
+        await lock.acquire()
+        check = asyncio.ensure_future(ls.features["diagnostics"].check(od))
+        await asyncio.sleep(0.01)
+        ls.documents.close(od.uri)
+        lock.release()
+        assert await check is False
+
+    asyncio.run(run())
+    assert planned == []
