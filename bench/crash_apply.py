@@ -55,7 +55,11 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 def stage(root: Path) -> str:
     jdir = root / ".action-lsp-journal"
     if not (jdir / "journal.json").exists():
-        return "writing the journal" if jdir.exists() else "no journal (before or after)"
+        if (jdir / "committed").exists():
+            return "cleanup"  # the journal of a finished write being removed
+        if jdir.exists() and any(jdir.iterdir()):
+            return "writing the journal"
+        return "no journal (before or after)"
     if not (jdir / "committed").exists():
         return "temporaries"
     return "renames" if any(root.rglob(".action-lsp.*.tmp")) else "cleanup"

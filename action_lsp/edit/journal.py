@@ -89,7 +89,7 @@ class Recovery:
     """What :func:`recover` did with an interrupted write."""
 
     root: Path
-    outcome: Literal["rolled-forward", "rolled-back", "cleaned"]
+    outcome: Literal["rolled-forward", "rolled-back", "finished", "cleaned"]
     files: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     label: str = ""
@@ -108,8 +108,11 @@ class Recovery:
             text = f"{head} was finished: all {n} planned change(s) are written"
         elif self.outcome == "rolled-back":
             text = f"{head} was rolled back: its {n} file(s) are as they were before it"
+        elif self.outcome == "finished":
+            text = (f"{head} had written every planned change and was stopped while removing "
+                    "its journal; the journal is removed now")
         else:
-            text = f"{head} had not changed any file yet; its journal was removed"
+            text = f"{head} left every file as it was; its journal was removed"
         if self.conflicts:
             text += (
                 f"; {len(self.conflicts)} file(s) changed since and were left as they are: "
@@ -308,19 +311,36 @@ class Journal:
         os.close(fd)
         fsync_dir(self.jdir)
 
-    def discard(self) -> None:
-        """Remove the journal (the write is complete, or was undone)."""
-        remove_journal(self.root, self.jdir)
+    def discard(self, *, written: bool = False) -> None:
+        """Remove the journal: ``written``, every change is on disk; else none is (never
+        begun, or undone)."""
+        remove_journal(self.root, self.jdir, written=written)
 
 
-def remove_journal(root: Path, jdir: Path, *, keep_dir: bool = False) -> bool:
+# The order of removal keeps every state a kill can leave telling the truth to the next
+# recovery. ``journal.json`` goes before ``backup`` (a replayed journal may need the old bytes)
+# and, after a finished write, before the commit mark: a commit mark without a journal then
+# means "all written". After an undone write the mark goes first, so that a leftover is only
+# ever an uncommitted journal, or a backup alone ("nothing changed").
+_WRITTEN_ORDER = (JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE, COMMITTED_FILE)
+_UNDONE_ORDER = (COMMITTED_FILE, JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE)
+
+
+def remove_journal(
+    root: Path, jdir: Path, *, keep_dir: bool = False, written: bool = False
+) -> bool:
     """Delete the journal's files and its directory when empty (unless ``keep_dir``: the lock
-    is held on it for a write to come); whether anything was there."""
+    is held on it for a write to come); whether anything was there. ``written``: the write
+    the journal recorded is complete (see the orders above)."""
     found = False
-    for name in (JOURNAL_FILE, COMMITTED_FILE, BACKUP_FILE, JOURNAL_FILE + ".tmp"):
-        with contextlib.suppress(FileNotFoundError):
+    for name in _WRITTEN_ORDER if written else _UNDONE_ORDER:
+        try:
             os.unlink(jdir / name)
-            found = True
+        except FileNotFoundError:
+            continue
+        found = True
+        if name == COMMITTED_FILE and not written:
+            fsync_dir(jdir)  # no commit mark may come back with the journal after a power loss
     if keep_dir:
         return found
     with contextlib.suppress(OSError):
@@ -517,7 +537,12 @@ def _recover_locked(
     try:
         raw = (jdir / JOURNAL_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
-        # Killed while writing the journal: nothing in the workspace was touched yet.
+        # A commit mark without a journal: killed while removing the journal of a finished
+        # write. Anything else: killed while writing the journal (nothing was touched yet),
+        # or while removing the journal of an undone write.
+        if (jdir / COMMITTED_FILE).exists():
+            remove_journal(root, jdir, keep_dir=keep_dir, written=True)
+            return Recovery(root, "finished")
         found = remove_journal(root, jdir, keep_dir=keep_dir)
         return Recovery(root, "cleaned") if found else None
     try:
@@ -544,7 +569,7 @@ def _recover_locked(
             rec.conflicts.clear()
             roll_back_committed(files, rec.conflicts)
     _sync_parents(files)
-    remove_journal(root, jdir, keep_dir=keep_dir)
+    remove_journal(root, jdir, keep_dir=keep_dir, written=rec.outcome == "rolled-forward")
     return rec
 
 

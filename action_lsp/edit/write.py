@@ -265,4 +265,4 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
         raise
     for d in {t.parent for _, t, _, _ in jobs}:
         fsync_dir(d)
-    journal.discard()
+    journal.discard(written=True)

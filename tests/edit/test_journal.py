@@ -453,3 +453,90 @@ def test_in_place_target_edited_after_the_kill_is_kept(tmp_path: Path, tx, killi
     assert (tmp_path / "b.py").read_bytes() == b"b = 'the user was here'\n"
     assert (tmp_path / "c.py").read_bytes() == b"c = 2\n"
     assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / JDIR).exists()
+
+
+# -- a kill while the journal itself is being removed ----------------------------------------
+
+
+def _die_removing_journal(n: int, killing) -> None:  # type: ignore[no-untyped-def]
+    """In the child: SIGKILL just before the n-th removal of a journal file or directory."""
+    real_unlink, real_rmdir = os.unlink, os.rmdir
+    calls = []
+
+    def dying(real):  # type: ignore[no-untyped-def]
+        def call(path, *a, **k):  # type: ignore[no-untyped-def]
+            if JDIR in os.fspath(path):
+                calls.append(1)
+                if len(calls) == n:
+                    killing.die()
+            return real(path, *a, **k)
+
+        return call
+
+    os.unlink, os.rmdir = dying(real_unlink), dying(real_rmdir)  # type: ignore[assignment]
+
+
+# backup, committed, journal.json, journal.json.tmp (absent), the directory: five removals
+REMOVALS = range(1, 6)
+
+
+@pytest.mark.parametrize("n", REMOVALS)
+def test_kill_removing_the_journal_of_a_finished_write(tmp_path: Path, tx, killing,
+                                                       n: int) -> None:
+    """Every file is written; only the journal's removal was cut short. The next recovery
+    leaves every new file, and what it reports is true: it never says nothing was changed."""
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        real_commit = journal_mod.Journal.commit
+
+        def commit(self) -> None:  # type: ignore[no-untyped-def]
+            real_commit(self)
+            _die_removing_journal(n, killing)
+
+        journal_mod.Journal.commit = commit  # type: ignore[method-assign]
+        write_plan(plan, root=tmp_path, label="apply --write t.md")
+
+    assert killing.in_child(child) == "killed"
+    rec = recover(tmp_path)
+    assert killing.snapshot(tmp_path) == expected_after(before)
+    if rec is not None:  # none: killed just before the empty directory's removal
+        assert rec.outcome in ("rolled-forward", "finished"), rec.message()
+        assert ("all 6 planned change(s) are written" in rec.message()
+                or "had written every planned change and was stopped" in rec.message())
+    assert recover(tmp_path) is None
+
+
+@pytest.mark.parametrize("n", REMOVALS)
+def test_kill_removing_the_journal_of_a_rolled_back_write(tmp_path: Path, tx, killing,
+                                                          n: int) -> None:
+    """A rename failed after the commit mark, the write was rolled back, and the journal's
+    removal was cut short: the next recovery keeps every old file and says so."""
+    populate(tmp_path)
+    before = killing.snapshot(tmp_path)
+    plan = make_plan(tmp_path, tx)
+
+    def child() -> None:
+        real = os.replace
+        calls = []
+
+        def failing(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+            if ".action-lsp." in os.fspath(src) and JDIR not in os.fspath(src):
+                calls.append(1)
+                if len(calls) == 3:
+                    _die_removing_journal(n, killing)
+                    raise OSError(5, "Input/output error")
+            return real(src, dst, *a, **k)
+
+        os.replace = failing  # type: ignore[assignment]
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    rec = recover(tmp_path)
+    assert killing.snapshot(tmp_path) == before
+    if rec is not None:
+        assert rec.outcome in ("rolled-back", "cleaned"), rec.message()
+        assert "as they were" in rec.message() or "every file as it was" in rec.message()
+    assert recover(tmp_path) is None
