@@ -339,8 +339,11 @@ def remove_journal(
         except FileNotFoundError:
             continue
         found = True
-        if name == COMMITTED_FILE and not written:
-            fsync_dir(jdir)  # no commit mark may come back with the journal after a power loss
+        if name == (JOURNAL_FILE if written else COMMITTED_FILE):
+            # Durable before the next removal: after a power loss neither a journal without
+            # its mark (after a finished write) nor a mark with its journal (after an undone
+            # one) may come back.
+            fsync_dir(jdir)
     if keep_dir:
         return found
     with contextlib.suppress(OSError):
