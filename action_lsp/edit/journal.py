@@ -361,6 +361,7 @@ class _Files:
     def __init__(self, root: Path, jdir: Path, record: dict) -> None:
         self.root = root
         self.jdir = jdir
+        self.id = str(record.get("id", ""))
         self.entries = [_entry(e) for e in record.get("entries", [])]
         self.dirs = [self.path(d) for d in record.get("dirs", [])]
         self._backup: bytes | None = None
@@ -399,6 +400,14 @@ class _Files:
     def path(self, stored: str) -> Path:
         p = Path(stored)
         return p if p.is_absolute() else self.root / p
+
+    def restore_temp(self, index: int, e: Entry) -> Path:
+        """Where entry ``index``'s old bytes are written before they are renamed back: its
+        temporary, or (a deletion has none) the name it would have had. Never a random name,
+        so that a recovery killed in the middle leaves nothing the next one does not know."""
+        if e.temp is not None:
+            return self.path(e.temp)
+        return temp_name(self.path(e.target), self.id, index)
 
     def old_bytes(self, e: Entry) -> bytes:
         if self._backup is None:
@@ -463,11 +472,11 @@ def apply_entry(files: _Files, e: Entry, conflicts: list[str]) -> bool:
             _unlink(temp)
             return False
         assert temp is not None
-        new = temp.read_bytes()
-        if current is None or (current != e.old_sha and not _torn(target, new, files.old_bytes(e))):
+        if current is None or (current != e.old_sha
+                               and not _torn_either_way(target, temp, e, files)):
             conflicts.append(e.rel)  # edited (or removed) by someone since the kill
         else:
-            write_in_place(target, new)
+            write_in_place(target, temp.read_bytes())
         os.unlink(temp)
         return True
     # rename
@@ -498,24 +507,39 @@ def _torn(target: Path, new: bytes, old: bytes) -> bool:
     return current[k:] == old[k:]
 
 
-def restore_entry(files: _Files, e: Entry, conflicts: list[str]) -> None:
-    """Put one entry's target back as it was before the write."""
+def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> None:
+    """Put entry ``index``'s target back as it was before the write."""
     target = files.path(e.target)
-    _unlink(files.path(e.temp) if e.temp else None)
+    tmp = files.restore_temp(index, e)
     current = _digest(target)
+    if (
+        e.op == "inplace" and current not in (None, e.old_sha, e.new_sha)
+        and _torn_either_way(target, tmp, e, files)
+    ):
+        current = e.new_sha  # half written by the write or by an earlier restore: ours
     if current == e.old_sha:
+        _unlink(tmp)
         return
     if current is not None and current != e.new_sha:
         conflicts.append(e.rel)
+        _unlink(tmp)
         return
     if e.old_sha is None:
         os.unlink(target)
+        _unlink(tmp)
         return
     data = files.old_bytes(e)
     if e.op == "inplace" and current is not None:
+        # The new bytes sit in the temporary until the old ones are all back (copied there
+        # first when a roll-forward had already removed it): a restore killed half-way is
+        # then recognised as ours by the next recovery, not taken for someone else's edit.
+        if _digest(tmp) != e.new_sha:
+            _unlink(tmp)
+            write_new(tmp, target.read_bytes(), 0o600, None, None)
         write_in_place(target, data)
+        _unlink(tmp)
         return
-    tmp = target.parent / f".action-lsp.restore.{secrets.token_hex(6)}.tmp"
+    _unlink(tmp)
     try:
         write_new(tmp, data, e.mode if e.mode is not None else 0o644, e.uid, e.gid)
         os.replace(tmp, target)
@@ -523,9 +547,18 @@ def restore_entry(files: _Files, e: Entry, conflicts: list[str]) -> None:
         _unlink(tmp)
 
 
+def _torn_either_way(target: Path, temp: Path, e: Entry, files: _Files) -> bool:
+    """Whether an in-place ``target`` was cut short while being rewritten with its new bytes
+    or back with its old ones (the new bytes are in ``temp`` until either write is done)."""
+    if _digest(temp) != e.new_sha:
+        return False
+    new, old = temp.read_bytes(), files.old_bytes(e)
+    return _torn(target, new, old) or _torn(target, old, new)
+
+
 def roll_back_committed(files: _Files, conflicts: list[str]) -> None:
-    for e in reversed(files.entries):
-        restore_entry(files, e, conflicts)
+    for index in reversed(range(len(files.entries))):
+        restore_entry(files, index, files.entries[index], conflicts)
     remove_dirs(files.dirs)
 
 
@@ -554,6 +587,9 @@ def _recover_locked(
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: {exc}") from exc
     files.validate(record, extra_roots)
+    for index, e in enumerate(files.entries):  # left by a restore that was killed
+        if e.temp is None:
+            _unlink(files.restore_temp(index, e))
     rec = Recovery(
         root, "rolled-back", [e.rel for e in files.entries], label=str(record.get("label", "")),
         started=record.get("started"),

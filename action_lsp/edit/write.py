@@ -210,7 +210,7 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
     except BaseException:
         journal.discard()
         raise
-    files = _Files(journal.root, journal.jdir, {})
+    files = _Files(journal.root, journal.jdir, {"id": journal.id})
     files.entries, files.dirs = journal.entries, journal.dirs
     try:
         for d in journal.dirs:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import stat
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -109,3 +111,16 @@ def die() -> None:
 @pytest.fixture
 def killing() -> SimpleNamespace:
     return SimpleNamespace(snapshot=snapshot, in_child=in_child, die=die)
+
+
+@pytest.fixture
+def fast_dir(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A directory in memory (tmpfs) when the system has one: creating a file on a busy disk
+    costs up to a millisecond, and the kill tests create tens of thousands."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        d = Path(tempfile.mkdtemp(prefix="action-lsp-crash-", dir=shm))
+        yield d
+        shutil.rmtree(d, ignore_errors=True)
+    else:
+        yield tmp_path

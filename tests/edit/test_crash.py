@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -96,19 +95,6 @@ def phase(root: Path) -> str:
         return "temporaries"
     temps = list(root.rglob(".action-lsp.*.tmp"))
     return "renames" if temps else "cleanup"
-
-
-@pytest.fixture
-def fast_dir(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A directory in memory (tmpfs) when the system has one: creating a file on a busy disk
-    costs up to a millisecond, and the test creates some 70,000."""
-    shm = Path("/dev/shm")
-    if shm.is_dir() and os.access(shm, os.W_OK):
-        d = Path(tempfile.mkdtemp(prefix="action-lsp-crash-", dir=shm))
-        yield d
-        shutil.rmtree(d, ignore_errors=True)
-    else:
-        yield tmp_path
 
 
 def test_random_kills_leave_all_old_or_all_new(fast_dir: Path, tx, killing) -> None:

@@ -1,0 +1,234 @@
+"""A write killed before *every* file-system call it makes, one after another (and in the middle
+of every ``write``): after recovery the workspace is exactly the old one or exactly the new one,
+and what the recovery reports matches which.
+
+The random kills of ``test_crash.py`` sample the phases of a large write; these tests enumerate
+the kill points of a small one, so a rare window (between two removals of the journal's files,
+say) is never left to chance -- and, in the slow one, the kill points of the recovery that
+follows each killed write.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from pathlib import Path
+
+import pytest
+
+from action_lsp.edit import Workspace, plan_changes, write_plan
+from action_lsp.edit import journal as journal_mod
+from action_lsp.edit.journal import recover
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+
+# The calls a write makes that change something on disk (an ``os.open`` only when it opens
+# for writing); a kill lands just before the n-th of them.
+MUTATING = ("open", "write", "ftruncate", "fchmod", "fchown", "fsync", "replace", "rename",
+            "unlink", "mkdir", "rmdir", "link", "setxattr")
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+
+
+def populate(root: Path) -> None:
+    for name in "abc":
+        (root / f"{name}.py").write_bytes(f"{name} = 1\n".encode() * 40)
+    os.link(root / "b.py", root / "b-link.py")  # b.py is written in place
+    (root / "gone.txt").write_bytes(b"to delete\n")
+
+
+def make_plan(root: Path, tx):  # type: ignore[no-untyped-def]
+    t = tx()
+    plan = plan_changes(
+        [t.modify("a.py", ("a = 1\n" * 40, "a = 2\n" * 40)), t.create("d/e/n1.txt", "n1\n"),
+         t.modify("b.py", ("b = 1\n" * 40, "b = 22\n" * 40)), t.create("d/n2.txt", "n2\n"),
+         t.modify("c.py", ("c = 1\n" * 40, "c = 2\n")), t.delete("gone.txt")],
+        Workspace(root),
+    )
+    assert plan.ok
+    return plan
+
+
+def _kill_at(n: int, half: bool, killing) -> None:  # type: ignore[no-untyped-def]
+    """In the child: SIGKILL before the n-th mutating call (``half``: after half the bytes of
+    the n-th ``write``)."""
+    count = [0]
+
+    def hit() -> bool:
+        count[0] += 1
+        return count[0] == n
+
+    def wrap(name: str):  # type: ignore[no-untyped-def]
+        real = getattr(os, name)
+
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+            if half:
+                mutates = name == "write"
+            else:
+                mutates = name != "open" or (len(args) > 1 and args[1] & WRITE_FLAGS)
+            if mutates and hit():
+                if half and name == "write":
+                    fd, data = args[0], memoryview(args[1])
+                    real(fd, data[: max(1, len(data) // 2)])
+                killing.die()
+            return real(*args, **kwargs)
+
+        return call
+
+    for name in MUTATING:
+        if hasattr(os, name):
+            setattr(os, name, wrap(name))
+    real_open = builtins.open
+
+    def py_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not half and any(c in mode for c in "wax+") and hit():
+            killing.die()
+        return real_open(file, mode, *args, **kwargs)
+
+    builtins.open = py_open
+
+
+def _failing_rename() -> None:
+    """The second rename of a temporary over its target fails (a disk error): the write rolls
+    itself back after its commit mark."""
+    real = os.replace
+    calls = [0]
+
+    def replace(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if ".action-lsp." in os.fspath(src) and ".action-lsp-journal" not in os.fspath(src):
+            calls[0] += 1
+            if calls[0] == 2:
+                raise OSError(5, "Input/output error")
+        return real(src, dst, *a, **k)
+
+    os.replace = replace  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("failing", [False, True], ids=["write", "rename-fails"])
+def test_every_kill_point_leaves_all_old_or_all_new(tmp_path: Path, tx, killing,
+                                                    failing: bool) -> None:
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    populate(ref)
+    plan = make_plan(ref, tx)
+    before = killing.snapshot(ref)
+    write_plan(plan, root=ref)
+    after = killing.snapshot(ref)
+    assert after != before
+
+    seen: dict[str, int] = {}
+    points: dict[bool, int] = {}
+    for half in (False, True):
+        n = 0
+        while True:
+            n += 1
+            root = tmp_path / f"ws-{int(half)}-{n}"
+            root.mkdir()
+            populate(root)
+            plan = make_plan(root, tx)
+
+            def child(  # type: ignore[no-untyped-def]
+                n: int = n, half: bool = half, root: Path = root, plan=plan
+            ) -> None:
+                if failing:
+                    _failing_rename()
+                _kill_at(n, half, killing)
+                write_plan(plan, root=root, label="apply --write t.md")
+
+            how = killing.in_child(child)
+            if how == "exited":  # past the last call: the write finished (or undid itself)
+                assert killing.snapshot(root) == (before if failing else after)
+                points[half] = n - 1
+                break
+            rec = recover(root)
+            now = killing.snapshot(root)
+            where = f"killed before mutating call {n}{' (half a write)' if half else ''}"
+            assert now in (before, after), f"{where}: a mixed tree or litter"
+            if now == after:
+                assert rec is None or rec.outcome in ("rolled-forward", "finished"), (
+                    f"{where}: all new, but the report says: {rec.message()}")
+            else:
+                assert rec is None or rec.outcome in ("rolled-back", "cleaned"), (
+                    f"{where}: all old, but the report says: {rec.message()}")
+            assert recover(root) is None
+            key = "none" if rec is None else rec.outcome
+            seen[key] = seen.get(key, 0) + 1
+    print(f"\n{points[False]} kill points, {points[True]} half writes; recoveries {seen}")
+    # Every kind of recovery was met along the way, and the write has many kill points.
+    assert points[False] > 40 and points[True] >= 6
+    expected = {"rolled-forward", "rolled-back", "cleaned", "none"} | (
+        set() if failing else {"finished"})
+    assert expected <= set(seen), seen
+
+
+def _state(snap: dict) -> tuple:
+    """What a recovery will find (a snapshot), without what differs from one write to the next
+    (the journal's start time and the inode it records)."""
+    return tuple(sorted((k, v if not k.endswith("journal.json") else None)
+                        for k, v in snap.items()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("failing", [False, True], ids=["write", "rename-fails"])
+def test_a_recovery_killed_at_every_point_is_finished_by_the_next(fast_dir: Path, tx, killing,
+                                                                  failing: bool) -> None:
+    """From every distinct state a killed write leaves with work to do, the recovery itself is
+    killed before each of its file-system calls (and half-way through each ``write``): the next
+    recovery still ends all old or all new, with no litter."""
+    tmp_path = fast_dir
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    populate(ref)
+    before = killing.snapshot(ref)
+    write_plan(make_plan(ref, tx), root=ref)
+    after = killing.snapshot(ref)
+
+    def killed_write(root: Path, n: int, half: bool) -> bool:
+        root.mkdir()
+        populate(root)
+        plan = make_plan(root, tx)
+
+        def child() -> None:
+            journal_mod.secrets.token_hex = lambda nbytes=None: "0" * 12  # names alike
+            if failing:
+                _failing_rename()
+            _kill_at(n, half, killing)
+            write_plan(plan, root=root)
+
+        return killing.in_child(child) == "killed"
+
+    states: set[tuple] = set()
+    killed = 0
+    case = 0
+    for half_write in (False, True):
+        n = 0
+        while True:
+            n += 1
+            case += 1
+            probe = tmp_path / f"probe-{case}"
+            if not killed_write(probe, n, half_write):
+                break
+            state = _state(killing.snapshot(probe))
+            if not (probe / ".action-lsp-journal" / "journal.json").exists() or state in states:
+                continue  # nothing for a recovery to do but remove files, or seen already
+            states.add(state)
+            for half in (False, True):
+                m = 0
+                while True:
+                    m += 1
+                    case += 1
+                    root = tmp_path / f"ws-{case}"
+                    assert killed_write(root, n, half_write)
+
+                    def recovery(m: int = m, half: bool = half, root: Path = root) -> None:
+                        _kill_at(m, half, killing)
+                        recover(root)
+
+                    if killing.in_child(recovery) == "exited":
+                        break
+                    killed += 1
+                    recover(root)
+                    where = f"write killed at {n}, its recovery at {m}{' (half)' if half else ''}"
+                    assert killing.snapshot(root) in (before, after), f"{where}: mixed or litter"
+                    assert recover(root) is None, where
+    print(f"\n{len(states)} states with a journal; {killed} recoveries killed")
+    assert len(states) > 10 and killed > 100
