@@ -249,9 +249,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"nothing written: {len(failed)} action(s) cannot be applied{_the_others(plan, planned)}.", file=err)
         return 1
     try:
-        write_plan(plan, root=ws.root, label=f"apply --write {path}")
+        warnings = write_plan(plan, root=ws.root, label=f"apply --write {path}")
     except WriteError as exc:
-        print(f"nothing written: {clean(str(exc))}", file=err)
+        said = "nothing written" if exc.settled else "write failed half-way"
+        print(f"{said}: {clean(str(exc))}", file=err)
         return 1
     except OSError as exc:  # pragma: no cover - write_plan wraps these
         print(f"nothing written: {exc}", file=err)
@@ -260,6 +261,8 @@ def run(args: argparse.Namespace) -> int:
         verb = {"create": "created", "modify": "modified", "mkdir": "created directory",
                 "delete": "deleted"}[change.kind]
         print(f"{verb} {clean(change.rel)}", file=err)
+    for warning in warnings:
+        print(f"warning: {clean(warning)}", file=err)
     if not plan.changes:
         print("nothing to write.", file=err)
     return 0

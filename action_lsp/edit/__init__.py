@@ -6,7 +6,7 @@ Public API::
     Workspace(root, extra_roots=(), allow_overwrite=False, read_override=None)
     plan_changes(actions, ws, *, only=None) -> Plan     # Plan.changes, Plan.outcomes, Plan.ok
     unified_diff(plan) -> str
-    write_plan(plan, *, root=None, label="") -> None   # all or none, journaled; WriteError
+    write_plan(plan, *, root=None, label="") -> list[str]  # all or none, journaled; warnings
     recover(root) -> Recovery | None                    # finish or undo an interrupted write
     workspace_diagnostics(actions, ws) -> list[Diagnostic]
 

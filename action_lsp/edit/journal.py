@@ -30,6 +30,7 @@ the server) away from a write in progress.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -346,8 +347,13 @@ def remove_journal(
             fsync_dir(jdir)
     if keep_dir:
         return found
-    with contextlib.suppress(OSError):
+    try:
         os.rmdir(jdir)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno != errno.ENOTEMPTY:  # a file of someone else's in it: left alone
+            raise
     fsync_dir(root)
     return found
 

@@ -48,7 +48,13 @@ from .plan import FileChange, Plan
 
 
 class WriteError(Exception):
-    """Nothing was written (or, for a failure after the commit point, it was rolled back)."""
+    """A write that did not happen. ``settled``: every file is as it was before (nothing was
+    written, or what was is rolled back); false only when rolling back failed too, and the
+    journal is kept for the next recovery to finish."""
+
+    def __init__(self, message: str, *, settled: bool = True) -> None:
+        super().__init__(message)
+        self.settled = settled
 
 
 def _umask() -> int:
@@ -133,15 +139,16 @@ def _common_root(changes: list[FileChange]) -> Path:
 
 def write_plan(
     plan: Plan | list[FileChange], *, root: Path | str | None = None, label: str = ""
-) -> None:
+) -> list[str]:
     """Apply the changes of ``plan`` to disk, all or none (raises :class:`WriteError`).
 
     The journal lives under ``root`` (the workspace root; default: the deepest directory
-    holding every change); ``label`` names the write in a later recovery report.
+    holding every change); ``label`` names the write in a later recovery report. Returns
+    warnings for the user about a write that is complete (its journal could not be removed).
     """
     changes = [c for c in (plan.changes if isinstance(plan, Plan) else plan)]
     if not changes:
-        return
+        return []
     base = Path(root) if root is not None else _common_root(changes)
     jarea = base.resolve() / JOURNAL_DIR
     for change in changes:
@@ -150,19 +157,20 @@ def write_plan(
     try:
         with locked(base, create=True) as jdir:
             assert jdir is not None
-            # A write interrupted earlier (and not yet recovered by the caller) goes first.
-            _recover_locked(base, jdir, keep_dir=True)
             try:
-                _write_locked(changes, Journal(base, jdir, label))
+                # A write interrupted earlier (and not yet recovered by the caller) goes first.
+                _recover_locked(base, jdir, keep_dir=True)
+                return _write_locked(changes, Journal(base, jdir, label))
             except BaseException:
                 if not (jdir / JOURNAL_FILE).exists():  # refused before the journal was made
-                    remove_journal(base, jdir)
+                    with contextlib.suppress(OSError):  # the error to report is the first
+                        remove_journal(base, jdir)
                 raise
     except (OSError, JournalError) as exc:
-        raise WriteError(f"nothing was written: {exc}") from exc
+        raise WriteError(str(exc)) from exc
 
 
-def _write_locked(changes: list[FileChange], journal: Journal) -> None:
+def _write_locked(changes: list[FileChange], journal: Journal) -> list[str]:
     stats = [_check_unchanged(c) for c in changes]
     default_mode = 0o666 & ~_umask()
     planned_dirs: set[Path] = set()
@@ -234,7 +242,7 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
         remove_dirs(journal.dirs)
         journal.discard()
         if isinstance(exc, OSError):
-            raise WriteError(f"nothing was written: {exc}") from exc
+            raise WriteError(str(exc)) from exc
         raise
 
     try:
@@ -255,8 +263,10 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
             roll_back_committed(files, conflicts)
         except (OSError, JournalError) as again:
             raise WriteError(
-                f"write failed ({exc}) and so did rolling it back ({again}); the journal under "
-                f"{journal.jdir} is kept: the next `action-lsp apply` retries"
+                f"write failed ({exc}) and so did rolling it back ({again}); some files are "
+                f"written, some not: the journal under {journal.jdir} is kept, and the next "
+                "`action-lsp apply` (or the language server's start) finishes or undoes it",
+                settled=False,
             ) from exc
         journal.discard()
         raise WriteError(f"write failed and was rolled back: {exc}") from exc
@@ -265,4 +275,9 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> None:
         raise
     for d in {t.parent for _, t, _, _ in jobs}:
         fsync_dir(d)
-    journal.discard(written=True)
+    try:
+        journal.discard(written=True)
+    except OSError as exc:  # every change is on disk: not a failed write
+        return [f"every change is written, but its journal under {journal.jdir} could not be "
+                f"removed ({exc}); the next `action-lsp apply` removes it"]
+    return []

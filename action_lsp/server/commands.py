@@ -389,10 +389,13 @@ class Commands:
             self._record(plan)
         else:
             try:
-                write_plan(plan, root=ls.workspace_for(od).root)
+                warnings = write_plan(plan, root=ls.workspace_for(od).root)
             except WriteError as exc:
-                self._tell(types.MessageType.Error, f"Nothing applied: {exc}")
+                said = "Nothing applied" if exc.settled else "Apply failed half-way"
+                self._tell(types.MessageType.Error, f"{said}: {exc}")
                 return {"applied": False, "message": str(exc)}
+            for warning in warnings:
+                self._tell(types.MessageType.Warning, warning)
         for ch in plan.changes:
             ls.emit("files_changed", [ch.path])
         ls.emit("files_changed", [])

@@ -370,8 +370,9 @@ def test_failing_commit_mark_leaves_nothing(tmp_path: Path, tx, killing, monkeyp
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(journal_mod.Journal, "commit", full)
-    with pytest.raises(WriteError, match="nothing was written"):
+    with pytest.raises(WriteError, match="No space left") as info:
         write_plan(plan, root=tmp_path)
+    assert info.value.settled
     assert killing.snapshot(tmp_path) == before
 
 
@@ -540,3 +541,77 @@ def test_kill_removing_the_journal_of_a_rolled_back_write(tmp_path: Path, tx, ki
         assert rec.outcome in ("rolled-back", "cleaned"), rec.message()
         assert "as they were" in rec.message() or "every file as it was" in rec.message()
     assert recover(tmp_path) is None
+
+
+# -- what apply --write says when the disk fails ---------------------------------------------
+
+THREE = "".join(
+    f"<modify_file>\n<path>{n}.py</path>\n<search>\n{n} = 1\n</search>\n<replace>\n{n} = 2\n"
+    "</replace>\n</modify_file>\n" for n in "abc"
+)
+
+
+def test_cli_says_half_way_when_neither_write_nor_rollback_worked(
+    tmp_path: Path, killing, capsys, monkeypatch
+) -> None:
+    """A rename fails, and so does every rename that would put the files back: the files are
+    part old, part new. `apply --write` must not say "nothing written"; it says the write
+    failed half-way and that the next apply settles it, which it does."""
+    root = tmp_path / "ws"
+    populate(root)
+    before = killing.snapshot(root)
+    transcript = tmp_path / "t.md"
+    transcript.write_text(THREE)
+    real = os.replace
+    calls = []
+
+    def failing(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if ".action-lsp." in os.fspath(src) and JDIR not in os.fspath(src):
+            calls.append(1)
+            if len(calls) >= 2:
+                raise OSError(5, "Input/output error")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", failing)
+    assert main(["apply", "--write", "--root", str(root), str(transcript)]) == 1
+    err = capsys.readouterr().err
+    assert "write failed half-way" in err and "nothing written" not in err
+    assert "is kept" in err and "the next `action-lsp apply`" in err
+    assert (root / "a.py").read_bytes() == b"a = 2\n" and (root / "b.py").read_bytes() == b"b = 1\n"
+    monkeypatch.setattr(os, "replace", real)
+    assert main(["apply", "--root", str(root), str(transcript)]) == 0
+    err = capsys.readouterr().err
+    assert "an interrupted apply" in err
+    assert killing.snapshot(root) in (before, {**before, **{
+        f"{n}.py": ("file", f"{n} = 2\n".encode(), before[f"{n}.py"][2], 1) for n in "abc"}})
+    assert not (root / JDIR).exists()
+
+
+def test_cli_warns_when_the_journal_of_a_finished_write_stays(
+    tmp_path: Path, killing, capsys, monkeypatch
+) -> None:
+    """Every file is written but the journal cannot be removed: `apply --write` reports the
+    files as written (exit 0) and warns; the next apply removes the journal and says so."""
+    root = tmp_path / "ws"
+    populate(root)
+    transcript = tmp_path / "t.md"
+    transcript.write_text(THREE)
+    real = os.unlink
+
+    def failing(path, *a, **k):  # type: ignore[no-untyped-def]
+        if os.fspath(path).endswith(f"{JDIR}/journal.json") and os.path.exists(path):
+            raise PermissionError(13, "Permission denied")
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(os, "unlink", failing)
+    assert main(["apply", "--write", "--root", str(root), str(transcript)]) == 0
+    err = capsys.readouterr().err
+    assert "modified a.py" in err and "modified c.py" in err
+    assert "warning: every change is written, but its journal" in err
+    assert "could not be removed" in err and "nothing written" not in err
+    monkeypatch.setattr(os, "unlink", real)
+    assert main(["apply", "--root", str(root), str(transcript)]) == 0
+    err = capsys.readouterr().err
+    assert "was finished: all 3 planned change(s) are written" in err
+    assert [(root / f"{n}.py").read_bytes() for n in "abc"] == [b"a = 2\n", b"b = 2\n", b"c = 2\n"]
+    assert not (root / JDIR).exists()

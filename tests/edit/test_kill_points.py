@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from action_lsp.edit import Workspace, plan_changes, write_plan
+from action_lsp.edit import Workspace, WriteError, plan_changes, write_plan
 from action_lsp.edit import journal as journal_mod
 from action_lsp.edit.journal import recover
 
@@ -27,6 +27,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 MUTATING = ("open", "write", "ftruncate", "fchmod", "fchown", "fsync", "replace", "rename",
             "unlink", "mkdir", "rmdir", "link", "setxattr")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+_write = os.write
 
 
 def populate(root: Path) -> None:
@@ -232,3 +233,112 @@ def test_a_recovery_killed_at_every_point_is_finished_by_the_next(fast_dir: Path
                     assert recover(root) is None, where
     print(f"\n{len(states)} states with a journal; {killed} recoveries killed")
     assert len(states) > 10 and killed > 100
+
+
+def _fail_at(n: int) -> list[int]:
+    """In the child: the n-th mutating call raises ``OSError(EIO)`` instead of running (the
+    list returned counts the calls)."""
+    count = [0]
+
+    def wrap(name: str):  # type: ignore[no-untyped-def]
+        real = getattr(os, name)
+
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+            mutates = name != "open" or (len(args) > 1 and args[1] & WRITE_FLAGS)
+            if mutates:
+                count[0] += 1
+                if count[0] == n:
+                    raise OSError(5, "Input/output error (injected)")
+            return real(*args, **kwargs)
+
+        return call
+
+    for name in MUTATING:
+        if hasattr(os, name):
+            setattr(os, name, wrap(name))
+    return count
+
+
+def _run_child(fn) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    """Run ``fn`` in a forked process: 0 and what it returned, 3 and a ``WriteError`` (its
+    ``settled``, then its message), or 4 and any other exception."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(r)
+        code, text = 0, ""
+        try:
+            text = str(fn())
+        except WriteError as exc:
+            code, text = 3, f"{exc.settled}|{exc}"
+        except BaseException as exc:
+            code, text = 4, repr(exc)
+        finally:
+            try:
+                _write(w, text.encode())  # not os.write: the test makes that fail
+            finally:
+                os._exit(code)
+    os.close(w)
+    chunks = []
+    while chunk := os.read(r, 65536):
+        chunks.append(chunk)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode()
+
+
+def test_a_failure_at_every_point_is_reported_truthfully(tmp_path: Path, tx, killing) -> None:
+    """Each file-system call of a write fails in turn (a disk error). ``write_plan`` either
+    returns (every file new; a warning when its journal could not be removed, which the next
+    recovery removes) or raises a ``WriteError`` that is "settled" only over the old tree, and
+    otherwise keeps a journal that the next recovery settles."""
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    populate(ref)
+    before = killing.snapshot(ref)
+    write_plan(make_plan(ref, tx), root=ref)
+    after = killing.snapshot(ref)
+
+    def fresh(root: Path):  # type: ignore[no-untyped-def]
+        root.mkdir()
+        populate(root)
+        return make_plan(root, tx)
+
+    counted = fresh(tmp_path / "count")
+
+    def count(plan=counted) -> int:  # type: ignore[no-untyped-def]
+        calls = _fail_at(0)
+        write_plan(plan, root=tmp_path / "count")
+        return calls[0]
+
+    code, total = _run_child(count)
+    assert code == 0 and int(total) > 40
+    seen: dict[str, int] = {}
+    for n in range(1, int(total) + 1):
+        root = tmp_path / f"ws-{n}"
+        plan = fresh(root)
+
+        def child(n: int = n, root: Path = root, plan=plan) -> list[str]:  # type: ignore[no-untyped-def]
+            _fail_at(n)
+            return write_plan(plan, root=root)
+
+        code, text = _run_child(child)
+        where = f"call {n} failed: {text!r}"
+        assert code in (0, 3), where  # never anything but a WriteError
+        if code == 0:
+            kind = "written" if text == "[]" else "written, journal left"
+            assert (text == "[]") == (not (root / ".action-lsp-journal").exists()), where
+            rec = recover(root)
+            assert rec is None or rec.outcome in ("rolled-forward", "finished"), where
+            assert killing.snapshot(root) == after, where
+        elif text.startswith("True|"):
+            kind = "nothing written"
+            assert killing.snapshot(root) == before, where
+        else:
+            kind = "journal kept"
+            assert "journal" in text and "kept" in text, where
+            recover(root)
+            assert killing.snapshot(root) in (before, after), where
+        seen[kind] = seen.get(kind, 0) + 1
+    print(f"\n{total} calls; {seen}")
+    assert seen.get("nothing written", 0) > 20 and seen.get("written", 0) > 0
