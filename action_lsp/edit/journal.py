@@ -51,6 +51,7 @@ JOURNAL_DIR = ".action-lsp-journal"
 JOURNAL_FILE = "journal.json"
 BACKUP_FILE = "backup"
 COMMITTED_FILE = "committed"
+RESTORING_FILE = "restoring"  # the index of the entry a rollback is rewriting in place
 VERSION = 1
 
 Op = Literal["rename", "inplace", "delete"]
@@ -125,15 +126,20 @@ class Recovery:
 # -- small file-system helpers -------------------------------------------------------------
 
 
-def fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path, *, strict: bool = False) -> None:
+    """Make ``directory``'s entries durable; ``strict``: an error is raised, not ignored (for the
+    journal and its commit mark, which everything after them relies on)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
+        if strict:
+            raise
         return
     try:
         os.fsync(fd)
     except OSError:
-        pass
+        if strict:
+            raise
     finally:
         os.close(fd)
 
@@ -305,12 +311,12 @@ class Journal:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.jdir / JOURNAL_FILE)
-        fsync_dir(self.jdir)
+        fsync_dir(self.jdir, strict=True)
 
     def commit(self) -> None:
         fd = os.open(self.jdir / COMMITTED_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         os.close(fd)
-        fsync_dir(self.jdir)
+        fsync_dir(self.jdir, strict=True)
 
     def discard(self, *, written: bool = False) -> None:
         """Remove the journal: ``written``, every change is on disk; else none is (never
@@ -323,8 +329,12 @@ class Journal:
 # and, after a finished write, before the commit mark: a commit mark without a journal then
 # means "all written". After an undone write the mark goes first, so that a leftover is only
 # ever an uncommitted journal, or a backup alone ("nothing changed").
-_WRITTEN_ORDER = (JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE, COMMITTED_FILE)
-_UNDONE_ORDER = (COMMITTED_FILE, JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE)
+_WRITTEN_ORDER = (
+    RESTORING_FILE, JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE, COMMITTED_FILE,
+)
+_UNDONE_ORDER = (
+    COMMITTED_FILE, RESTORING_FILE, JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE,
+)
 
 
 def remove_journal(
@@ -409,11 +419,20 @@ class _Files:
 
     def restore_temp(self, index: int, e: Entry) -> Path:
         """Where entry ``index``'s old bytes are written before they are renamed back: its
-        temporary, or (a deletion has none) the name it would have had. Never a random name,
-        so that a recovery killed in the middle leaves nothing the next one does not know."""
+        temporary, or (a deletion has none) a name of its own (``r`` before the index: the
+        write numbers its temporaries otherwise). Never a random name, so that a recovery
+        killed in the middle leaves nothing the next one does not know."""
         if e.temp is not None:
             return self.path(e.temp)
-        return temp_name(self.path(e.target), self.id, index)
+        target = self.path(e.target)
+        return target.parent / f".action-lsp.{self.id}.r{index}.tmp"
+
+    def restoring(self) -> int | None:
+        """The entry a rollback was rewriting in place when it stopped, if any."""
+        try:
+            return int((self.jdir / RESTORING_FILE).read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            return None
 
     def old_bytes(self, e: Entry) -> bytes:
         if self._backup is None:
@@ -444,9 +463,13 @@ def _unlink(path: Path | None) -> None:
 
 def remove_dirs(dirs: Iterable[Path]) -> None:
     """Remove the directories a write created (deepest first, only when empty)."""
+    parents = set()
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
         with contextlib.suppress(OSError):
             os.rmdir(d)
+            parents.add(d.parent)
+    for parent in parents:
+        fsync_dir(parent)
 
 
 def roll_back_uncommitted(files: _Files) -> None:
@@ -456,8 +479,8 @@ def roll_back_uncommitted(files: _Files) -> None:
     remove_dirs(files.dirs)
 
 
-def apply_entry(files: _Files, e: Entry, conflicts: list[str]) -> bool:
-    """Finish one entry of a committed write; False when it cannot be finished."""
+def apply_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> bool:
+    """Finish entry ``index`` of a committed write; False when it cannot be finished."""
     target = files.path(e.target)
     temp = files.path(e.temp) if e.temp else None
     current = _digest(target)
@@ -479,7 +502,7 @@ def apply_entry(files: _Files, e: Entry, conflicts: list[str]) -> bool:
             return False
         assert temp is not None
         if current is None or (current != e.old_sha
-                               and not _torn_either_way(target, temp, e, files)):
+                               and not _torn(target, temp, e, files, index)):
             conflicts.append(e.rel)  # edited (or removed) by someone since the kill
         else:
             write_in_place(target, temp.read_bytes())
@@ -501,16 +524,27 @@ def apply_entry(files: _Files, e: Entry, conflicts: list[str]) -> bool:
     return True
 
 
-def _torn(target: Path, new: bytes, old: bytes) -> bool:
-    """Whether ``target`` holds what an in-place write killed half-way leaves: the first bytes
-    of ``new`` and the rest of ``old`` (:func:`write_in_place` writes from the start, then
-    truncates)."""
-    current = target.read_bytes()
+def _cut_short(current: bytes, writing: bytes, was: bytes) -> bool:
+    """Whether ``current`` is what an in-place write of ``writing`` over ``was``, cut short,
+    leaves: the first bytes of ``writing``, then the rest of ``was`` (:func:`write_in_place`
+    writes from the start, then truncates)."""
     k = 0
-    limit = min(len(current), len(new))
-    while k < limit and current[k] == new[k]:
+    limit = min(len(current), len(writing))
+    while k < limit and current[k] == writing[k]:
         k += 1
-    return current[k:] == old[k:]
+    return current[k:] == was[k:]
+
+
+def _torn(target: Path, temp: Path | None, e: Entry, files: _Files, index: int) -> bool:
+    """Whether in-place entry ``index``'s target was cut short by this machinery: while being
+    rewritten with its new bytes (kept in ``temp`` until that is done), or -- only when the
+    journal says a rollback was doing it -- back with its old ones."""
+    if temp is None or _digest(temp) != e.new_sha:
+        return False
+    current, new, old = target.read_bytes(), temp.read_bytes(), files.old_bytes(e)
+    if _cut_short(current, new, old):
+        return True
+    return files.restoring() == index and _cut_short(current, old, new)
 
 
 def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> None:
@@ -520,30 +554,37 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
     current = _digest(target)
     if (
         e.op == "inplace" and current not in (None, e.old_sha, e.new_sha)
-        and _torn_either_way(target, tmp, e, files)
+        and _torn(target, tmp, e, files, index)
     ):
         current = e.new_sha  # half written by the write or by an earlier restore: ours
     if current == e.old_sha:
         _unlink(tmp)
         return
-    if current is not None and current != e.new_sha:
+    if (current is not None and current != e.new_sha) or (
+        current is None and e.op != "delete"  # removed since: the write never removes these
+    ):
         conflicts.append(e.rel)
         _unlink(tmp)
         return
     if e.old_sha is None:
+        assert current is not None
         os.unlink(target)
         _unlink(tmp)
         return
     data = files.old_bytes(e)
-    if e.op == "inplace" and current is not None:
+    if e.op == "inplace":
         # The new bytes sit in the temporary until the old ones are all back (copied there
-        # first when a roll-forward had already removed it): a restore killed half-way is
-        # then recognised as ours by the next recovery, not taken for someone else's edit.
+        # first when a roll-forward had already removed it), and the journal names the entry
+        # being rewritten: a restore killed half-way is then recognised by the next recovery
+        # as its own, not taken for someone else's edit.
         if _digest(tmp) != e.new_sha:
             _unlink(tmp)
             write_new(tmp, target.read_bytes(), 0o600, None, None)
+        _write_marker(files.jdir / RESTORING_FILE, str(index).encode())
+        fsync_dir(tmp.parent)
         write_in_place(target, data)
         _unlink(tmp)
+        os.unlink(files.jdir / RESTORING_FILE)
         return
     _unlink(tmp)
     try:
@@ -553,13 +594,14 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         _unlink(tmp)
 
 
-def _torn_either_way(target: Path, temp: Path, e: Entry, files: _Files) -> bool:
-    """Whether an in-place ``target`` was cut short while being rewritten with its new bytes
-    or back with its old ones (the new bytes are in ``temp`` until either write is done)."""
-    if _digest(temp) != e.new_sha:
-        return False
-    new, old = temp.read_bytes(), files.old_bytes(e)
-    return _torn(target, new, old) or _torn(target, old, new)
+def _write_marker(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(path.parent)
 
 
 def roll_back_committed(files: _Files, conflicts: list[str]) -> None:
@@ -604,8 +646,8 @@ def _recover_locked(
         roll_back_uncommitted(files)
     else:
         finished = True
-        for e in files.entries:
-            if not apply_entry(files, e, rec.conflicts):
+        for index, e in enumerate(files.entries):
+            if not apply_entry(files, index, e, rec.conflicts):
                 finished = False
                 break
         if finished:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from .journal import (
@@ -34,6 +35,7 @@ from .journal import (
     JournalError,
     _Files,
     _recover_locked,
+    _sync_parents,
     fsync_dir,
     locked,
     remove_dirs,
@@ -138,13 +140,16 @@ def _common_root(changes: list[FileChange]) -> Path:
 
 
 def write_plan(
-    plan: Plan | list[FileChange], *, root: Path | str | None = None, label: str = ""
+    plan: Plan | list[FileChange], *, root: Path | str | None = None, label: str = "",
+    extra_roots: Iterable[Path | str] = (),
 ) -> list[str]:
     """Apply the changes of ``plan`` to disk, all or none (raises :class:`WriteError`).
 
     The journal lives under ``root`` (the workspace root; default: the deepest directory
-    holding every change); ``label`` names the write in a later recovery report. Returns
-    warnings for the user about a write that is complete (its journal could not be removed).
+    holding every change); ``label`` names the write in a later recovery report;
+    ``extra_roots``: the other directories a write here may touch (the server's extra roots),
+    for finishing an earlier interrupted one first. Returns warnings for the user about a write
+    that is complete (its journal could not be removed).
     """
     changes = [c for c in (plan.changes if isinstance(plan, Plan) else plan)]
     if not changes:
@@ -159,7 +164,13 @@ def write_plan(
             assert jdir is not None
             try:
                 # A write interrupted earlier (and not yet recovered by the caller) goes first.
-                _recover_locked(base, jdir, keep_dir=True)
+                try:
+                    _recover_locked(base, jdir, keep_dir=True, extra_roots=extra_roots)
+                except (OSError, JournalError) as exc:
+                    raise WriteError(
+                        f"an earlier interrupted apply under {base} could not be finished or "
+                        f"undone first: {exc}"
+                    ) from exc
                 return _write_locked(changes, Journal(base, jdir, label))
             except BaseException:
                 if not (jdir / JOURNAL_FILE).exists():  # refused before the journal was made
@@ -268,10 +279,19 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> list[str]:
                 "`action-lsp apply` (or the language server's start) finishes or undoes it",
                 settled=False,
             ) from exc
+        _sync_parents(files)  # the old bytes durable before the commit mark goes
         journal.discard()
         raise WriteError(f"write failed and was rolled back: {exc}") from exc
-    except BaseException:  # interrupted (Ctrl-C) after the commit mark: finish it now
-        _recover_locked(journal.root, journal.jdir)
+    except BaseException as interrupt:  # interrupted (Ctrl-C) after the commit mark: finish it
+        try:
+            _recover_locked(journal.root, journal.jdir)
+        except (OSError, JournalError) as exc:
+            raise WriteError(
+                f"interrupted, and finishing the write failed ({exc}); some files are "
+                f"written, some not: the journal under {journal.jdir} is kept, and the next "
+                "`action-lsp apply` (or the language server's start) finishes or undoes it",
+                settled=False,
+            ) from interrupt
         raise
     for d in {t.parent for _, t, _, _ in jobs}:
         fsync_dir(d)

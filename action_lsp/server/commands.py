@@ -389,7 +389,8 @@ class Commands:
             self._record(plan)
         else:
             try:
-                warnings = write_plan(plan, root=ls.workspace_for(od).root)
+                ws = ls.workspace_for(od)
+                warnings = write_plan(plan, root=ws.root, extra_roots=ws.roots[1:])
             except WriteError as exc:
                 said = "Nothing applied" if exc.settled else "Apply failed half-way"
                 self._tell(types.MessageType.Error, f"{said}: {exc}")

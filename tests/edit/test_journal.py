@@ -615,3 +615,153 @@ def test_cli_warns_when_the_journal_of_a_finished_write_stays(
     assert "was finished: all 3 planned change(s) are written" in err
     assert [(root / f"{n}.py").read_bytes() for n in "abc"] == [b"a = 2\n", b"b = 2\n", b"c = 2\n"]
     assert not (root / JDIR).exists()
+
+
+# -- found by a review: a user's change after the crash, the server's extra roots, Ctrl-C ---
+
+
+def _two(root: Path, tx, **ws):  # type: ignore[no-untyped-def]
+    for name in "ac":
+        (root / f"{name}.py").write_bytes(f"{name} = 1\n".encode())
+    t = tx()
+    return plan_changes([t.modify("a.py", ("a = 1\n", "a = 2\n")),
+                         t.modify("c.py", ("c = 1\n", "c = 2\n"))], Workspace(root, **ws))
+
+
+def test_a_file_the_user_deleted_after_the_crash_is_not_brought_back(tmp_path: Path, tx,
+                                                                      killing) -> None:
+    """Killed after a.py was renamed; the user then deletes a.py. The recovery cannot finish
+    (a.py is not new and its temporary is gone) and rolls back: a.py stays deleted and is named
+    as changed since, like any other edit of the user's."""
+    plan = _two(tmp_path, tx)
+
+    def child() -> None:
+        _die_on_rename(2, killing)
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    assert (tmp_path / "a.py").read_bytes() == b"a = 2\n"
+    os.unlink(tmp_path / "a.py")
+    rec = recover(tmp_path)
+    assert rec is not None and rec.conflicts == ["a.py"], rec and rec.message()
+    assert not (tmp_path / "a.py").exists() and (tmp_path / "c.py").read_bytes() == b"c = 1\n"
+
+
+def test_a_user_truncating_an_in_place_file_after_the_crash_is_not_overwritten(
+    tmp_path: Path, tx, killing
+) -> None:
+    """Killed after the commit mark, before the hard-linked b.py is rewritten (the write
+    shrinks it); the user then cuts b.py's last lines. That is not a half-done rollback (no
+    rollback was running), so the recovery leaves the user's bytes alone."""
+    old = b"b = 1\n" * 40
+    (tmp_path / "b.py").write_bytes(old)
+    os.link(tmp_path / "b.py", tmp_path / "b-link.py")
+    t = tx()
+    plan = plan_changes([t.modify("b.py", ("b = 1\n" * 40, "b = 2\n"))], Workspace(tmp_path))
+
+    def child() -> None:
+        write_mod.write_in_place = lambda *a, **k: killing.die()  # type: ignore[assignment]
+        write_plan(plan, root=tmp_path)
+
+    assert killing.in_child(child) == "killed"
+    mine = old[:-12]
+    (tmp_path / "b.py").write_bytes(mine)
+    rec = recover(tmp_path)
+    assert rec is not None and rec.conflicts == ["b.py"], rec and rec.message()
+    assert (tmp_path / "b.py").read_bytes() == mine
+
+
+def test_a_kept_journal_naming_an_extra_root_does_not_block_the_server_s_next_write(
+    tmp_path: Path, tx, killing
+) -> None:
+    """The server writes into an extra root and is killed after the commit mark. Its next
+    write finishes the earlier one first (the extra roots are passed on) and then writes."""
+    root, extra = tmp_path / "ws", tmp_path / "extra"
+    root.mkdir()
+    extra.mkdir()
+    (root / "a.py").write_bytes(b"a = 1\n")
+    (extra / "x.py").write_bytes(b"x = 1\n")
+    t = tx()
+    plan = plan_changes([t.modify("a.py", ("a = 1\n", "a = 2\n")),
+                         t.modify("x.py", ("x = 1\n", "x = 2\n"))],
+                        Workspace(root, extra_roots=[extra]))
+    assert plan.ok
+
+    def child() -> None:
+        _die_on_rename(2, killing)
+        write_plan(plan, root=root, extra_roots=[extra])
+
+    assert killing.in_child(child) == "killed"
+    (root / "b.py").write_bytes(b"b = 1\n")
+    t = tx()
+    nxt = plan_changes([t.modify("b.py", ("b = 1\n", "b = 2\n"))], Workspace(root))
+    write_plan(nxt, root=root, extra_roots=[extra])
+    assert [p.read_bytes() for p in (root / "a.py", extra / "x.py", root / "b.py")] == [
+        b"a = 2\n", b"x = 2\n", b"b = 2\n"]
+
+
+def test_ctrl_c_then_a_failing_finish_is_not_called_settled(tmp_path: Path, tx,
+                                                             monkeypatch) -> None:
+    """Ctrl-C after the commit mark; finishing the write then fails (a disk error): the files
+    are part new, part old, so the error is not "settled" ("nothing written") and says the
+    journal is kept; the next recovery settles it."""
+    plan = _two(tmp_path, tx)
+    real = os.replace
+    n = [0]
+
+    def replace(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if JDIR not in os.fspath(src):
+            n[0] += 1
+            if n[0] == 2:
+                raise KeyboardInterrupt
+            if n[0] == 3:
+                raise OSError(5, "Input/output error")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(WriteError, match=r"journal under .* is kept") as info:
+        write_plan(plan, root=tmp_path)
+    assert not info.value.settled
+    assert [(tmp_path / f"{x}.py").read_bytes() for x in "ac"] == [b"a = 2\n", b"c = 1\n"]
+    monkeypatch.setattr(os, "replace", real)
+    rec = recover(tmp_path)
+    assert rec is not None and rec.outcome == "rolled-forward"
+    assert [(tmp_path / f"{x}.py").read_bytes() for x in "ac"] == [b"a = 2\n", b"c = 2\n"]
+
+
+def test_a_rollback_in_the_write_is_durable_before_the_commit_mark_goes(
+    tmp_path: Path, tx, monkeypatch
+) -> None:
+    """A rename fails and the write puts a.py back: the directory holding the restored a.py
+    is fsynced before the commit mark is removed (else a power loss could bring back an
+    uncommitted journal over a new a.py, which a recovery would leave as it is)."""
+    plan = _two(tmp_path, tx)
+    events: list[tuple[str, str]] = []
+    real_replace, real_unlink, real_fsync = os.replace, os.unlink, os.fsync
+    calls = [0]
+
+    def replace(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if JDIR not in os.fspath(src):
+            calls[0] += 1
+            if calls[0] == 2:
+                raise OSError(5, "Input/output error")
+        real_replace(src, dst, *a, **k)
+        events.append(("replace", os.fspath(dst)))
+
+    def unlink(p, *a, **k):  # type: ignore[no-untyped-def]
+        real_unlink(p, *a, **k)
+        events.append(("unlink", os.fspath(p)))
+
+    def fsync(fd):  # type: ignore[no-untyped-def]
+        real_fsync(fd)
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(WriteError, match="rolled back"):
+        write_plan(plan, root=tmp_path)
+    assert (tmp_path / "a.py").read_bytes() == b"a = 1\n"
+    restored = max(i for i, e in enumerate(events) if e == ("replace", str(tmp_path / "a.py")))
+    mark = events.index(("unlink", str(tmp_path / JDIR / "committed")))
+    assert restored < mark and ("fsync", str(tmp_path)) in events[restored:mark]
