@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -49,28 +50,16 @@ def make_plan(root: Path, tx):  # type: ignore[no-untyped-def]
     return plan
 
 
-def _kill_at(n: int, half: bool, killing) -> None:  # type: ignore[no-untyped-def]
-    """In the child: SIGKILL before the n-th mutating call (``half``: after half the bytes of
-    the n-th ``write``)."""
-    count = [0]
-
-    def hit() -> bool:
-        count[0] += 1
-        return count[0] == n
+def _intercept(before: Callable[[str, tuple], None]) -> None:
+    """In the child: ``before(name, args)`` ahead of each mutating call (``open`` only for
+    writing; a Python-level ``open`` for writing is named ``"pyopen"``)."""
 
     def wrap(name: str):  # type: ignore[no-untyped-def]
         real = getattr(os, name)
 
         def call(*args, **kwargs):  # type: ignore[no-untyped-def]
-            if half:
-                mutates = name == "write"
-            else:
-                mutates = name != "open" or (len(args) > 1 and args[1] & WRITE_FLAGS)
-            if mutates and hit():
-                if half and name == "write":
-                    fd, data = args[0], memoryview(args[1])
-                    real(fd, data[: max(1, len(data) // 2)])
-                killing.die()
+            if name != "open" or (len(args) > 1 and args[1] & WRITE_FLAGS):
+                before(name, args)
             return real(*args, **kwargs)
 
         return call
@@ -81,11 +70,29 @@ def _kill_at(n: int, half: bool, killing) -> None:  # type: ignore[no-untyped-de
     real_open = builtins.open
 
     def py_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
-        if not half and any(c in mode for c in "wax+") and hit():
-            killing.die()
+        if any(c in mode for c in "wax+"):
+            before("pyopen", (file,))
         return real_open(file, mode, *args, **kwargs)
 
     builtins.open = py_open
+
+
+def _kill_at(n: int, half: bool, killing) -> None:  # type: ignore[no-untyped-def]
+    """In the child: SIGKILL before the n-th mutating call (``half``: after half the bytes of
+    the n-th ``os.write``)."""
+    count = [0]
+
+    def before(name: str, args: tuple) -> None:
+        if half and name != "write":
+            return
+        count[0] += 1
+        if count[0] == n:
+            if half:
+                data = memoryview(args[1])
+                _write(args[0], data[: max(1, len(data) // 2)])
+            killing.die()
+
+    _intercept(before)
 
 
 def _failing_rename() -> None:
@@ -240,32 +247,12 @@ def _fail_at(n: int) -> list[int]:
     list returned counts the calls)."""
     count = [0]
 
-    def wrap(name: str):  # type: ignore[no-untyped-def]
-        real = getattr(os, name)
+    def before(name: str, args: tuple) -> None:
+        count[0] += 1
+        if count[0] == n:
+            raise OSError(5, "Input/output error (injected)")
 
-        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
-            mutates = name != "open" or (len(args) > 1 and args[1] & WRITE_FLAGS)
-            if mutates:
-                count[0] += 1
-                if count[0] == n:
-                    raise OSError(5, "Input/output error (injected)")
-            return real(*args, **kwargs)
-
-        return call
-
-    for name in MUTATING:
-        if hasattr(os, name):
-            setattr(os, name, wrap(name))
-    real_open = builtins.open
-
-    def py_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
-        if any(c in mode for c in "wax+"):
-            count[0] += 1
-            if count[0] == n:
-                raise OSError(5, "Input/output error (injected)")
-        return real_open(file, mode, *args, **kwargs)
-
-    builtins.open = py_open
+    _intercept(before)
     return count
 
 
