@@ -51,7 +51,11 @@ JOURNAL_DIR = ".action-lsp-journal"
 JOURNAL_FILE = "journal.json"
 BACKUP_FILE = "backup"
 COMMITTED_FILE = "committed"
-RESTORING_FILE = "restoring"  # the index of the entry a rollback is rewriting in place
+# A committed write being undone: the file exists from the rollback's first step on (so a
+# recovery never turns back to finishing it), and holds the number of the in-place entry the
+# rollback is rewriting, if any.
+RESTORING_FILE = "restoring"
+KEPT_PREFIX = "kept."  # kept.<n>: another name of a file a write deletes
 VERSION = 1
 
 Op = Literal["rename", "inplace", "delete"]
@@ -84,6 +88,9 @@ class Entry:
     mode: int | None = None
     uid: int | None = None
     gid: int | None = None
+    # A deleted file with other names: one more name for it in the journal directory, so
+    # that undoing the deletion gives the same file back (its other names stay its own).
+    kept: str | None = None
 
 
 @dataclass(slots=True)
@@ -96,6 +103,7 @@ class Recovery:
     conflicts: list[str] = field(default_factory=list)
     label: str = ""
     started: float | None = None
+    journal_left: str = ""  # why the journal could not be removed afterwards, if it could not
 
     def message(self) -> str:
         what = f" ({self.label})" if self.label else ""
@@ -120,25 +128,34 @@ class Recovery:
                 f"; {len(self.conflicts)} file(s) changed since and were left as they are: "
                 + ", ".join(self.conflicts)
             )
+        if self.journal_left:
+            text += (f"; its journal could not be removed ({self.journal_left}): the next "
+                     "recovery removes it")
         return text
 
 
 # -- small file-system helpers -------------------------------------------------------------
 
 
+# A directory that cannot be opened or synced at all (Windows, some network file systems):
+# nothing to make durable that way, not a failing disk.
+_NO_DIR_SYNC = {errno.EACCES, errno.EPERM, errno.EINVAL, errno.EISDIR, errno.EBADF,
+                getattr(errno, "ENOTSUP", errno.EINVAL), getattr(errno, "EOPNOTSUPP", errno.EINVAL)}
+
+
 def fsync_dir(directory: Path, *, strict: bool = False) -> None:
-    """Make ``directory``'s entries durable; ``strict``: an error is raised, not ignored (for the
-    journal and its commit mark, which everything after them relies on)."""
+    """Make ``directory``'s entries durable; ``strict``: a failing disk raises, not ignored (for
+    the journal and its commit mark, which everything after them relies on)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        if strict:
+    except OSError as exc:
+        if strict and exc.errno not in _NO_DIR_SYNC:
             raise
         return
     try:
         os.fsync(fd)
-    except OSError:
-        if strict:
+    except OSError as exc:
+        if strict and exc.errno not in _NO_DIR_SYNC:
             raise
     finally:
         os.close(fd)
@@ -204,7 +221,7 @@ def write_new(
 
 def write_in_place(path: Path, data: bytes) -> None:
     """Overwrite ``path``'s content keeping its inode (hard links, owner, mode, ACLs)."""
-    fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
     try:
         _write_all(fd, data)
         os.ftruncate(fd, len(data))
@@ -287,6 +304,16 @@ class Journal:
         except ValueError:
             return str(path)
 
+    def keep_link(self, path: Path, index: int) -> str | None:
+        """A name for ``path``'s file in the journal directory (None where hard links cannot
+        be made there: another file system, or not permitted)."""
+        name = f"{KEPT_PREFIX}{index}"
+        try:
+            os.link(path, self.jdir / name, follow_symlinks=False)
+        except OSError:
+            return None
+        return name
+
     def prepare(self, backups: Sequence[bytes]) -> None:
         """Write the backup and the journal, fsynced: from now on a kill is recoverable."""
         fd = os.open(self.jdir / BACKUP_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -344,7 +371,10 @@ def remove_journal(
     is held on it for a write to come); whether anything was there. ``written``: the write
     the journal recorded is complete (see the orders above)."""
     found = False
-    for name in _WRITTEN_ORDER if written else _UNDONE_ORDER:
+    names = list(_WRITTEN_ORDER if written else _UNDONE_ORDER)
+    with contextlib.suppress(OSError):
+        names += sorted(n for n in os.listdir(jdir) if n.startswith(KEPT_PREFIX))
+    for name in names:
         try:
             os.unlink(jdir / name)
         except FileNotFoundError:
@@ -354,7 +384,7 @@ def remove_journal(
             # Durable before the next removal: after a power loss neither a journal without
             # its mark (after a finished write) nor a mark with its journal (after an undone
             # one) may come back.
-            fsync_dir(jdir)
+            fsync_dir(jdir, strict=True)
     if keep_dir:
         return found
     try:
@@ -395,6 +425,8 @@ class _Files:
             )
         roots = [Path(os.path.realpath(r)) for r in (self.root, *extra_roots)]
         journal_id = str(record.get("id", ""))
+        if not re.fullmatch(r"[0-9a-f]{12}", journal_id):
+            raise JournalError(f"{self.jdir}: the journal's id is not one action-lsp writes")
         temp_re = re.compile(rf"\.action-lsp\.{re.escape(journal_id)}\.\d+\.tmp")
 
         def inside(p: Path) -> bool:
@@ -404,6 +436,11 @@ class _Files:
         for e in self.entries:
             target = self.path(e.target)
             ok = e.op in ("rename", "inplace", "delete") and inside(target)
+            # Rewritten in place: through a link it would write wherever the link points.
+            ok = ok and not (e.op == "inplace" and os.path.islink(target))
+            ok = ok and (e.kept is None or (
+                e.op == "delete" and re.fullmatch(rf"{re.escape(KEPT_PREFIX)}\d+", e.kept)
+                is not None))
             if e.temp is not None:
                 temp = self.path(e.temp)
                 ok = ok and temp.parent == target.parent and bool(temp_re.fullmatch(temp.name))
@@ -426,6 +463,10 @@ class _Files:
             return self.path(e.temp)
         target = self.path(e.target)
         return target.parent / f".action-lsp.{self.id}.r{index}.tmp"
+
+    def rolling_back(self) -> bool:
+        """Whether a rollback of this (committed) write was under way."""
+        return (self.jdir / RESTORING_FILE).exists()
 
     def restoring(self) -> int | None:
         """The entry a rollback was rewriting in place when it stopped, if any."""
@@ -451,7 +492,7 @@ def _entry(raw: dict) -> Entry:
         op=raw["op"], rel=raw["rel"], target=raw["target"], temp=raw.get("temp"),
         old_sha=raw.get("old_sha"), new_sha=raw.get("new_sha"),
         backup=(int(backup[0]), int(backup[1])) if backup else None,
-        mode=raw.get("mode"), uid=raw.get("uid"), gid=raw.get("gid"),
+        mode=raw.get("mode"), uid=raw.get("uid"), gid=raw.get("gid"), kept=raw.get("kept"),
     )
 
 
@@ -571,6 +612,11 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         os.unlink(target)
         _unlink(tmp)
         return
+    if e.op == "delete" and e.kept is not None:
+        kept = files.jdir / e.kept
+        if _digest(kept) == e.old_sha:  # the same file back under its name
+            os.link(kept, target, follow_symlinks=False)
+            return
     data = files.old_bytes(e)
     if e.op == "inplace":
         # The new bytes sit in the temporary until the old ones are all back (copied there
@@ -584,7 +630,6 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         fsync_dir(tmp.parent)
         write_in_place(target, data)
         _unlink(tmp)
-        os.unlink(files.jdir / RESTORING_FILE)
         return
     _unlink(tmp)
     try:
@@ -605,6 +650,8 @@ def _write_marker(path: Path, data: bytes) -> None:
 
 
 def roll_back_committed(files: _Files, conflicts: list[str]) -> None:
+    if not files.rolling_back():  # from now on a recovery only ever continues the rollback
+        _write_marker(files.jdir / RESTORING_FILE, b"")
     for index in reversed(range(len(files.entries))):
         restore_entry(files, index, files.entries[index], conflicts)
     remove_dirs(files.dirs)
@@ -624,11 +671,14 @@ def _recover_locked(
         # A commit mark without a journal: killed while removing the journal of a finished
         # write. Anything else: killed while writing the journal (nothing was touched yet),
         # or while removing the journal of an undone write.
-        if (jdir / COMMITTED_FILE).exists():
-            remove_journal(root, jdir, keep_dir=keep_dir, written=True)
-            return Recovery(root, "finished")
-        found = remove_journal(root, jdir, keep_dir=keep_dir)
-        return Recovery(root, "cleaned") if found else None
+        rec = Recovery(root, "finished" if (jdir / COMMITTED_FILE).exists() else "cleaned")
+        try:
+            found = remove_journal(
+                root, jdir, keep_dir=keep_dir, written=rec.outcome == "finished"
+            )
+        except OSError as exc:
+            rec.journal_left, found = str(exc), True
+        return rec if found or rec.outcome == "finished" else None
     try:
         record = json.loads(raw)
         files = _Files(root, jdir, record)
@@ -644,6 +694,8 @@ def _recover_locked(
     )
     if not (jdir / COMMITTED_FILE).exists():
         roll_back_uncommitted(files)
+    elif files.rolling_back():  # a rollback was under way: it goes on (never back to forward)
+        roll_back_committed(files, rec.conflicts)
     else:
         finished = True
         for index, e in enumerate(files.entries):
@@ -656,7 +708,10 @@ def _recover_locked(
             rec.conflicts.clear()
             roll_back_committed(files, rec.conflicts)
     _sync_parents(files)
-    remove_journal(root, jdir, keep_dir=keep_dir, written=rec.outcome == "rolled-forward")
+    try:
+        remove_journal(root, jdir, keep_dir=keep_dir, written=rec.outcome == "rolled-forward")
+    except OSError as exc:  # the files are settled; what is left of the journal says how
+        rec.journal_left = str(exc)
     return rec
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .journal import (
+    COMMITTED_FILE,
     JOURNAL_DIR,
     JOURNAL_FILE,
     Entry,
@@ -165,24 +166,38 @@ def write_plan(
             try:
                 # A write interrupted earlier (and not yet recovered by the caller) goes first.
                 try:
-                    _recover_locked(base, jdir, keep_dir=True, extra_roots=extra_roots)
+                    earlier = _recover_locked(base, jdir, keep_dir=True, extra_roots=extra_roots)
                 except (OSError, JournalError) as exc:
                     raise WriteError(
                         f"an earlier interrupted apply under {base} could not be finished or "
                         f"undone first: {exc}"
                     ) from exc
-                return _write_locked(changes, Journal(base, jdir, label))
+                if earlier is not None and earlier.journal_left:
+                    raise WriteError(f"an earlier interrupted apply under {base} was settled, "
+                                     f"but its journal could not be removed: "
+                                     f"{earlier.journal_left}")
+                return _write_locked(changes, Journal(base, jdir, label), extra_roots)
             except BaseException:
                 if not (jdir / JOURNAL_FILE).exists():  # refused before the journal was made
                     with contextlib.suppress(OSError):  # the error to report is the first
-                        remove_journal(base, jdir)
+                        # A commit mark alone: what is left of a finished write's journal.
+                        remove_journal(base, jdir, written=(jdir / COMMITTED_FILE).exists())
                 raise
     except (OSError, JournalError) as exc:
         raise WriteError(str(exc)) from exc
 
 
-def _write_locked(changes: list[FileChange], journal: Journal) -> list[str]:
+def _write_locked(
+    changes: list[FileChange], journal: Journal, extra_roots: Iterable[Path | str] = ()
+) -> list[str]:
     stats = [_check_unchanged(c) for c in changes]
+    names: dict[tuple[int, int], str] = {}
+    for change, st in zip(changes, stats, strict=True):
+        if st is not None:
+            other = names.setdefault((st.st_dev, st.st_ino), change.rel)
+            if other != change.rel:  # one file under two names: no order makes both right
+                raise WriteError(f"{other} and {change.rel} are one file (hard links); a write "
+                                 "may change it under one name only")
     default_mode = 0o666 & ~_umask()
     planned_dirs: set[Path] = set()
     backups: list[bytes] = []
@@ -204,6 +219,8 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> list[str]:
         temp: Path | None = None
         if change.kind == "delete":
             entry.op = "delete"
+            if st is not None and st.st_nlink > 1:
+                entry.kept = journal.keep_link(change.path, i)
         else:
             _missing_dirs(change.path.parent, planned_dirs, journal.dirs)
             entry.new_sha = sha(change.new_bytes)
@@ -281,10 +298,12 @@ def _write_locked(changes: list[FileChange], journal: Journal) -> list[str]:
             ) from exc
         _sync_parents(files)  # the old bytes durable before the commit mark goes
         journal.discard()
-        raise WriteError(f"write failed and was rolled back: {exc}") from exc
+        kept = (f"; {len(conflicts)} file(s) changed by someone else meanwhile were left as "
+                f"they are: {', '.join(conflicts)}") if conflicts else ""
+        raise WriteError(f"write failed and was rolled back: {exc}{kept}") from exc
     except BaseException as interrupt:  # interrupted (Ctrl-C) after the commit mark: finish it
         try:
-            _recover_locked(journal.root, journal.jdir)
+            _recover_locked(journal.root, journal.jdir, extra_roots=extra_roots)
         except (OSError, JournalError) as exc:
             raise WriteError(
                 f"interrupted, and finishing the write failed ({exc}); some files are "
