@@ -371,9 +371,12 @@ def remove_journal(
     is held on it for a write to come); whether anything was there. ``written``: the write
     the journal recorded is complete (see the orders above)."""
     found = False
-    names = list(_WRITTEN_ORDER if written else _UNDONE_ORDER)
+    kept: list[str] = []
     with contextlib.suppress(OSError):
-        names += sorted(n for n in os.listdir(jdir) if n.startswith(KEPT_PREFIX))
+        kept = sorted(n for n in os.listdir(jdir) if n.startswith(KEPT_PREFIX))
+    # Kept names go before the commit mark of a finished write (a mark alone must mean "all
+    # written"), after that of an undone one (a leftover then reads "nothing changed").
+    names = kept + list(_WRITTEN_ORDER) if written else list(_UNDONE_ORDER) + kept
     for name in names:
         try:
             os.unlink(jdir / name)

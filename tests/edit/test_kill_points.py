@@ -36,6 +36,7 @@ def populate(root: Path) -> None:
         (root / f"{name}.py").write_bytes(f"{name} = 1\n".encode() * 40)
     os.link(root / "b.py", root / "b-link.py")  # b.py is written in place
     (root / "gone.txt").write_bytes(b"to delete\n")
+    os.link(root / "gone.txt", root / "gone-link.txt")  # a rollback must link it back
 
 
 def make_plan(root: Path, tx):  # type: ignore[no-untyped-def]
