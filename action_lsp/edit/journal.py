@@ -36,6 +36,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -120,9 +121,9 @@ class Recovery:
             text = f"{head} was rolled back: its {n} file(s) are as they were before it"
         elif self.outcome == "finished":
             text = (f"{head} had written every planned change and was stopped while removing "
-                    "its journal; the journal is removed now")
+                    "its journal")
         else:
-            text = f"{head} left every file as it was; its journal was removed"
+            text = f"{head} left every file as it was"
         if self.conflicts:
             text += (
                 f"; {len(self.conflicts)} file(s) changed since and were left as they are: "
@@ -131,6 +132,8 @@ class Recovery:
         if self.journal_left:
             text += (f"; its journal could not be removed ({self.journal_left}): the next "
                      "recovery removes it")
+        elif self.outcome in ("finished", "cleaned"):
+            text += "; its journal is removed now"
         return text
 
 
@@ -162,14 +165,22 @@ def fsync_dir(directory: Path, *, strict: bool = False) -> None:
 
 
 def _digest(path: Path) -> str | None:
-    """SHA-256 of a regular file's bytes, None when it does not exist."""
+    """SHA-256 of a regular file's bytes, None when it does not exist; a symbolic link or a
+    directory is neither a file's old nor its new bytes."""
     try:
-        with open(path, "rb") as fh:
-            return hashlib.file_digest(fh, "sha256").hexdigest()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         return None
     except IsADirectoryError:
         return "<directory>"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "<symlink>"
+        raise
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return "<not a file>"
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def set_owner(fd: int, uid: int | None, gid: int | None) -> None:
@@ -374,9 +385,14 @@ def remove_journal(
     kept: list[str] = []
     with contextlib.suppress(OSError):
         kept = sorted(n for n in os.listdir(jdir) if n.startswith(KEPT_PREFIX))
-    # Kept names go before the commit mark of a finished write (a mark alone must mean "all
-    # written"), after that of an undone one (a leftover then reads "nothing changed").
-    names = kept + list(_WRITTEN_ORDER) if written else list(_UNDONE_ORDER) + kept
+    # Kept names go after the journal (a replay may still need them) and before the commit mark
+    # of a finished write (a mark alone must mean "all written"); after everything of an undone
+    # one (a leftover then reads "nothing changed").
+    if written:
+        at = _WRITTEN_ORDER.index(JOURNAL_FILE) + 1
+        names = [*_WRITTEN_ORDER[:at], *kept, *_WRITTEN_ORDER[at:]]
+    else:
+        names = [*_UNDONE_ORDER, *kept]
     for name in names:
         try:
             os.unlink(jdir / name)
@@ -426,6 +442,10 @@ class _Files:
                 f"{self.jdir} holds a journal that was not written in this directory (copied "
                 "or planted); it is left untouched: check it, then delete the directory"
             )
+        for name in os.listdir(self.jdir):  # its own files: never a link to somewhere else
+            if not stat.S_ISREG(os.lstat(self.jdir / name).st_mode):
+                raise JournalError(f"{self.jdir / name} is not a regular file; the journal is "
+                                   "left untouched: check it, then delete the directory")
         roots = [Path(os.path.realpath(r)) for r in (self.root, *extra_roots)]
         journal_id = str(record.get("id", ""))
         if not re.fullmatch(r"[0-9a-f]{12}", journal_id):
@@ -440,7 +460,6 @@ class _Files:
             target = self.path(e.target)
             ok = e.op in ("rename", "inplace", "delete") and inside(target)
             # Rewritten in place: through a link it would write wherever the link points.
-            ok = ok and not (e.op == "inplace" and os.path.islink(target))
             ok = ok and (e.kept is None or (
                 e.op == "delete" and re.fullmatch(rf"{re.escape(KEPT_PREFIX)}\d+", e.kept)
                 is not None))
@@ -524,7 +543,8 @@ def roll_back_uncommitted(files: _Files) -> None:
 
 
 def apply_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> bool:
-    """Finish entry ``index`` of a committed write; False when it cannot be finished."""
+    """Finish entry ``index`` of a committed write; False when it cannot be finished (its
+    target still holds the old bytes and the new ones are lost)."""
     target = files.path(e.target)
     temp = files.path(e.temp) if e.temp else None
     current = _digest(target)
@@ -536,35 +556,27 @@ def apply_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> bo
         else:
             conflicts.append(e.rel)
         return True
-    temp_ok = temp is not None and _digest(temp) == e.new_sha
-    if e.op == "inplace":
-        if current == e.new_sha:
-            _unlink(temp)
-            return True
-        if not temp_ok:
-            _unlink(temp)
-            return False
-        assert temp is not None
-        if current is None or (current != e.old_sha
-                               and not _torn(target, temp, e, files, index)):
-            conflicts.append(e.rel)  # edited (or removed) by someone since the kill
-        else:
-            write_in_place(target, temp.read_bytes())
-        os.unlink(temp)
-        return True
-    # rename
     if current == e.new_sha:
+        _unlink(temp)
+        return True
+    temp_ok = temp is not None and _digest(temp) == e.new_sha
+    ours = current == e.old_sha or (
+        e.op == "inplace" and current not in (None, "<symlink>")
+        and _torn(target, temp, e, files, index)
+    )
+    if not ours:  # changed (or removed, or made a link) by someone since the kill
+        conflicts.append(e.rel)
         _unlink(temp)
         return True
     if not temp_ok:
         _unlink(temp)
         return False
     assert temp is not None
-    if current != e.old_sha:
-        conflicts.append(e.rel)
-        _unlink(temp)
-        return True
-    os.replace(temp, target)
+    if e.op == "inplace":
+        write_in_place(target, temp.read_bytes())
+        os.unlink(temp)
+    else:
+        os.replace(temp, target)
     return True
 
 
@@ -597,7 +609,7 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
     tmp = files.restore_temp(index, e)
     current = _digest(target)
     if (
-        e.op == "inplace" and current not in (None, e.old_sha, e.new_sha)
+        e.op == "inplace" and current not in (None, "<symlink>", e.old_sha, e.new_sha)
         and _torn(target, tmp, e, files, index)
     ):
         current = e.new_sha  # half written by the write or by an earlier restore: ours
@@ -615,11 +627,13 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         os.unlink(target)
         _unlink(tmp)
         return
-    if e.op == "delete" and e.kept is not None:
+    if e.op == "delete" and e.kept is not None and os.path.lexists(files.jdir / e.kept):
         kept = files.jdir / e.kept
-        if _digest(kept) == e.old_sha:  # the same file back under its name
-            os.link(kept, target, follow_symlinks=False)
+        if _digest(kept) != e.old_sha:  # changed since through its other names: theirs now
+            conflicts.append(e.rel)
             return
+        os.link(kept, target, follow_symlinks=False)  # the same file back under its name
+        return
     data = files.old_bytes(e)
     if e.op == "inplace":
         # The new bytes sit in the temporary until the old ones are all back (copied there
@@ -643,7 +657,8 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
 
 
 def _write_marker(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                 0o600)
     try:
         _write_all(fd, data)
         os.fsync(fd)

@@ -191,13 +191,15 @@ def _write_locked(
     changes: list[FileChange], journal: Journal, extra_roots: Iterable[Path | str] = ()
 ) -> list[str]:
     stats = [_check_unchanged(c) for c in changes]
-    names: dict[tuple[int, int], str] = {}
+    names: dict[tuple[int, int], FileChange] = {}
     for change, st in zip(changes, stats, strict=True):
         if st is not None:
-            other = names.setdefault((st.st_dev, st.st_ino), change.rel)
-            if other != change.rel:  # one file under two names: no order makes both right
-                raise WriteError(f"{other} and {change.rel} are one file (hard links); a write "
-                                 "may change it under one name only")
+            other = names.setdefault((st.st_dev, st.st_ino), change)
+            # One file changed under one name and deleted or changed under another: no order
+            # makes both right (deleting every name of it is fine).
+            if other is not change and "modify" in (other.kind, change.kind):
+                raise WriteError(f"{other.rel} and {change.rel} are one file (hard links); a "
+                                 "write may change it under one name only")
     default_mode = 0o666 & ~_umask()
     planned_dirs: set[Path] = set()
     backups: list[bytes] = []

@@ -630,9 +630,9 @@ def _two(root: Path, tx, **ws):  # type: ignore[no-untyped-def]
 
 def test_a_file_the_user_deleted_after_the_crash_is_not_brought_back(tmp_path: Path, tx,
                                                                       killing) -> None:
-    """Killed after a.py was renamed; the user then deletes a.py. The recovery cannot finish
-    (a.py is not new and its temporary is gone) and rolls back: a.py stays deleted and is named
-    as changed since, like any other edit of the user's."""
+    """Killed after a.py was renamed; the user then deletes a.py. That is the user's change:
+    a.py stays deleted and is named as changed since, and the rest of the write is finished
+    (a rollback once brought a.py back from the backup)."""
     plan = _two(tmp_path, tx)
 
     def child() -> None:
@@ -644,7 +644,8 @@ def test_a_file_the_user_deleted_after_the_crash_is_not_brought_back(tmp_path: P
     os.unlink(tmp_path / "a.py")
     rec = recover(tmp_path)
     assert rec is not None and rec.conflicts == ["a.py"], rec and rec.message()
-    assert not (tmp_path / "a.py").exists() and (tmp_path / "c.py").read_bytes() == b"c = 1\n"
+    assert rec.outcome == "rolled-forward"
+    assert not (tmp_path / "a.py").exists() and (tmp_path / "c.py").read_bytes() == b"c = 2\n"
 
 
 def test_a_user_truncating_an_in_place_file_after_the_crash_is_not_overwritten(
