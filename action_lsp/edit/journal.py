@@ -12,14 +12,21 @@ any file of the workspace, so that a kill at any moment can be undone or finishe
 ``committed``
     created once every new content sits fsynced in its temporary file, just before the first
     rename.
+``kept.<n>``
+    one more name of a file the write deletes that has other names, so that undoing the
+    deletion gives the same file back.
+``restoring``
+    a committed write is being undone: from the rollback's first step on, and naming the
+    in-place entry it is rewriting, if any.
 
 The rule (:func:`recover`): an interrupted write whose journal is **not committed** is rolled
 **back** (its temporary files and the directories it created are removed; no target had been
 touched yet); a **committed** one is rolled **forward** (the remaining temporaries renamed, the
 in-place writes redone, the deletions done). If rolling forward is impossible (a temporary is
-gone and its target does not hold the new bytes), every file is restored from the backup
-instead. A target that holds neither its old nor its new bytes was changed by someone else
-since: it is left alone and reported. Afterwards the journal directory is removed. (It is not
+gone and its target still holds the old bytes), every file is restored from the backup
+instead; a rollback once begun is only ever continued. A target that holds neither its old nor
+its new bytes (or is gone, or is now a symbolic link) was changed by someone else since: it is
+left alone and reported. Afterwards the journal directory is removed. (It is not
 inside ``.action-lsp``, which the editors take as a workspace-root marker, a file or a
 directory of the user's.)
 
