@@ -64,6 +64,7 @@ COMMITTED_FILE = "committed"
 # rollback is rewriting, if any.
 RESTORING_FILE = "restoring"
 KEPT_PREFIX = "kept."  # kept.<n>: another name of a file a write deletes
+_OWN_FILES = {"journal.json", "journal.json.tmp", "backup", "committed", "restoring"}
 VERSION = 1
 
 Op = Literal["rename", "inplace", "delete"]
@@ -121,14 +122,16 @@ class Recovery:
             else ""
         )
         head = f"an interrupted apply{what}{when} under {self.root}"
-        n = len(self.files)
+        n, c = len(self.files), len(self.conflicts)
         if self.outcome == "rolled-forward":
-            text = f"{head} was finished: all {n} planned change(s) are written"
+            text = (f"{head} was finished: all {n} planned change(s) are written" if not c else
+                    f"{head} was finished: {n - c} of its {n} planned change(s) are written")
         elif self.outcome == "rolled-back":
-            text = f"{head} was rolled back: its {n} file(s) are as they were before it"
+            text = (f"{head} was rolled back: its {n} file(s) are as they were before it"
+                    if not c else f"{head} was rolled back: {n - c} of its {n} file(s) are "
+                    "as they were before it")
         elif self.outcome == "finished":
-            text = (f"{head} had written every planned change and was stopped while removing "
-                    "its journal")
+            text = f"{head} had finished and was stopped while removing its journal"
         else:
             text = f"{head} left every file as it was"
         if self.conflicts:
@@ -174,8 +177,37 @@ def fsync_dir(directory: Path, *, strict: bool = False) -> None:
 def _digest(path: Path) -> str | None:
     """SHA-256 of a regular file's bytes, None when it does not exist; a symbolic link or a
     directory is neither a file's old nor its new bytes."""
+    fd = _open_regular(path)
+    if isinstance(fd, str) or fd is None:
+        return fd
+    with open(fd, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _a_file(digest: str | None) -> bool:
+    """Whether :func:`_digest` found a regular file (not nothing, a link, a directory...)."""
+    return digest is not None and not digest.startswith("<")
+
+
+def _read_own(path: Path) -> bytes:
+    """The bytes of one of the journal's own files, which must be a regular file (a planted
+    link to a FIFO or to /dev/zero must not hang or fill the memory of a recovery)."""
+    fd = _open_regular(path)
+    if fd is None:
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(path))
+    if isinstance(fd, str):
+        raise JournalError(f"{path} is not a regular file; the journal is left untouched: "
+                           "check it, then delete the directory")
+    with open(fd, "rb") as fh:
+        return fh.read()
+
+
+def _open_regular(path: Path) -> int | str | None:
+    """A descriptor of the regular file at ``path`` (not through a link, never blocking on a
+    FIFO); None when nothing is there, else what is there instead."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
     except IsADirectoryError:
@@ -184,10 +216,11 @@ def _digest(path: Path) -> str | None:
         if exc.errno == errno.ELOOP:
             return "<symlink>"
         raise
-    with open(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return "<not a file>"
-        return hashlib.file_digest(fh, "sha256").hexdigest()
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        return "<directory>" if stat.S_ISDIR(mode) else "<not a file>"
+    return fd
 
 
 def set_owner(fd: int, uid: int | None, gid: int | None) -> None:
@@ -450,6 +483,8 @@ class _Files:
                 "or planted); it is left untouched: check it, then delete the directory"
             )
         for name in os.listdir(self.jdir):  # its own files: never a link to somewhere else
+            if name not in _OWN_FILES and not name.startswith(KEPT_PREFIX):
+                continue  # someone else's (an indexer's folder): not read, left alone
             if not stat.S_ISREG(os.lstat(self.jdir / name).st_mode):
                 raise JournalError(f"{self.jdir / name} is not a regular file; the journal is "
                                    "left untouched: check it, then delete the directory")
@@ -506,7 +541,7 @@ class _Files:
 
     def old_bytes(self, e: Entry) -> bytes:
         if self._backup is None:
-            self._backup = (self.jdir / BACKUP_FILE).read_bytes()
+            self._backup = _read_own(self.jdir / BACKUP_FILE)
         assert e.backup is not None
         off, n = e.backup
         data = self._backup[off : off + n]
@@ -568,8 +603,7 @@ def apply_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> bo
         return True
     temp_ok = temp is not None and _digest(temp) == e.new_sha
     ours = current == e.old_sha or (
-        e.op == "inplace" and current not in (None, "<symlink>")
-        and _torn(target, temp, e, files, index)
+        e.op == "inplace" and _a_file(current) and _torn(target, temp, e, files, index)
     )
     if not ours:  # changed (or removed, or made a link) by someone since the kill
         conflicts.append(e.rel)
@@ -607,7 +641,24 @@ def _torn(target: Path, temp: Path | None, e: Entry, files: _Files, index: int) 
     current, new, old = target.read_bytes(), temp.read_bytes(), files.old_bytes(e)
     if _cut_short(current, new, old):
         return True
-    return files.restoring() == index and _cut_short(current, old, new)
+    return files.restoring() == index and _interleaved(current, old, new)
+
+
+def _interleaved(current: bytes, old: bytes, new: bytes) -> bool:
+    """Whether every byte of ``current`` is the old or the new byte at its offset, at a length
+    one of the writes or truncations leaves: what in-place writes of either, each cut short
+    (by a kill, or a disk error before the truncation), leave behind in any order."""
+    if len(current) not in (len(old), len(new), max(len(old), len(new))):
+        return False
+    step = 4096
+    for at in range(0, len(current), step):
+        part = current[at:at + step]
+        if part == old[at:at + step] or part == new[at:at + step]:
+            continue
+        for i, byte in enumerate(part, at):
+            if not ((i < len(old) and old[i] == byte) or (i < len(new) and new[i] == byte)):
+                return False
+    return True
 
 
 def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> None:
@@ -616,7 +667,7 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
     tmp = files.restore_temp(index, e)
     current = _digest(target)
     if (
-        e.op == "inplace" and current not in (None, "<symlink>", e.old_sha, e.new_sha)
+        e.op == "inplace" and _a_file(current) and current not in (e.old_sha, e.new_sha)
         and _torn(target, tmp, e, files, index)
     ):
         current = e.new_sha  # half written by the write or by an earlier restore: ours
@@ -691,7 +742,7 @@ def _recover_locked(
     root: Path, jdir: Path, *, keep_dir: bool = False, extra_roots: Iterable[Path | str] = ()
 ) -> Recovery | None:
     try:
-        raw = (jdir / JOURNAL_FILE).read_text(encoding="utf-8")
+        raw = _read_own(jdir / JOURNAL_FILE).decode("utf-8")
     except FileNotFoundError:
         # A commit mark without a journal: killed while removing the journal of a finished
         # write. Anything else: killed while writing the journal (nothing was touched yet),

@@ -176,7 +176,8 @@ def write_plan(
                     raise WriteError(f"an earlier interrupted apply under {base} was settled, "
                                      f"but its journal could not be removed: "
                                      f"{earlier.journal_left}")
-                return _write_locked(changes, Journal(base, jdir, label), extra_roots)
+                said = [earlier.message()] if earlier is not None else []
+                return said + _write_locked(changes, Journal(base, jdir, label), extra_roots)
             except BaseException:
                 if not (jdir / JOURNAL_FILE).exists():  # refused before the journal was made
                     with contextlib.suppress(OSError):  # the error to report is the first

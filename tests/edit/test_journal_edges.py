@@ -6,8 +6,10 @@ and the recovery."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -541,3 +543,165 @@ def test_a_write_does_not_start_over_a_journal_it_could_not_remove(tmp_path, tx,
     monkeypatch.undo()
     rec = recover(root)
     assert rec is not None and rec.outcome == "finished" and not jdir.exists()
+
+
+# -- from a fourth review -------------------------------------------------------------------
+
+OLD4 = bytes(65 + i % 26 for i in range(100))
+NEW4 = b"x" * 50  # shorter: the truncation matters
+
+
+def _ws4(root: Path, tx):  # type: ignore[no-untyped-def]
+    root.mkdir()
+    (root / "a.txt").write_bytes(b"a1\n")
+    (root / "b.txt").write_bytes(OLD4)
+    os.link(root / "b.txt", root / "b-link.txt")  # b.txt is written in place
+    (root / "c.txt").write_bytes(b"c1\n")
+    t = tx()
+    plan = plan_changes([t.modify("a.txt", ("a1", "a2")),
+                         t.modify("b.txt", (OLD4.decode(), NEW4.decode())),
+                         t.modify("c.txt", ("c1", "c2"))], Workspace(root))
+    assert plan.ok
+    return plan
+
+
+def test_a_rollback_over_a_file_torn_by_a_disk_error_and_killed_is_finished(
+        tmp_path, tx, killing):
+    """The in-place write of b.txt writes every byte, then its truncation fails (EIO): b.txt
+    is the new bytes and the old tail. The write rolls itself back and is killed 25 bytes into
+    restoring b.txt: three pieces (old, new, old). Under the rollback's mark a file whose every
+    byte is its old or new byte is recognised, and the rollback finished (it was once left in
+    three pieces as "changed since")."""
+    root = tmp_path / "ws"
+    plan = _ws4(root, tx)
+
+    def child() -> None:
+        import action_lsp.edit.write as w
+
+        def forward(path, data):  # type: ignore[no-untyped-def]
+            fd = os.open(path, os.O_WRONLY)
+            journal_mod._write_all(fd, data)
+            os.close(fd)
+            raise OSError(errno.EIO, "Input/output error (ftruncate)")
+
+        def restore(path, data):  # type: ignore[no-untyped-def]
+            fd = os.open(path, os.O_WRONLY)
+            os.write(fd, data[:25])
+            os.fsync(fd)
+            killing.die()
+
+        w.write_in_place = forward
+        journal_mod.write_in_place = restore
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+    rec = recover(root)
+    assert rec is not None
+    assert (root / "b.txt").read_bytes() == OLD4, (root / "b.txt").read_bytes()
+    assert rec.conflicts == [], rec.message()
+
+
+def test_a_planted_journal_json_link_is_not_read(tmp_path):
+    """A repository ships .action-lsp-journal/journal.json as a link to a FIFO (or /dev/zero)
+    outside: the recovery at the server's start refuses it without reading through it (it
+    once blocked for ever)."""
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    os.mkfifo(outside / "fifo")
+    (root / ".action-lsp-journal").mkdir()
+    os.symlink(outside / "fifo", root / ".action-lsp-journal" / "journal.json")
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover
+        signal.alarm(3)
+        code = 0
+        try:
+            recover(root)
+        except JournalError:
+            code = 3
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert not os.WIFSIGNALED(status), "recover() hung opening a file outside the root"
+    assert os.waitstatus_to_exitcode(status) == 3  # refused
+
+
+@pytest.mark.parametrize("name", ["a.txt", "b.txt"])  # renamed / in place
+def test_a_target_replaced_by_a_directory_is_a_conflict(tmp_path, tx, killing, name):
+    """Killed after the commit mark before b.txt's in-place write; the user then replaces
+    a.txt or b.txt by a directory: a conflict, the rest finished (reading the directory once
+    failed every recovery, and every later write)."""
+    root = tmp_path / "ws"
+    plan = _ws4(root, tx)
+
+    def child() -> None:
+        import action_lsp.edit.write as w
+        w.write_in_place = lambda p, d: killing.die()
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+    (root / name).unlink()
+    (root / name).mkdir()
+    rec = recover(root)
+    assert rec is not None and rec.conflicts == [name]
+    assert (root / "c.txt").read_bytes() == b"c2\n"
+
+
+def test_a_foreign_directory_in_the_journal_directory_does_not_block_recovery(
+        tmp_path, tx, killing):
+    """Killed after the commit mark; an indexer (Synology @eaDir, netatalk .AppleDouble) then
+    makes a directory inside .action-lsp-journal, and a .DS_Store: not the journal's files,
+    not read, and the journal is recovered (it was once refused for good)."""
+    root = tmp_path / "ws"
+    plan = _ws4(root, tx)
+
+    def child() -> None:
+        import action_lsp.edit.write as w
+        w.write_in_place = lambda p, d: killing.die()
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+    (root / ".action-lsp-journal" / ".DS_Store").write_bytes(b"x")
+    (root / ".action-lsp-journal" / "@eaDir").mkdir()
+    rec = recover(root)
+    assert rec is not None and (root / "b.txt").read_bytes() == NEW4
+
+
+def test_a_report_with_a_conflict_does_not_say_all_changes_are_written(tmp_path, tx, killing):
+    """Killed before b.txt's in-place write; the user edits b.txt. The report says 2 of the 3
+    changes are written (it once said all 3, and then that one was left as it is)."""
+    root = tmp_path / "ws"
+    plan = _ws4(root, tx)
+
+    def child() -> None:
+        import action_lsp.edit.write as w
+        w.write_in_place = lambda p, d: killing.die()
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+    (root / "b.txt").write_bytes(b"mine\n")
+    rec = recover(root)
+    assert rec is not None and rec.conflicts == ["b.txt"]
+    assert "all 3 planned change(s) are written" not in rec.message(), rec.message()
+    assert "2 of its 3 planned change(s) are written" in rec.message()
+
+
+def test_write_plan_reports_the_earlier_write_it_settles(tmp_path, tx, killing):
+    """The server's next apply: write_plan first settles an earlier killed write (finished,
+    with b.txt the user's since) and returns its report among the warnings (it was once
+    dropped, and nothing told the user)."""
+    root = tmp_path / "ws"
+    plan = _ws4(root, tx)
+
+    def child() -> None:
+        import action_lsp.edit.write as w
+        w.write_in_place = lambda p, d: killing.die()
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+    (root / "b.txt").write_bytes(b"mine\n")
+    (root / "d.txt").write_bytes(b"d1\n")
+    t = tx()
+    plan2 = plan_changes([t.modify("d.txt", ("d1", "d2"))], Workspace(root))
+    warnings = write_plan(plan2, root=root)
+    assert (root / "a.txt").read_bytes() == b"a2\n"  # the earlier write was finished ...
+    assert any("b.txt" in w and "interrupted apply" in w for w in warnings), warnings
