@@ -100,6 +100,9 @@ class Entry:
     # A deleted file with other names: one more name for it in the journal directory, so
     # that undoing the deletion gives the same file back (its other names stay its own).
     kept: str | None = None
+    # A deleted name of a file the write modifies under another name: the file's new bytes,
+    # which it may hold when this name goes (or comes back).
+    linked_new: str | None = None
 
 
 @dataclass(slots=True)
@@ -446,13 +449,10 @@ def remove_journal(
             fsync_dir(jdir, strict=True)
     if keep_dir:
         return found
-    try:
+    # An empty journal directory that cannot go (a root the user may not write, where the
+    # directory was made for them; someone else's file in it) is harmless: it is no journal.
+    with contextlib.suppress(OSError):
         os.rmdir(jdir)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        if exc.errno != errno.ENOTEMPTY:  # a file of someone else's in it: left alone
-            raise
     fsync_dir(root)
     return found
 
@@ -557,6 +557,7 @@ def _entry(raw: dict) -> Entry:
         old_sha=raw.get("old_sha"), new_sha=raw.get("new_sha"),
         backup=(int(backup[0]), int(backup[1])) if backup else None,
         mode=raw.get("mode"), uid=raw.get("uid"), gid=raw.get("gid"), kept=raw.get("kept"),
+        linked_new=raw.get("linked_new"),
     )
 
 
@@ -593,7 +594,7 @@ def apply_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> bo
     if e.op == "delete":
         if current is None:
             return True
-        if current == e.old_sha:
+        if current in (e.old_sha, e.linked_new):
             os.unlink(target)
         else:
             conflicts.append(e.rel)
@@ -666,6 +667,8 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
     target = files.path(e.target)
     tmp = files.restore_temp(index, e)
     current = _digest(target)
+    if e.op == "delete" and e.linked_new is not None and current == e.linked_new:
+        return  # not deleted yet; its content comes back with the other name's entry
     if (
         e.op == "inplace" and _a_file(current) and current not in (e.old_sha, e.new_sha)
         and _torn(target, tmp, e, files, index)
@@ -687,7 +690,7 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         return
     if e.op == "delete" and e.kept is not None and os.path.lexists(files.jdir / e.kept):
         kept = files.jdir / e.kept
-        if _digest(kept) != e.old_sha:  # changed since through its other names: theirs now
+        if _digest(kept) not in (e.old_sha, e.linked_new):  # changed since through its other names
             conflicts.append(e.rel)
             return
         os.link(kept, target, follow_symlinks=False)  # the same file back under its name

