@@ -110,7 +110,8 @@ def die() -> None:
 
 @pytest.fixture
 def killing() -> SimpleNamespace:
-    return SimpleNamespace(snapshot=snapshot, in_child=in_child, die=die)
+    return SimpleNamespace(snapshot=snapshot, in_child=in_child, die=die,
+                           rename_fails=rename_fails)
 
 
 @pytest.fixture
@@ -124,3 +125,19 @@ def fast_dir(tmp_path: Path):  # type: ignore[no-untyped-def]
         shutil.rmtree(d, ignore_errors=True)
     else:
         yield tmp_path
+
+
+def rename_fails(n: int, exc: BaseException) -> Callable[..., object]:
+    """An ``os.replace`` whose n-th rename of a write's temporary over its target raises
+    ``exc`` (a disk error, a Ctrl-C); every other call goes through."""
+    real = os.replace
+    calls = [0]
+
+    def replace(src, dst, *a, **k):  # type: ignore[no-untyped-def]
+        if ".action-lsp." in os.fspath(src) and ".action-lsp-journal" not in os.fspath(src):
+            calls[0] += 1
+            if calls[0] == n:
+                raise exc
+        return real(src, dst, *a, **k)
+
+    return replace

@@ -100,7 +100,8 @@ def test_a_rollback_killed_twice_is_never_turned_into_a_roll_forward(tmp_path, t
     assert killing.snapshot(root) == before, rec.message()
 
 
-def test_ctrl_c_is_finished_in_a_write_touching_an_extra_root(tmp_path, tx, monkeypatch):
+def test_ctrl_c_is_finished_in_a_write_touching_an_extra_root(tmp_path, tx, killing,
+                                                              monkeypatch):
     """A Ctrl-C after the commit mark finishes the write before the exception goes on, also
     when the write touches an extra root (the finishing recovery gets the extra roots)."""
     root, other = tmp_path / "ws", tmp_path / "other"
@@ -112,17 +113,7 @@ def test_ctrl_c_is_finished_in_a_write_touching_an_extra_root(tmp_path, tx, monk
     plan = plan_changes([t.modify("a.txt", ("a1", "a2")), t.modify("y.txt", ("y1", "y2"))],
                         Workspace(root, extra_roots=[other]))
     assert plan.ok
-    real = os.replace
-    calls = [0]
-
-    def replace(src, dst, *a, **k):  # type: ignore[no-untyped-def]
-        if ".action-lsp." in os.fspath(src) and ".action-lsp-journal" not in os.fspath(src):
-            calls[0] += 1
-            if calls[0] == 2:
-                raise KeyboardInterrupt
-        return real(src, dst, *a, **k)
-
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "replace", killing.rename_fails(2, KeyboardInterrupt()))
     with pytest.raises(KeyboardInterrupt):
         write_plan(plan, root=root, extra_roots=[other])
     assert (root / "a.txt").read_bytes() == b"a2\n"
@@ -345,22 +336,14 @@ def test_a_journal_left_after_a_ctrl_c_was_finished_is_reported_as_finished(
     t = tx()
     plan = plan_changes([t.modify("a.txt", ("a1", "a2")), t.modify("c.txt", ("c1", "c2"))],
                         Workspace(root))
-    real_replace, real_unlink = os.replace, os.unlink
-    calls = [0]
-
-    def replace(src, dst, *a, **k):  # type: ignore[no-untyped-def]
-        if ".action-lsp." in os.fspath(src) and ".action-lsp-journal" not in os.fspath(src):
-            calls[0] += 1
-            if calls[0] == 2:
-                raise KeyboardInterrupt
-        return real_replace(src, dst, *a, **k)
+    real_unlink = os.unlink
 
     def unlink(p, *a, **k):  # type: ignore[no-untyped-def]
         if os.fspath(p).endswith("/backup") and os.path.exists(p):
             raise OSError(5, "Input/output error")
         return real_unlink(p, *a, **k)
 
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "replace", killing.rename_fails(2, KeyboardInterrupt()))
     monkeypatch.setattr(os, "unlink", unlink)
     with pytest.raises(KeyboardInterrupt):
         write_plan(plan, root=root)
@@ -671,6 +654,20 @@ def _ws4(root: Path, tx):  # type: ignore[no-untyped-def]
     return plan
 
 
+def _killed_before_in_place_write(root: Path, tx, killing) -> Path:  # type: ignore[no-untyped-def]
+    """The workspace of :func:`_ws4`, its write killed after the commit mark, before b.txt's
+    in-place rewrite (a.txt renamed, c.txt not yet)."""
+    plan = _ws4(root, tx)
+
+    def child() -> None:
+        import action_lsp.edit.write as w
+        w.write_in_place = lambda p, d: killing.die()  # type: ignore[assignment]
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+    return root
+
+
 def test_a_rollback_over_a_file_torn_by_a_disk_error_and_killed_is_finished(
         tmp_path, tx, killing):
     """The in-place write of b.txt writes every byte, then its truncation fails (EIO): b.txt
@@ -736,15 +733,7 @@ def test_a_target_replaced_by_a_directory_is_a_conflict(tmp_path, tx, killing, n
     """Killed after the commit mark before b.txt's in-place write; the user then replaces
     a.txt or b.txt by a directory: a conflict, the rest finished (reading the directory once
     failed every recovery, and every later write)."""
-    root = tmp_path / "ws"
-    plan = _ws4(root, tx)
-
-    def child() -> None:
-        import action_lsp.edit.write as w
-        w.write_in_place = lambda p, d: killing.die()
-        write_plan(plan, root=root)
-
-    assert killing.in_child(child) == "killed"
+    root = _killed_before_in_place_write(tmp_path / "ws", tx, killing)
     (root / name).unlink()
     (root / name).mkdir()
     rec = recover(root)
@@ -757,15 +746,7 @@ def test_a_foreign_directory_in_the_journal_directory_does_not_block_recovery(
     """Killed after the commit mark; an indexer (Synology @eaDir, netatalk .AppleDouble) then
     makes a directory inside .action-lsp-journal, and a .DS_Store: not the journal's files,
     not read, and the journal is recovered (it was once refused for good)."""
-    root = tmp_path / "ws"
-    plan = _ws4(root, tx)
-
-    def child() -> None:
-        import action_lsp.edit.write as w
-        w.write_in_place = lambda p, d: killing.die()
-        write_plan(plan, root=root)
-
-    assert killing.in_child(child) == "killed"
+    root = _killed_before_in_place_write(tmp_path / "ws", tx, killing)
     (root / ".action-lsp-journal" / ".DS_Store").write_bytes(b"x")
     (root / ".action-lsp-journal" / "@eaDir").mkdir()
     rec = recover(root)
@@ -775,15 +756,7 @@ def test_a_foreign_directory_in_the_journal_directory_does_not_block_recovery(
 def test_a_report_with_a_conflict_does_not_say_all_changes_are_written(tmp_path, tx, killing):
     """Killed before b.txt's in-place write; the user edits b.txt. The report says 2 of the 3
     changes are written (it once said all 3, and then that one was left as it is)."""
-    root = tmp_path / "ws"
-    plan = _ws4(root, tx)
-
-    def child() -> None:
-        import action_lsp.edit.write as w
-        w.write_in_place = lambda p, d: killing.die()
-        write_plan(plan, root=root)
-
-    assert killing.in_child(child) == "killed"
+    root = _killed_before_in_place_write(tmp_path / "ws", tx, killing)
     (root / "b.txt").write_bytes(b"mine\n")
     rec = recover(root)
     assert rec is not None and rec.conflicts == ["b.txt"]
@@ -795,15 +768,7 @@ def test_write_plan_reports_the_earlier_write_it_settles(tmp_path, tx, killing):
     """The server's next apply: write_plan first settles an earlier killed write (finished,
     with b.txt the user's since) and returns its report among the warnings (it was once
     dropped, and nothing told the user)."""
-    root = tmp_path / "ws"
-    plan = _ws4(root, tx)
-
-    def child() -> None:
-        import action_lsp.edit.write as w
-        w.write_in_place = lambda p, d: killing.die()
-        write_plan(plan, root=root)
-
-    assert killing.in_child(child) == "killed"
+    root = _killed_before_in_place_write(tmp_path / "ws", tx, killing)
     (root / "b.txt").write_bytes(b"mine\n")
     (root / "d.txt").write_bytes(b"d1\n")
     t = tx()

@@ -51,6 +51,15 @@ def make_plan(root: Path, tx):  # type: ignore[no-untyped-def]
     return plan
 
 
+def _old_and_new(ref: Path, tx, killing) -> tuple[dict, dict]:  # type: ignore[no-untyped-def]
+    """The tree before and after an uninterrupted write of :func:`make_plan`."""
+    ref.mkdir()
+    populate(ref)
+    before = killing.snapshot(ref)
+    write_plan(make_plan(ref, tx), root=ref)
+    return before, killing.snapshot(ref)
+
+
 def _intercept(before: Callable[[str, tuple], None]) -> None:
     """In the child: ``before(name, args)`` ahead of each mutating call (``open`` only for
     writing; a Python-level ``open`` for writing is named ``"pyopen"``)."""
@@ -96,20 +105,10 @@ def _kill_at(n: int, half: bool, killing) -> None:  # type: ignore[no-untyped-de
     _intercept(before)
 
 
-def _failing_rename() -> None:
+def _failing_rename(killing) -> None:  # type: ignore[no-untyped-def]
     """The second rename of a temporary over its target fails (a disk error): the write rolls
     itself back after its commit mark."""
-    real = os.replace
-    calls = [0]
-
-    def replace(src, dst, *a, **k):  # type: ignore[no-untyped-def]
-        if ".action-lsp." in os.fspath(src) and ".action-lsp-journal" not in os.fspath(src):
-            calls[0] += 1
-            if calls[0] == 2:
-                raise OSError(5, "Input/output error")
-        return real(src, dst, *a, **k)
-
-    os.replace = replace  # type: ignore[assignment]
+    os.replace = killing.rename_fails(2, OSError(5, "Input/output error"))  # type: ignore[assignment]
 
 
 @pytest.mark.parametrize("failing", [False, True], ids=["write", "rename-fails"])
@@ -139,7 +138,7 @@ def test_every_kill_point_leaves_all_old_or_all_new(tmp_path: Path, tx, killing,
                 n: int = n, half: bool = half, root: Path = root, plan=plan
             ) -> None:
                 if failing:
-                    _failing_rename()
+                    _failing_rename(killing)
                 _kill_at(n, half, killing)
                 write_plan(plan, root=root, label="apply --write t.md")
 
@@ -184,12 +183,7 @@ def test_a_recovery_killed_at_every_point_is_finished_by_the_next(fast_dir: Path
     killed before each of its file-system calls (and half-way through each ``write``): the next
     recovery still ends all old or all new, with no litter."""
     tmp_path = fast_dir
-    ref = tmp_path / "ref"
-    ref.mkdir()
-    populate(ref)
-    before = killing.snapshot(ref)
-    write_plan(make_plan(ref, tx), root=ref)
-    after = killing.snapshot(ref)
+    before, after = _old_and_new(tmp_path / "ref", tx, killing)
 
     def killed_write(root: Path, n: int, half: bool) -> bool:
         root.mkdir()
@@ -199,7 +193,7 @@ def test_a_recovery_killed_at_every_point_is_finished_by_the_next(fast_dir: Path
         def child() -> None:
             journal_mod.secrets.token_hex = lambda nbytes=None: "0" * 12  # names alike
             if failing:
-                _failing_rename()
+                _failing_rename(killing)
             _kill_at(n, half, killing)
             write_plan(plan, root=root)
 
@@ -290,12 +284,7 @@ def test_a_failure_at_every_point_is_reported_truthfully(tmp_path: Path, tx, kil
     returns (every file new; a warning when its journal could not be removed, which the next
     recovery removes) or raises a ``WriteError`` that is "settled" only over the old tree, and
     otherwise keeps a journal that the next recovery settles."""
-    ref = tmp_path / "ref"
-    ref.mkdir()
-    populate(ref)
-    before = killing.snapshot(ref)
-    write_plan(make_plan(ref, tx), root=ref)
-    after = killing.snapshot(ref)
+    before, after = _old_and_new(tmp_path / "ref", tx, killing)
 
     def fresh(root: Path):  # type: ignore[no-untyped-def]
         root.mkdir()
