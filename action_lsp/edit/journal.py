@@ -64,7 +64,8 @@ COMMITTED_FILE = "committed"
 # rollback is rewriting, if any.
 RESTORING_FILE = "restoring"
 KEPT_PREFIX = "kept."  # kept.<n>: another name of a file a write deletes
-_OWN_FILES = {"journal.json", "journal.json.tmp", "backup", "committed", "restoring"}
+_OWN_FILES = {"journal.json", "journal.json.tmp", "backup", "committed", "restoring",
+              "restoring.tmp"}
 VERSION = 1
 
 Op = Literal["rename", "inplace", "delete"]
@@ -411,10 +412,12 @@ class Journal:
 # means "all written". After an undone write the mark goes first, so that a leftover is only
 # ever an uncommitted journal, or a backup alone ("nothing changed").
 _WRITTEN_ORDER = (
-    RESTORING_FILE, JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE, COMMITTED_FILE,
+    RESTORING_FILE, RESTORING_FILE + ".tmp", JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE,
+    COMMITTED_FILE,
 )
 _UNDONE_ORDER = (
-    COMMITTED_FILE, RESTORING_FILE, JOURNAL_FILE + ".tmp", JOURNAL_FILE, BACKUP_FILE,
+    COMMITTED_FILE, RESTORING_FILE, RESTORING_FILE + ".tmp", JOURNAL_FILE + ".tmp",
+    JOURNAL_FILE, BACKUP_FILE,
 )
 
 
@@ -426,7 +429,7 @@ def remove_journal(
     the journal recorded is complete (see the orders above)."""
     found = False
     kept: list[str] = []
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(FileNotFoundError):
         kept = sorted(n for n in os.listdir(jdir) if n.startswith(KEPT_PREFIX))
     # Kept names go after the journal (a replay may still need them) and before the commit mark
     # of a finished write (a mark alone must mean "all written"); after everything of an undone
@@ -500,7 +503,10 @@ class _Files:
 
         for e in self.entries:
             target = self.path(e.target)
-            ok = e.op in ("rename", "inplace", "delete") and inside(target)
+            ok = e.op in ("rename", "inplace", "delete") and inside(target) and all(
+                h is None or re.fullmatch(r"[0-9a-f]{64}", str(h)) is not None
+                for h in (e.old_sha, e.new_sha, e.linked_new)
+            )
             # Rewritten in place: through a link it would write wherever the link points.
             ok = ok and (e.kept is None or (
                 e.op == "delete" and re.fullmatch(rf"{re.escape(KEPT_PREFIX)}\d+", e.kept)
@@ -668,7 +674,10 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
     tmp = files.restore_temp(index, e)
     current = _digest(target)
     if e.op == "delete" and e.linked_new is not None and current == e.linked_new:
-        return  # not deleted yet; its content comes back with the other name's entry
+        # Undone last, after the other name's restore: still the new bytes means it is no
+        # longer that file (someone broke the link since), or that restore was left alone.
+        conflicts.append(e.rel)
+        return
     if (
         e.op == "inplace" and _a_file(current) and current not in (e.old_sha, e.new_sha)
         and _torn(target, tmp, e, files, index)
@@ -690,7 +699,7 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         return
     if e.op == "delete" and e.kept is not None and os.path.lexists(files.jdir / e.kept):
         kept = files.jdir / e.kept
-        if _digest(kept) not in (e.old_sha, e.linked_new):  # changed since through its other names
+        if _digest(kept) != e.old_sha:  # changed since through its other names: theirs now
             conflicts.append(e.rel)
             return
         os.link(kept, target, follow_symlinks=False)  # the same file back under its name
@@ -718,20 +727,34 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
 
 
 def _write_marker(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+    """``path`` holds ``data`` or what it held before, whenever a kill comes (never empty)."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
                  0o600)
     try:
         _write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
+    os.replace(tmp, path)
     fsync_dir(path.parent)
+
+
+def settle_order(files: _Files, *, backwards: bool) -> list[int]:
+    """The order entries are finished (or, ``backwards``, undone) in: the deletion of a name
+    whose file is also modified under another name comes last either way, when that other
+    name's write (or restore) is complete and the deleted name holds its bytes in full."""
+    order = list(range(len(files.entries)))
+    if backwards:
+        order.reverse()
+    plain = [i for i in order if files.entries[i].linked_new is None]
+    return plain + [i for i in order if files.entries[i].linked_new is not None]
 
 
 def roll_back_committed(files: _Files, conflicts: list[str]) -> None:
     if not files.rolling_back():  # from now on a recovery only ever continues the rollback
         _write_marker(files.jdir / RESTORING_FILE, b"")
-    for index in reversed(range(len(files.entries))):
+    for index in settle_order(files, backwards=True):
         restore_entry(files, index, files.entries[index], conflicts)
     remove_dirs(files.dirs)
 
@@ -777,8 +800,8 @@ def _recover_locked(
         roll_back_committed(files, rec.conflicts)
     else:
         finished = True
-        for index, e in enumerate(files.entries):
-            if not apply_entry(files, index, e, rec.conflicts):
+        for index in settle_order(files, backwards=False):
+            if not apply_entry(files, index, files.entries[index], rec.conflicts):
                 finished = False
                 break
         if finished:

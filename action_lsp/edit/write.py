@@ -127,6 +127,14 @@ def _linked_new_bytes(
         if len(group) < 2 or not modified:
             continue
         first = changes[modified[0]]
+        entries = {i: _entry_key(changes[i].path) for i in group}
+        for i in group:
+            if changes[i].kind == "delete" and any(
+                entries[i] == entries[m] for m in modified
+            ):
+                raise WriteError(f"{changes[i].rel} is {first.rel} reached by another path (a "
+                                 "bind mount, a linked directory); a write may not both change "
+                                 "and delete it")
         for i in modified[1:]:
             if changes[i].new_bytes != first.new_bytes:
                 raise WriteError(f"{first.rel} and {changes[i].rel} are the same file (hard "
@@ -136,6 +144,12 @@ def _linked_new_bytes(
             if changes[i].kind == "delete":
                 out[i] = first.new_bytes
     return out
+
+
+def _entry_key(path: Path) -> tuple[int, int, str]:
+    """One directory entry, however it is reached: its directory's file and its name."""
+    st = os.stat(path.parent)
+    return st.st_dev, st.st_ino, path.name
 
 
 def _missing_dirs(directory: Path, planned: set[Path], out: list[Path]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import shutil
@@ -64,6 +65,15 @@ def tx() -> Callable[[], Transcript]:
 
 # -- killing a write ------------------------------------------------------------------------
 
+# The calls a write makes that change something on disk (an ``os.open`` only when it opens
+# for writing); a kill lands just before the n-th of them.
+MUTATING = ("open", "write", "ftruncate", "fchmod", "fchown", "fsync", "replace", "rename",
+            "unlink", "mkdir", "rmdir", "link", "setxattr")
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+os_write = os.write  # the real one, for a child whose os.write is made to fail
+
+
+
 Snapshot = dict[str, tuple[str, bytes, int, int]]
 
 
@@ -111,7 +121,8 @@ def die() -> None:
 @pytest.fixture
 def killing() -> SimpleNamespace:
     return SimpleNamespace(snapshot=snapshot, in_child=in_child, die=die,
-                           rename_fails=rename_fails)
+                           rename_fails=rename_fails, kill_at=kill_at,
+                           intercept=intercept)
 
 
 @pytest.fixture
@@ -141,3 +152,48 @@ def rename_fails(n: int, exc: BaseException) -> Callable[..., object]:
         return real(src, dst, *a, **k)
 
     return replace
+
+
+def intercept(before: Callable[[str, tuple], None]) -> None:
+    """In the child: ``before(name, args)`` ahead of each mutating call (``open`` only for
+    writing; a Python-level ``open`` for writing is named ``"pyopen"``)."""
+
+    def wrap(name: str):  # type: ignore[no-untyped-def]
+        real = getattr(os, name)
+
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+            if name != "open" or (len(args) > 1 and args[1] & WRITE_FLAGS):
+                before(name, args)
+            return real(*args, **kwargs)
+
+        return call
+
+    for name in MUTATING:
+        if hasattr(os, name):
+            setattr(os, name, wrap(name))
+    real_open = builtins.open
+
+    def py_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        if any(c in mode for c in "wax+"):
+            before("pyopen", (file,))
+        return real_open(file, mode, *args, **kwargs)
+
+    builtins.open = py_open
+
+
+def kill_at(n: int, half: bool) -> None:
+    """In the child: SIGKILL before the n-th mutating call (``half``: after half the bytes of
+    the n-th ``os.write``)."""
+    count = [0]
+
+    def before(name: str, args: tuple) -> None:
+        if half and name != "write":
+            return
+        count[0] += 1
+        if count[0] == n:
+            if half:
+                data = memoryview(args[1])
+                os_write(args[0], data[: max(1, len(data) // 2)])
+            die()
+
+    intercept(before)

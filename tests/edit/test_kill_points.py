@@ -10,9 +10,7 @@ follows each killed write.
 
 from __future__ import annotations
 
-import builtins
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,15 +19,9 @@ from action_lsp.edit import Workspace, WriteError, plan_changes, write_plan
 from action_lsp.edit import journal as journal_mod
 from action_lsp.edit.journal import recover
 
+_write = os.write  # the real one: a child's os.write is made to fail
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-
-# The calls a write makes that change something on disk (an ``os.open`` only when it opens
-# for writing); a kill lands just before the n-th of them.
-MUTATING = ("open", "write", "ftruncate", "fchmod", "fchown", "fsync", "replace", "rename",
-            "unlink", "mkdir", "rmdir", "link", "setxattr")
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT
-_write = os.write
-
 
 def populate(root: Path) -> None:
     for name in "abc":
@@ -58,51 +50,6 @@ def _old_and_new(ref: Path, tx, killing) -> tuple[dict, dict]:  # type: ignore[n
     before = killing.snapshot(ref)
     write_plan(make_plan(ref, tx), root=ref)
     return before, killing.snapshot(ref)
-
-
-def _intercept(before: Callable[[str, tuple], None]) -> None:
-    """In the child: ``before(name, args)`` ahead of each mutating call (``open`` only for
-    writing; a Python-level ``open`` for writing is named ``"pyopen"``)."""
-
-    def wrap(name: str):  # type: ignore[no-untyped-def]
-        real = getattr(os, name)
-
-        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
-            if name != "open" or (len(args) > 1 and args[1] & WRITE_FLAGS):
-                before(name, args)
-            return real(*args, **kwargs)
-
-        return call
-
-    for name in MUTATING:
-        if hasattr(os, name):
-            setattr(os, name, wrap(name))
-    real_open = builtins.open
-
-    def py_open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
-        if any(c in mode for c in "wax+"):
-            before("pyopen", (file,))
-        return real_open(file, mode, *args, **kwargs)
-
-    builtins.open = py_open
-
-
-def _kill_at(n: int, half: bool, killing) -> None:  # type: ignore[no-untyped-def]
-    """In the child: SIGKILL before the n-th mutating call (``half``: after half the bytes of
-    the n-th ``os.write``)."""
-    count = [0]
-
-    def before(name: str, args: tuple) -> None:
-        if half and name != "write":
-            return
-        count[0] += 1
-        if count[0] == n:
-            if half:
-                data = memoryview(args[1])
-                _write(args[0], data[: max(1, len(data) // 2)])
-            killing.die()
-
-    _intercept(before)
 
 
 def _failing_rename(killing) -> None:  # type: ignore[no-untyped-def]
@@ -139,7 +86,7 @@ def test_every_kill_point_leaves_all_old_or_all_new(tmp_path: Path, tx, killing,
             ) -> None:
                 if failing:
                     _failing_rename(killing)
-                _kill_at(n, half, killing)
+                killing.kill_at(n, half)
                 write_plan(plan, root=root, label="apply --write t.md")
 
             how = killing.in_child(child)
@@ -194,7 +141,7 @@ def test_a_recovery_killed_at_every_point_is_finished_by_the_next(fast_dir: Path
             journal_mod.secrets.token_hex = lambda nbytes=None: "0" * 12  # names alike
             if failing:
                 _failing_rename(killing)
-            _kill_at(n, half, killing)
+            killing.kill_at(n, half)
             write_plan(plan, root=root)
 
         return killing.in_child(child) == "killed"
@@ -223,7 +170,7 @@ def test_a_recovery_killed_at_every_point_is_finished_by_the_next(fast_dir: Path
                     assert killed_write(root, n, half_write)
 
                     def recovery(m: int = m, half: bool = half, root: Path = root) -> None:
-                        _kill_at(m, half, killing)
+                        killing.kill_at(m, half)
                         recover(root)
 
                     if killing.in_child(recovery) == "exited":
@@ -237,7 +184,7 @@ def test_a_recovery_killed_at_every_point_is_finished_by_the_next(fast_dir: Path
     assert len(states) > 10 and killed > 100
 
 
-def _fail_at(n: int) -> list[int]:
+def _fail_at(n: int, killing) -> list[int]:  # type: ignore[no-untyped-def]
     """In the child: the n-th mutating call raises ``OSError(EIO)`` instead of running (the
     list returned counts the calls)."""
     count = [0]
@@ -247,7 +194,7 @@ def _fail_at(n: int) -> list[int]:
         if count[0] == n:
             raise OSError(5, "Input/output error (injected)")
 
-    _intercept(before)
+    killing.intercept(before)
     return count
 
 
@@ -294,7 +241,7 @@ def test_a_failure_at_every_point_is_reported_truthfully(tmp_path: Path, tx, kil
     counted = fresh(tmp_path / "count")
 
     def count(plan=counted) -> int:  # type: ignore[no-untyped-def]
-        calls = _fail_at(0)
+        calls = _fail_at(0, killing)
         write_plan(plan, root=tmp_path / "count")
         return calls[0]
 
@@ -306,7 +253,7 @@ def test_a_failure_at_every_point_is_reported_truthfully(tmp_path: Path, tx, kil
         plan = fresh(root)
 
         def child(n: int = n, root: Path = root, plan=plan) -> list[str]:  # type: ignore[no-untyped-def]
-            _fail_at(n)
+            _fail_at(n, killing)
             return write_plan(plan, root=root)
 
         code, text = _run_child(child)
@@ -368,7 +315,7 @@ def test_a_directory_in_the_plan_shifts_no_temporary_onto_another(tmp_path: Path
         plan = plan2(root)
 
         def child(n: int = n, root: Path = root, plan=plan) -> None:  # type: ignore[no-untyped-def]
-            _kill_at(n, True, killing)
+            killing.kill_at(n, True)
             write_plan(plan, root=root)
 
         if killing.in_child(child) == "exited":
