@@ -768,7 +768,7 @@ def _recover_locked(
     root: Path, jdir: Path, *, keep_dir: bool = False, extra_roots: Iterable[Path | str] = ()
 ) -> Recovery | None:
     try:
-        raw = _read_own(jdir / JOURNAL_FILE).decode("utf-8")
+        raw = _read_own(jdir / JOURNAL_FILE)
     except FileNotFoundError:
         # A commit mark without a journal: killed while removing the journal of a finished
         # write. Anything else: killed while writing the journal (nothing was touched yet),
@@ -782,7 +782,7 @@ def _recover_locked(
             rec.journal_left, found = str(exc), True
         return rec if found or rec.outcome == "finished" else None
     try:
-        record = json.loads(raw)
+        record = json.loads(raw.decode("utf-8"))
         files = _Files(root, jdir, record)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: {exc}") from exc

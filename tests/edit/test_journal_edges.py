@@ -776,3 +776,15 @@ def test_write_plan_reports_the_earlier_write_it_settles(tmp_path, tx, killing):
     warnings = write_plan(plan2, root=root)
     assert (root / "a.txt").read_bytes() == b"a2\n"  # the earlier write was finished ...
     assert any("b.txt" in w and "interrupted apply" in w for w in warnings), warnings
+
+
+def test_a_journal_that_is_not_utf8_is_refused_not_a_crash(tmp_path):
+    """A damaged journal.json (bytes that are not UTF-8) is a refused journal with a message,
+    not an exception that stops the server's start."""
+    jdir = tmp_path / ".action-lsp-journal"
+    jdir.mkdir(mode=0o700)
+    (jdir / "journal.json").write_bytes(b"\xff\xfe{not json")
+    with pytest.raises(JournalError, match="cannot read the journal"):
+        recover(tmp_path)
+    from action_lsp.edit.journal import recover_messages
+    assert "could not recover" in recover_messages([tmp_path])[0]
