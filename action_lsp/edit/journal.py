@@ -64,8 +64,6 @@ COMMITTED_FILE = "committed"
 # rollback is rewriting, if any.
 RESTORING_FILE = "restoring"
 KEPT_PREFIX = "kept."  # kept.<n>: another name of a file a write deletes
-_OWN_FILES = {"journal.json", "journal.json.tmp", "backup", "committed", "restoring",
-              "restoring.tmp"}
 VERSION = 1
 
 Op = Literal["rename", "inplace", "delete"]
@@ -138,9 +136,9 @@ class Recovery:
             text = f"{head} had finished and was stopped while removing its journal"
         else:
             text = f"{head} left every file as it was"
-        if self.conflicts:
+        if c:
             text += (
-                f"; {len(self.conflicts)} file(s) changed since and were left as they are: "
+                f"; {c} file(s) changed since and were left as they are: "
                 + ", ".join(self.conflicts)
             )
         if self.journal_left:
@@ -387,13 +385,7 @@ class Journal:
             "dirs": [self.store(d) for d in self.dirs],
             "entries": [asdict(e) for e in self.entries],
         }
-        tmp = self.jdir / (JOURNAL_FILE + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(record, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.jdir / JOURNAL_FILE)
-        fsync_dir(self.jdir, strict=True)
+        _replace_file(self.jdir / JOURNAL_FILE, json.dumps(record).encode(), strict=True)
 
     def commit(self) -> None:
         fd = os.open(self.jdir / COMMITTED_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -419,6 +411,7 @@ _UNDONE_ORDER = (
     COMMITTED_FILE, RESTORING_FILE, RESTORING_FILE + ".tmp", JOURNAL_FILE + ".tmp",
     JOURNAL_FILE, BACKUP_FILE,
 )
+_OWN_FILES = frozenset(_WRITTEN_ORDER)  # besides kept.<n>
 
 
 def remove_journal(
@@ -507,7 +500,7 @@ class _Files:
                 h is None or re.fullmatch(r"[0-9a-f]{64}", str(h)) is not None
                 for h in (e.old_sha, e.new_sha, e.linked_new)
             )
-            # Rewritten in place: through a link it would write wherever the link points.
+            # A kept name is one of the journal's own (a file name in its directory).
             ok = ok and (e.kept is None or (
                 e.op == "delete" and re.fullmatch(rf"{re.escape(KEPT_PREFIX)}\d+", e.kept)
                 is not None))
@@ -713,7 +706,7 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         if _digest(tmp) != e.new_sha:
             _unlink(tmp)
             write_new(tmp, target.read_bytes(), 0o600, None, None)
-        _write_marker(files.jdir / RESTORING_FILE, str(index).encode())
+        _replace_file(files.jdir / RESTORING_FILE, str(index).encode())
         fsync_dir(tmp.parent)
         write_in_place(target, data)
         _unlink(tmp)
@@ -726,8 +719,10 @@ def restore_entry(files: _Files, index: int, e: Entry, conflicts: list[str]) -> 
         _unlink(tmp)
 
 
-def _write_marker(path: Path, data: bytes) -> None:
-    """``path`` holds ``data`` or what it held before, whenever a kill comes (never empty)."""
+def _replace_file(path: Path, data: bytes, *, strict: bool = False) -> None:
+    """``path`` holds ``data`` or what it held before, whenever a kill comes (never a part of
+    either): written to ``<name>.tmp``, fsynced, renamed over it, its directory fsynced
+    (``strict`` as in :func:`fsync_dir`)."""
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
                  0o600)
@@ -737,7 +732,7 @@ def _write_marker(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
-    fsync_dir(path.parent)
+    fsync_dir(path.parent, strict=strict)
 
 
 def settle_order(files: _Files, *, backwards: bool) -> list[int]:
@@ -753,7 +748,7 @@ def settle_order(files: _Files, *, backwards: bool) -> list[int]:
 
 def roll_back_committed(files: _Files, conflicts: list[str]) -> None:
     if not files.rolling_back():  # from now on a recovery only ever continues the rollback
-        _write_marker(files.jdir / RESTORING_FILE, b"")
+        _replace_file(files.jdir / RESTORING_FILE, b"")
     for index in settle_order(files, backwards=True):
         restore_entry(files, index, files.entries[index], conflicts)
     remove_dirs(files.dirs)

@@ -60,6 +60,15 @@ class WriteError(Exception):
         self.settled = settled
 
 
+def _half_way(what: str, journal: Journal) -> WriteError:
+    """The error of a write left part new, part old, with its journal kept."""
+    return WriteError(
+        f"{what}; some files are written, some not: the journal under {journal.jdir} is kept, "
+        "and the next `action-lsp apply` (or the language server's start) finishes or undoes it",
+        settled=False,
+    )
+
+
 def _umask() -> int:
     try:
         with open("/proc/self/status", encoding="ascii") as fh:
@@ -127,22 +136,19 @@ def _linked_new_bytes(
         if len(group) < 2 or not modified:
             continue
         first = changes[modified[0]]
-        entries = {i: _entry_key(changes[i].path) for i in group}
+        modified_entries = {_entry_key(changes[m].path) for m in modified}
         for i in group:
-            if changes[i].kind == "delete" and any(
-                entries[i] == entries[m] for m in modified
-            ):
-                raise WriteError(f"{changes[i].rel} is {first.rel} reached by another path (a "
-                                 "bind mount, a linked directory); a write may not both change "
-                                 "and delete it")
+            if changes[i].kind == "delete":
+                if _entry_key(changes[i].path) in modified_entries:
+                    raise WriteError(f"{changes[i].rel} is {first.rel} reached by another path "
+                                     "(a bind mount, a linked directory); a write may not both "
+                                     "change and delete it")
+                out[i] = first.new_bytes
         for i in modified[1:]:
             if changes[i].new_bytes != first.new_bytes:
                 raise WriteError(f"{first.rel} and {changes[i].rel} are the same file (hard "
                                  "links, or one file reached twice); a write may not give it "
                                  "two different contents")
-        for i in group:
-            if changes[i].kind == "delete":
-                out[i] = first.new_bytes
     return out
 
 
@@ -334,12 +340,8 @@ def _write_locked(
         try:
             roll_back_committed(files, conflicts)
         except (OSError, JournalError) as again:
-            raise WriteError(
-                f"write failed ({exc}) and so did rolling it back ({again}); some files are "
-                f"written, some not: the journal under {journal.jdir} is kept, and the next "
-                "`action-lsp apply` (or the language server's start) finishes or undoes it",
-                settled=False,
-            ) from exc
+            raise _half_way(f"write failed ({exc}) and so did rolling it back ({again})",
+                            journal) from exc
         _sync_parents(files)  # the old bytes durable before the commit mark goes
         journal.discard()
         kept = (f"; {len(conflicts)} file(s) changed by someone else meanwhile were left as "
@@ -349,12 +351,8 @@ def _write_locked(
         try:
             _recover_locked(journal.root, journal.jdir, extra_roots=extra_roots)
         except (OSError, JournalError) as exc:
-            raise WriteError(
-                f"interrupted, and finishing the write failed ({exc}); some files are "
-                f"written, some not: the journal under {journal.jdir} is kept, and the next "
-                "`action-lsp apply` (or the language server's start) finishes or undoes it",
-                settled=False,
-            ) from interrupt
+            raise _half_way(f"interrupted, and finishing the write failed ({exc})",
+                            journal) from interrupt
         raise
     for d in {t.parent for _, t, _, _ in jobs}:
         fsync_dir(d)

@@ -149,7 +149,7 @@ def test_kill_while_writing_the_journal_changes_nothing(tmp_path: Path, tx, kill
     plan = make_plan(tmp_path, tx)
 
     def child() -> None:
-        journal_mod.json.dump = lambda *a, **k: killing.die()  # type: ignore[assignment]
+        journal_mod.json.dumps = lambda *a, **k: killing.die()  # type: ignore[assignment]
         write_plan(plan, root=tmp_path)
 
     assert killing.in_child(child) == "killed"

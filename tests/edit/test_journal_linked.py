@@ -147,6 +147,27 @@ def test_linked_plan_recovery_killed_at_every_point(fast_dir, tx, killing, order
 
 
 
+def _rollback_killed_before_truncate(plan, root: Path, killing) -> None:  # type: ignore[no-untyped-def]
+    """Write ``plan``; its first rename fails, and the rollback is killed while rewriting h.txt
+    with its old bytes, after writing them and before the truncation."""
+
+    def child() -> None:
+        os.replace = killing.rename_fails(1, OSError(5, "EIO"))
+        real = journal_mod.write_in_place
+
+        def wip(path, data):  # type: ignore[no-untyped-def]
+            if data == OLD.encode():
+                fd = os.open(path, os.O_WRONLY)
+                os.write(fd, data)
+                killing.die()  # before the ftruncate
+            return real(path, data)
+
+        journal_mod.write_in_place = wip
+        write_plan(plan, root=root)
+
+    assert killing.in_child(child) == "killed"
+
+
 def test_delete_first_roll_forward_over_a_torn_in_place_write(tmp_path, tx, killing):
     """Plan [delete h2.txt, modify h.txt]; killed half-way through h.txt's in-place write (both
     names see the torn bytes). The linked deletion is settled after h.txt is finished (it was
@@ -181,21 +202,7 @@ def test_modify_first_rollback_over_an_interleaved_restore_names_no_conflict(
     before = killing.snapshot(tmp_path)
     plan = make_plan(tmp_path, tx, "modify-first")
 
-    def child() -> None:
-        os.replace = killing.rename_fails(1, OSError(5, "EIO"))
-        real = journal_mod.write_in_place
-
-        def wip(path, data):  # type: ignore[no-untyped-def]
-            if data == OLD.encode():
-                fd = os.open(path, os.O_WRONLY)
-                os.write(fd, data)
-                killing.die()  # before the ftruncate
-            return real(path, data)
-
-        journal_mod.write_in_place = wip
-        write_plan(plan, root=tmp_path)
-
-    assert killing.in_child(child) == "killed"
+    _rollback_killed_before_truncate(plan, tmp_path, killing)
     rec = recover(tmp_path)
     assert killing.snapshot(tmp_path) == before
     assert rec is not None and rec.outcome == "rolled-back"
@@ -215,21 +222,7 @@ def test_a_recovery_killed_while_marking_keeps_the_mark(tmp_path, tx, killing):
     plan = plan_changes([t.modify("h.txt", (OLD, NEW)), t.modify("a.py", ("a = 1", "a = 2"))],
                         Workspace(tmp_path))
 
-    def child() -> None:
-        os.replace = killing.rename_fails(1, OSError(5, "EIO"))
-        real = journal_mod.write_in_place
-
-        def wip(path, data):  # type: ignore[no-untyped-def]
-            if data == OLD.encode():
-                fd = os.open(path, os.O_WRONLY)
-                os.write(fd, data)
-                killing.die()
-            return real(path, data)
-
-        journal_mod.write_in_place = wip
-        write_plan(plan, root=tmp_path)
-
-    assert killing.in_child(child) == "killed"
+    _rollback_killed_before_truncate(plan, tmp_path, killing)
 
     def recovery() -> None:
         real = journal_mod._write_all

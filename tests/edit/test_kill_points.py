@@ -323,4 +323,4 @@ def test_a_directory_in_the_plan_shifts_no_temporary_onto_another(tmp_path: Path
         kills += 1
         rec = recover(root)
         assert killing.snapshot(root) in (before, after), (n, rec and rec.message())
-    assert kills == 2  # half-way through the temporary, and through the in-place rewrite
+    assert kills == 3  # half-way through the journal, the temporary, the in-place rewrite
