@@ -2,9 +2,9 @@
 ``[tool.action-lsp]`` table of ``pyproject.toml`` (see docs/declared-dialects.md).
 
 ``.action-lsp.toml`` holds the same keys as ``[tool.action-lsp]``, at its top level; when a
-directory has both, ``.action-lsp.toml`` wins. The nearest directory at or above a transcript
-that has either one is the project's; the search also stops at a ``.action-lsp`` directory
-(the marker of a workspace root, where ``apply`` keeps its journal).
+directory has both, ``.action-lsp.toml`` wins. Only the workspace root's own file is read (the
+root of :mod:`action_lsp.project_root`, or ``--root``): never one in a directory above it, so a
+file in a parent folder (``/tmp/.action-lsp.toml``) cannot declare what a transcript means.
 
 A wrong file is a :class:`ConfigError` whose one line names the file and the key: the command
 line exits with 2, the server shows it (``window/showMessage``) and goes on without the
@@ -21,10 +21,9 @@ from typing import Any
 
 from .dialects import NAMES, Dialect, set_declared
 from .dialects.declared import DeclaredError, build
+from .project_root import CONFIG_FILE, find
 
-CONFIG_FILE = ".action-lsp.toml"
 PYPROJECT = "pyproject.toml"
-MARKER = ".action-lsp"
 FILE_NAMES = (CONFIG_FILE, PYPROJECT)  # what the server watches
 _KEYS = {"dialects"}
 
@@ -81,18 +80,14 @@ def config_in(directory: Path) -> Path | None:
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest configuration file at or above ``start`` (a file or a directory)."""
+    """The configuration file of the workspace root of ``start`` (a file or a directory)."""
+    root = find(start)
+    if root is None:
+        return None
     try:
-        here = start.resolve()
-        if not here.is_dir():
-            here = here.parent
-        for directory in (here, *here.parents):
-            found = config_in(directory)
-            if found is not None or (directory / MARKER).exists():
-                return found
+        return config_in(root.path)
     except OSError:
         return None
-    return None
 
 
 def load(path: Path) -> ProjectConfig:
@@ -137,9 +132,9 @@ def use(path: Path | None) -> ProjectConfig:
 
 
 def use_for(start: Path, root: Path | None = None) -> ProjectConfig:
-    """The configuration of a transcript at ``start``: the nearest one at or above ``root``
-    when a root is given, else the nearest one above the transcript."""
-    return use(find_config(root) if root is not None else find_config(start))
+    """The configuration of a transcript at ``start``: ``root``'s own when a root is given,
+    else that of the transcript's workspace root."""
+    return use(config_in(root) if root is not None else find_config(start))
 
 
 __all__ = ["CONFIG_FILE", "ConfigError", "ProjectConfig", "config_in", "find_config", "load", "use", "use_for"]

@@ -95,7 +95,9 @@ def test_check_text_subprocess(bad: Path, clean: Path) -> None:
     lines = r.stdout.splitlines()
     assert LINE.match(lines[0]) and lines[0].startswith("bad.md:5:")
     assert lines[-1] == "Found 1 error in 2 files."
-    assert r.stderr == ""
+    # no workspace root above them: one line says the workspace checks were skipped
+    assert r.stderr.startswith("workspace checks skipped for 2 files: no workspace root above them (")
+    assert r.stderr.count("\n") == 1
 
 
 def test_check_clean_exit_0(clean: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -191,7 +193,9 @@ def test_unreadable_file_among_good_ones_still_reports_the_rest(tmp_path: Path, 
     assert main(["check", str(good), str(tmp_path / "bad.md")]) == 2
     captured = capsys.readouterr()
     assert "[missing-field]" in captured.out
-    assert "bad.md" in _one_clear_line(captured.err)
+    error, skipped = captured.err.splitlines()
+    assert "bad.md" in error and "Traceback" not in captured.err
+    assert skipped.startswith(f"workspace checks skipped: no workspace root above {good} (")
 
 
 def test_parse_missing_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from action_lsp.cli import main
-from action_lsp.project_root import MARKER, find_root, is_root
+from action_lsp.project_root import MARKER, MARKERS, find, find_root, is_root
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "workspace"
@@ -28,14 +28,18 @@ def test_the_example_is_a_marked_workspace_with_its_transcript() -> None:
     assert (EXAMPLE / MARKER).is_dir()
     assert (EXAMPLE / "transcript.md").is_file() and (EXAMPLE / "src" / "app.py").is_file()
     assert find_root(EXAMPLE / "transcript.md") == EXAMPLE
-    assert find_root(REPO / "README.md") is None  # the repository itself is not one
+    # the repository itself is a root only as a repository (a clone's .git), never by a marker
+    found = find(REPO / "README.md")
+    assert found is None or (found.path, found.marker) == (REPO, ".git")
 
 
-def test_neovim_looks_for_the_same_marker_before_the_repository() -> None:
+def test_neovim_looks_for_the_same_markers_in_the_same_order() -> None:
     lua = (REPO / "editors" / "nvim" / "lua" / "action_lsp" / "init.lua").read_text(encoding="utf-8")
-    find_root = lua.split("function M.find_root", 1)[1].split("\nend\n", 1)[0]
-    assert find_root.index(f"'/{MARKER}'") < find_root.index("'.git'")
-    assert "[tool.action-lsp]" in find_root
+    listed = lua.split("M.root_markers = {", 1)[1].split("}", 1)[0]
+    assert [m.strip().strip("'") for m in listed.split(",")] == list(MARKERS)
+    marker_of = lua.split("function M.marker_of", 1)[1].split("\nend\n", 1)[0]
+    assert marker_of.index(f"'/{MARKER}'") < marker_of.index("'/.action-lsp.toml'") < marker_of.index("'.git'")
+    assert "[tool.action-lsp]" in marker_of
 
 
 def test_pyproject_table_marks_a_root(tmp_path: Path) -> None:

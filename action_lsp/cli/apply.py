@@ -18,6 +18,7 @@ from .common import (
     CliError,
     add_color_option,
     add_stdin_filename_option,
+    configuration_of,
     declare_dialects,
     display_name,
     read_transcript,
@@ -42,9 +43,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     p.add_argument(
         "--root",
         metavar="DIR",
-        help="workspace root (default: the nearest directory above the transcript marked by a "
-        "`.action-lsp` directory or a pyproject.toml with [tool.action-lsp], else the current "
-        "directory)",
+        help="workspace root (default: the nearest directory above the transcript holding "
+        "`.action-lsp`, `.action-lsp.toml`, a pyproject.toml with [tool.action-lsp], `.git`, "
+        "`.hg` or `.jj`, else the current directory); its configuration declares dialects",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="print the diff only (default)")
@@ -152,24 +153,24 @@ def parse_transcript(text: str) -> tuple[list[Action], list[Diagnostic]]:
 
 
 def _default_root(transcript: Path) -> Path:
-    """The marked workspace the transcript sits in (said on stderr), else the current directory."""
-    from ..project_root import find_root
+    """The workspace root the transcript sits in (said on stderr), else the current directory."""
+    from .common import find_workspace
     from .output import clean
 
-    found = find_root(Path.cwd() if str(transcript) == "-" else transcript)
+    found = find_workspace(transcript)
     if found is None:
         here = Path.cwd().resolve()
         if str(transcript) != "-" and transcript.resolve().parent != here:
             # (the transcript is elsewhere: its paths are not looked up beside it)
             print(
-                f"workspace root: {clean(str(here))} (the current directory: no `.action-lsp` marker "
+                f"workspace root: {clean(str(here))} (the current directory: no workspace root "
                 "above the transcript; --root sets another)",
                 file=sys.stderr,
             )
         return Path(".")
-    if found != Path.cwd().resolve():
-        print(f"workspace root: {clean(str(found))} (marked by .action-lsp)", file=sys.stderr)
-    return found
+    if found.path != Path.cwd().resolve():
+        print(f"workspace root: {clean(found.describe())}", file=sys.stderr)
+    return found.path
 
 
 def run(args: argparse.Namespace) -> int:
@@ -190,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     # An apply interrupted earlier (killed, power loss) is finished or undone first.
     for message in recover_messages([root]):
         print(message, file=err)
-    declare_dialects(source, root)
+    declare_dialects(configuration_of(root))
     actions, found = parse_transcript(text)
     if not actions:
         print(f"{path}: no actions found; nothing to apply.", file=sys.stderr)

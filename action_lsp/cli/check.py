@@ -17,10 +17,12 @@ from .common import (
     add_color_option,
     add_dialect_option,
     add_stdin_filename_option,
+    configuration_of,
     declare_dialects,
     display_name,
     effective_severity,
     expand,
+    find_workspace,
     parse_severity_overrides,
     read_transcript,
     selected_dialects,
@@ -29,6 +31,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..model import Diagnostic, Severity
+    from ..project_root import Root
     from ..stream import TextPositions
     from ..text import LineIndex
     from .output import Style
@@ -48,7 +51,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "characters); on a terminal each diagnostic also shows its source line.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--root", metavar="DIR", help="workspace root: also check targets, search text, overwrites and symlinks")
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        help="workspace root of every transcript (default: each one's own, found as `apply` finds "
+        "it); the workspace checks (targets, search text, overwrites, symlinks) run against it",
+    )
+    p.add_argument(
+        "--no-workspace",
+        action="store_true",
+        help="check the transcripts only: no workspace checks, whatever root is found",
+    )
     p.add_argument(
         "--output-format",
         "--format",
@@ -75,7 +88,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument(
         "--force",
         action="store_true",
-        help="with --root: check as `apply --force` would apply (creates may overwrite, "
+        help="with the workspace checks: check as `apply --force` would apply (creates may overwrite, "
         "transcript errors and new syntax errors do not block)",
     )
     add_stdin_filename_option(p)
@@ -118,9 +131,17 @@ class _Options:
     color: bool
     stdin_filename: str | None
     dialects: list[str] | None
-    root: Path | None
     force: bool
-    declare: bool  # each transcript's own project declares its dialects
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One transcript, the root its workspace checks run against (None: none) and the
+    configuration file its root declares dialects in (None: none)."""
+
+    path: Path
+    root: Path | None
+    config: Path | None
 
 
 @dataclass(slots=True)
@@ -129,17 +150,22 @@ class _Tally:
     per_code: Counter[str] = field(default_factory=Counter)
 
 
-def _placed(path: Path, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
+_installed: list[Path | None] = [None]  # the configuration in use in this process
+
+
+def _placed(job: _Job, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
     """The diagnostics of one file in order, each with positions to place it. Reading happens
     here (raising :class:`CliError` for a file that cannot be checked); the check itself as the
-    result is iterated, without keeping the transcript's actions unless ``--root`` plans them."""
+    result is iterated, without keeping the transcript's actions unless a root plans them."""
     from ..stream import TextPositions, placed_pieces, placed_text
 
-    if opts.declare:
-        declare_dialects(Path(path))
-    if opts.root is not None:  # the workspace checks plan every action: the whole analysis
+    path = job.path
+    if job.config != _installed[0]:
+        declare_dialects(job.config, say=False)
+        _installed[0] = job.config
+    if job.root is not None:  # the workspace checks plan every action: the whole analysis
         text = read_transcript(path)
-        found = check_text(text, opts.dialects, opts.root, opts.force)
+        found = check_text(text, opts.dialects, job.root, opts.force)
         positions = TextPositions(text)
         return ((d, positions) for d in found)
     if str(path) != STDIN and _size(path) > STREAM_FROM:
@@ -178,41 +204,41 @@ def _items(placed: Iterable[tuple[Diagnostic, Lines]], name: str, opts: _Options
             yield _json_diagnostic(d, severity, lines)
 
 
-def _check_file(job: tuple[Path, _Options]) -> tuple[str | None, list[Any], _Tally]:
+def _check_file(work: tuple[_Job, _Options]) -> tuple[str | None, list[Any], _Tally]:
     """In a worker process: one file's report, whole."""
-    path, opts = job
+    job, opts = work
     tally = _Tally()
     try:
-        placed = _placed(path, opts)
+        placed = _placed(job, opts)
     except Exception as exc:  # the reader's own message (missing, binary, not UTF-8, ...)
         return str(exc), [], tally
-    return None, list(_items(placed, display_name(path, opts.stdin_filename), opts, tally)), tally
+    return None, list(_items(placed, display_name(job.path, opts.stdin_filename), opts, tally)), tally
 
 
-def _reports(files: list[Path], opts: _Options, jobs: int | None) -> Iterator[tuple[Path, str | None, Iterable[Any], _Tally]]:
+def _reports(files: list[_Job], opts: _Options, jobs: int | None) -> Iterator[tuple[Path, str | None, Iterable[Any], _Tally]]:
     """Each file's report in the order of ``files``: checked here as a stream (each item made
     when the caller takes it), or in worker processes (``jobs``), several files per task."""
     from ..batch import default_jobs
 
     workers = min(jobs or default_jobs(), len(files))
     if workers <= 1:
-        for path in files:
+        for job in files:
             tally = _Tally()
             try:
-                placed = _placed(path, opts)
+                placed = _placed(job, opts)
             except Exception as exc:
-                yield path, str(exc), (), tally
+                yield job.path, str(exc), (), tally
                 continue
-            yield path, None, _items(placed, display_name(path, opts.stdin_filename), opts, tally), tally
+            yield job.path, None, _items(placed, display_name(job.path, opts.stdin_filename), opts, tally), tally
         return
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, min(16, len(files) // (workers * 4)))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for path, (error, items, tally) in zip(
-            files, pool.map(_check_file, [(p, opts) for p in files], chunksize=chunk), strict=True
+        for job, (error, items, tally) in zip(
+            files, pool.map(_check_file, [(j, opts) for j in files], chunksize=chunk), strict=True
         ):
-            yield path, error, items, tally
+            yield job.path, error, items, tally
 
 
 def run(args: argparse.Namespace) -> int:
@@ -220,14 +246,12 @@ def run(args: argparse.Namespace) -> int:
     from .output import Style, dumps, use_color
 
     overrides = parse_severity_overrides(args.severity)
-    root = Path(args.root) if args.root else None
-    if root is not None and not root.is_dir():
-        raise CliError(f"--root {args.root}: not a directory")
     if sum(1 for p in args.paths if p == "-") > 1:
         raise CliError("`-` (standard input) can be given once")
-    declare_dialects(Path(args.paths[0]), root)
-    dialects = selected_dialects(args.dialect)
-    files = list(expand(args.paths))
+    given = find_workspace(Path(args.paths[0]), args.root) if args.root else None
+    workspace = not args.no_workspace
+    files, declared, said = _jobs(list(expand(args.paths)), given, workspace)
+    dialects = selected_dialects(args.dialect, declared)
     out = sys.stdout
     style = Style(use_color(args.color, out))
     fmt = args.format
@@ -237,24 +261,29 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--jobs: must be at least 1")
     opts = _Options(
         "statistics" if args.statistics else fmt, overrides, style.enabled, args.stdin_filename,
-        dialects, root, args.force, root is None and len(files) > 1,
+        dialects, args.force,
     )
     counts = {s: 0 for s in Severity}
     per_code: Counter[str] = Counter()
     report: list[dict[str, Any]] = []  # sarif: every file's diagnostics, for the rules list
     unreadable: list[str] = []
+    rootless: list[str] = []  # checked without a workspace root: said once, at the end
+    for line in said:
+        print(_clean(line), file=sys.stderr)
     # Standard input can only be read here.
-    jobs = 1 if any(str(p) == "-" for p in files) else args.jobs
+    jobs = 1 if any(str(j.path) == "-" for j in files) else args.jobs
     streaming_json = fmt == "json" and not args.statistics
     if streaming_json:  # {"files": [...]} written file by file, as dumps would write it whole
         out.write('{"files": [')
     first = True
-    for path, error, items, tally in _reports(files, opts, jobs):
+    for job, (path, error, items, tally) in zip(files, _reports(files, opts, jobs), strict=True):
         name = display_name(path, args.stdin_filename)
         if error is not None:
             unreadable.append(error)
             print(f"action-lsp check: {_clean(error)}", file=sys.stderr)
             continue
+        if workspace and job.root is None:
+            rootless.append(name)
         if args.statistics:
             for _ in items:
                 pass
@@ -290,9 +319,57 @@ def run(args: argparse.Namespace) -> int:
         print(_summary(counts, n_checked, style), file=out)
     elif fmt == "concise" and n_checked:
         print(_summary(counts, n_checked, Style(False)), file=out)
+    if rootless:
+        print(_clean(_skipped(rootless)), file=sys.stderr)
     if unreadable:
         return 2
     return 1 if counts[Severity.ERROR] else 0
+
+
+def _jobs(files: list[Path], given: Root | None, workspace: bool) -> tuple[list[_Job], list[str], list[str]]:
+    """Each file with its root and configuration; the names of every dialect they declare; and
+    the lines that name each root and each configuration once (in the order files use them).
+    A wrong configuration stops the check (exit 2)."""
+    from ..project_config import ConfigError, load
+    from ..project_root import RootFinder
+
+    finder = RootFinder()
+    jobs: list[_Job] = []
+    configs: dict[Path, Path | None] = {}
+    loaded: set[Path] = set()
+    declared: list[str] = []
+    lines: list[str] = []
+    for path in files:
+        root = given or finder.find(Path.cwd() if str(path) == STDIN else path)
+        if root is None:
+            jobs.append(_Job(path, None, None))
+            continue
+        if root.path not in configs:
+            config = configs[root.path] = configuration_of(root.path)
+            if workspace and root.marker != "--root":
+                lines.append(f"workspace root: {root.describe()}")
+            if config is not None and config not in loaded:
+                loaded.add(config)
+                try:
+                    declared += [d.name for d in load(config).dialects]
+                except ConfigError as exc:
+                    raise CliError(str(exc)) from None
+                lines.append(f"configuration: {config}")
+        jobs.append(_Job(path, root.path if workspace else None, configs[root.path]))
+    return jobs, declared, lines
+
+
+def _skipped(rootless: list[str]) -> str:
+    """The line saying that transcripts with no root got no workspace checks."""
+    from ..project_root import MARKERS
+
+    markers = f"no {', '.join(MARKERS[:-1])} or {MARKERS[-1]}"
+    if len(rootless) == 1:
+        return f"workspace checks skipped: no workspace root above {rootless[0]} ({markers}); --root DIR sets one"
+    return (
+        f"workspace checks skipped for {len(rootless)} files: no workspace root above them "
+        f"({markers}); --root DIR sets one"
+    )
 
 
 def _clean(text: str) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..model import Diagnostic, Severity
+    from ..project_root import Root
 
 STDIN = "-"
 
@@ -267,12 +268,13 @@ def display_name(path: Path, stdin_filename: str | None) -> str:
     return str(path)
 
 
-def selected_dialects(values: list[str] | None) -> list[str] | None:
+def selected_dialects(values: list[str] | None, also: Iterable[str] = ()) -> list[str] | None:
+    """The ``--dialect`` names; ``also``: declared names known besides the installed ones."""
     from ..dialects import NAMES, declared
 
     if not values:
         return None
-    known = (*NAMES, *(d.name for d in declared()))
+    known = list(dict.fromkeys((*NAMES, *(d.name for d in declared()), *also)))
     names = [n.strip() for v in values for n in v.split(",") if n.strip()]
     for n in names:
         if n not in known:
@@ -280,12 +282,46 @@ def selected_dialects(values: list[str] | None) -> list[str] | None:
     return names
 
 
-def declare_dialects(transcript: Path, root: Path | None = None) -> None:
-    """Install the dialects the project's configuration declares (``.action-lsp.toml`` or
-    ``[tool.action-lsp]``: the nearest at or above ``root``, else above the transcript)."""
-    from ..project_config import ConfigError, use_for
+def find_workspace(transcript: Path, given: str | None = None) -> Root | None:
+    """The workspace root of a transcript: ``--root`` when given, else the one
+    :mod:`action_lsp.project_root` finds above it (above the current directory for ``-``)."""
+    from ..project_root import Root, find
+
+    if given:
+        root = Path(given)
+        if not root.is_dir():
+            raise CliError(f"--root {given}: not a directory")
+        return Root(root, "--root")
+    return find(Path.cwd() if str(transcript) == STDIN else transcript)
+
+
+def configuration_of(root: Path | None) -> Path | None:
+    """The configuration file of a workspace root (``.action-lsp.toml`` or a ``pyproject.toml``
+    with ``[tool.action-lsp]`` in the root itself; never one above it), or None."""
+    from ..project_config import config_in
+
+    if root is None:
+        return None
+    try:
+        found = config_in(root)
+    except OSError:
+        return None
+    return found.resolve() if found is not None else None
+
+
+def declare_dialects(config: Path | None, *, say: bool = True) -> None:
+    """Install the dialects ``config`` declares (None: none), and name the file on stderr."""
+    from ..project_config import ConfigError, use
 
     try:
-        use_for(transcript, root)
+        use(config)
     except ConfigError as exc:
         raise CliError(str(exc)) from None
+    if config is not None and say:
+        say_configuration(config)
+
+
+def say_configuration(config: Path) -> None:
+    from .output import clean
+
+    print(f"configuration: {clean(str(config))}", file=sys.stderr)

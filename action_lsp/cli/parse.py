@@ -11,8 +11,10 @@ from .common import (
     add_color_option,
     add_dialect_option,
     add_stdin_filename_option,
+    configuration_of,
     declare_dialects,
     display_name,
+    find_workspace,
     read_transcript,
     selected_dialects,
 )
@@ -30,6 +32,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "input). Numbers are the ones `action-lsp apply --select` takes.",
     )
     p.add_argument("path", metavar="PATH")
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        help="workspace root, whose configuration declares dialects (default: the one found "
+        "above the transcript, as `check` and `apply` find it)",
+    )
     p.add_argument("--output-format", "--format", dest="format", choices=("text", "json"), default="text")
     add_dialect_option(p)
     add_stdin_filename_option(p)
@@ -46,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
 
     path = Path(args.path)
     name = display_name(path, args.stdin_filename)
-    declare_dialects(path)
+    root = find_workspace(path, args.root)
+    declare_dialects(configuration_of(root.path if root is not None else None))
     text = read_transcript(path)
     dialects = selected_dialects(args.dialect)
     analysis = analyze(text, dialects)

@@ -1,8 +1,9 @@
 """The project's configuration file in the server: dialects declared in ``.action-lsp.toml`` or
 ``[tool.action-lsp]`` of ``pyproject.toml`` (:mod:`action_lsp.project_config`).
 
-It is read at ``initialize`` from the first workspace folder that has one (or the nearest one
-above it), and again whenever such a file is saved or changes on disk
+It is read at ``initialize`` from the first workspace folder that has one in the folder itself
+(never from a directory above it: a folder is a workspace root, as the Neovim client picks it by
+:mod:`action_lsp.project_root`), and again whenever such a file is saved or changes on disk
 (``workspace/didChangeWatchedFiles``); every open document is then analysed anew. A wrong file
 is shown to the user (``window/showMessage``, and in the log) and its dialects are off until it
 is fixed; the server never fails on it.
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..dialects import set_declared
-from ..project_config import FILE_NAMES, ConfigError, find_config, load
+from ..project_config import FILE_NAMES, ConfigError, config_in, load
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -35,7 +36,10 @@ class Project:
 
     def find(self) -> Path | None:
         for folder in self.ls.folders:
-            found = find_config(folder)
+            try:
+                found = config_in(folder)
+            except OSError:
+                continue
             if found is not None:
                 return found
         return None
@@ -60,6 +64,7 @@ class Project:
             self.report(f"action-lsp: {exc} (its dialects are off until it is fixed)")
             return True
         set_declared(config.dialects)
+        self.ls.log_info(f"action-lsp: configuration: {path}")
         if config.dialects:
             names = ", ".join(d.name for d in config.dialects)
             self.ls.log_info(f"action-lsp: dialects declared in {path}: {names}")

@@ -286,6 +286,7 @@ def test_neovim_without_the_server_says_how_to_install_it(workspace: Path, tmp_p
     assert "ERROR `action-lsp` not found" in health
     assert f"pipx install '{REPO}'" in health
     assert f"session.md: root {workspace} (marker .action-lsp)" in health
+    assert "session.md: no configuration (.action-lsp.toml or [tool.action-lsp] in the root)" in health
 
 
 def test_neovim_plugin_installs_with_vim_pack_in_one_line(workspace: Path, tmp_path: Path) -> None:
@@ -381,3 +382,65 @@ def test_neovim_attaches_to_a_session(workspace: Path, tmp_path: Path) -> None:
     codes = {d["code"] for d in result["diagnostics"]}
     assert {"tool-error", "absolute-path"} <= codes, context
     assert any("Apply" in title for _line, title in result["lenses"]), context
+
+
+ROOTS_LUA = """
+vim.opt.rtp:append(vim.env.ACTION_LSP_NVIM_DIR)
+local action_lsp = require('action_lsp')
+local out = {}
+for _, file in ipairs(vim.json.decode(vim.env.ACTION_LSP_TEST_FILES)) do
+  local root, marker = action_lsp.find_root(file)
+  out[file] = { root = root or vim.NIL, marker = marker or vim.NIL,
+                config = root and action_lsp.config_file(root) or vim.NIL }
+end
+local f = assert(io.open(vim.env.ACTION_LSP_TEST_OUT, 'w'))
+f:write(vim.json.encode(out))
+f:close()
+"""
+
+
+def test_neovim_finds_the_root_and_configuration_as_the_command_line_does(tmp_path: Path) -> None:
+    """One rule for every client: the nearest marker or repository top is the root, and its own
+    configuration file (never one above it) is the one the server reads."""
+    from action_lsp.cli.common import configuration_of
+    from action_lsp.project_root import find
+
+    top = tmp_path / "top"
+    (top / "repo" / ".git").mkdir(parents=True)
+    (top / ".action-lsp.toml").write_text("[dialects]\n", encoding="utf-8")  # above the repository
+    (top / "repo" / "decl").mkdir()
+    (top / "repo" / "decl" / ".action-lsp.toml").write_text("[dialects]\n", encoding="utf-8")
+    (top / "repo" / "py").mkdir()
+    (top / "repo" / "py" / "pyproject.toml").write_text("[tool.action-lsp]\n", encoding="utf-8")
+    (top / "repo" / "py" / ".action-lsp").mkdir()
+    files = [top / "repo" / "docs" / "t.md", top / "repo" / "decl" / "t.md", top / "repo" / "py" / "t.md", top / "t.md"]
+    script = tmp_path / "roots.lua"
+    script.write_text(ROOTS_LUA, encoding="utf-8")
+    out = tmp_path / "roots.json"
+    env = dict(
+        os.environ,
+        ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
+        ACTION_LSP_TEST_FILES=json.dumps([str(f) for f in files]),
+        ACTION_LSP_TEST_OUT=str(out),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    proc = subprocess.run(
+        [_nvim(), "--headless", "--clean", "-l", str(script)],
+        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
+    )
+    assert proc.returncode == 0 and out.exists(), proc.stderr
+    got = json.loads(out.read_text(encoding="utf-8"))
+    for f in files:
+        root = find(f)
+        config = configuration_of(root.path) if root is not None else None
+        want = {
+            "root": str(root.path) if root else None,
+            "marker": root.marker if root else None,
+            "config": str(config) if config else None,
+        }
+        assert got[str(f)] == want, f
+    assert got[str(files[0])]["marker"] == ".git" and got[str(files[0])]["config"] is None
+    assert got[str(files[1])]["marker"] == ".action-lsp.toml"
+    assert got[str(files[2])]["config"] == str(top / "repo" / "py" / "pyproject.toml")

@@ -141,3 +141,40 @@ async def test_fix_and_reload_on_change_and_a_wrong_file(ws: Session) -> None:
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0))
     )
     assert hover is None  # still serving
+
+
+async def test_the_server_names_the_configuration_it_reads(ws: Session) -> None:
+    wanted = f"action-lsp: configuration: {ws.root / '.action-lsp.toml'}"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while wanted not in [m.message for m in ws.client.log_messages] and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    assert wanted in [m.message for m in ws.client.log_messages]
+
+
+@pytest_lsp.fixture(config=SERVER, params=CLIENTS)
+async def below_a_configuration(
+    request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path
+) -> AsyncIterator[Session]:
+    """A workspace folder (a repository) whose parent directory holds a configuration."""
+    shutil.copy(FIXTURE / ".action-lsp.toml", tmp_path / ".action-lsp.toml")
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    shutil.copy(FIXTURE / "chat.md", root / "chat.md")
+    s = Session(lsp_client, request.param, root)
+    attach(lsp_client, s)
+    s.init_result = await lsp_client.initialize_session(make_params(request.param, root))
+    lsp_client.session = s  # type: ignore[attr-defined]
+    yield s
+    await lsp_client.shutdown_session()
+
+
+async def test_a_configuration_above_the_workspace_is_not_read(below_a_configuration: LanguageClient) -> None:
+    s: Session = below_a_configuration.session  # type: ignore[attr-defined]
+    uri = s.open("chat.md")
+    assert await s.diagnostics(uri) == []
+    lenses = await s.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert not [c for c in lenses or [] if c.command and c.command.title == "Apply"]  # no declared dialect
+    assert not [m for m in s.client.log_messages if "configuration:" in m.message]

@@ -14,9 +14,10 @@ return {
   -- jsonl: agent sessions (Claude Code, Codex). Not json: every package.json would be checked;
   -- add 'json' here (vim.lsp.config) if you keep sessions as .json files.
   filetypes = { 'markdown', 'text', 'jsonl' },
-  -- The workspace root, which file actions (create_file, modify_file, ...) resolve against: the
-  -- nearest directory holding `.action-lsp` or a pyproject.toml with [tool.action-lsp], else the
-  -- nearest holding `.git`, `.hg` or `.jj` (see require('action_lsp').find_root).
+  -- The workspace root, which file actions (create_file, modify_file, ...) resolve against and
+  -- whose configuration declares dialects: the nearest directory holding `.action-lsp`,
+  -- `.action-lsp.toml`, a pyproject.toml with [tool.action-lsp], `.git`, `.hg` or `.jj` -- as
+  -- `action-lsp check` finds it (see require('action_lsp').find_root).
   root_dir = function(bufnr, on_dir)
     require('action_lsp').root_dir(bufnr, on_dir)
   end,

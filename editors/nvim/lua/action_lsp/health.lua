@@ -74,9 +74,12 @@ function M.check()
     local root, marker = action_lsp.find_root(file)
     if root then
       health.ok(('%s: root %s (marker %s)'):format(file, root, marker))
+      local config = action_lsp.config_file(root)
+      health.info(config and ('%s: configuration %s'):format(file, config)
+        or ('%s: no configuration (.action-lsp.toml or [tool.action-lsp] in the root)'):format(file))
     else
       health.warn(("%s: no root marker above it: file actions resolve against the transcript's own directory"):format(file), {
-        'create a `.action-lsp` directory (or a pyproject.toml with a [tool.action-lsp] table) in the workspace the transcript belongs to',
+        'create a `.action-lsp` directory (or an .action-lsp.toml, or a pyproject.toml with a [tool.action-lsp] table) in the workspace the transcript belongs to',
       })
     end
   end

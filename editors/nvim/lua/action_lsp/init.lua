@@ -79,10 +79,12 @@ end
 
 -- Workspace root -------------------------------------------------------------------------
 
---- Markers of a workspace root, strongest first: an action-lsp workspace (`.action-lsp`, or a
---- pyproject.toml with a [tool.action-lsp] table) wins over a version-control root, so a
---- transcript inside a repository's example workspace resolves against that workspace.
-M.root_markers = { '.action-lsp', 'pyproject.toml [tool.action-lsp]', '.git', '.hg', '.jj' }
+--- Markers of a workspace root, strongest first in one directory. Walking up from a transcript,
+--- the first directory holding any of them is its root (the nearest wins): an action-lsp
+--- workspace inside a repository is the root of its transcripts, and nothing above a
+--- repository's top ever is. `action-lsp check/parse/apply` and the server find it the same way
+--- (action_lsp/project_root.py).
+M.root_markers = { '.action-lsp', '.action-lsp.toml', 'pyproject.toml [tool.action-lsp]', '.git', '.hg', '.jj' }
 
 local function has_tool_table(pyproject)
   local f = io.open(pyproject, 'r')
@@ -99,6 +101,28 @@ local function has_tool_table(pyproject)
   return false
 end
 
+--- The strongest marker `dir` holds, or nil.
+---@param dir string
+---@return string|nil
+function M.marker_of(dir)
+  if vim.uv.fs_stat(dir .. '/.action-lsp') then
+    return '.action-lsp'
+  end
+  local config = vim.uv.fs_stat(dir .. '/.action-lsp.toml')
+  if config and config.type == 'file' then
+    return '.action-lsp.toml'
+  end
+  if has_tool_table(dir .. '/pyproject.toml') then
+    return 'pyproject.toml [tool.action-lsp]'
+  end
+  for _, marker in ipairs({ '.git', '.hg', '.jj' }) do
+    if vim.uv.fs_stat(dir .. '/' .. marker) then
+      return marker
+    end
+  end
+  return nil
+end
+
 --- The workspace root of `path` (a file) and the marker that made it, or nil.
 ---@param path string
 ---@return string|nil root, string|nil marker
@@ -108,21 +132,28 @@ function M.find_root(path)
   end
   path = vim.fs.normalize(vim.fn.fnamemodify(path, ':p'))
   for dir in vim.fs.parents(path) do
-    if vim.uv.fs_stat(dir .. '/.action-lsp') then
-      return dir, '.action-lsp'
-    end
-    if has_tool_table(dir .. '/pyproject.toml') then
-      return dir, 'pyproject.toml [tool.action-lsp]'
-    end
-  end
-  for dir in vim.fs.parents(path) do
-    for _, marker in ipairs({ '.git', '.hg', '.jj' }) do
-      if vim.uv.fs_stat(dir .. '/' .. marker) then
-        return dir, marker
-      end
+    local marker = M.marker_of(dir)
+    if marker then
+      return dir, marker
     end
   end
   return nil, nil
+end
+
+--- The configuration file the server reads in `root` (declared dialects): the root's own
+--- `.action-lsp.toml`, else its pyproject.toml with a [tool.action-lsp] table; nil: none (a
+--- file in a directory above the root is never read).
+---@param root string
+---@return string|nil
+function M.config_file(root)
+  local own = vim.uv.fs_stat(root .. '/.action-lsp.toml')
+  if own and own.type == 'file' then
+    return root .. '/.action-lsp.toml'
+  end
+  if has_tool_table(root .. '/pyproject.toml') then
+    return root .. '/pyproject.toml'
+  end
+  return nil
 end
 
 --- `root_dir` of the client config: the workspace root of the buffer's file (nil: none found;
