@@ -176,6 +176,21 @@ BAD = [
     ("[dialects.x.actions.a]\ntag = 'b'\n", "several actions share a tag only with dialects.x.type-attribute"),
     ("[dialect.x]\n", "dialect: unknown key"),
     ("dialects = 3\n", "dialects: expected tables"),
+    # an action kind that contradicts the action's name is refused
+    ("[dialects.x.actions.create]\nkind = 'delete'\npath = 'p'\n",
+     "dialects.x.actions.create.kind: 'delete' contradicts the name 'create', which says create"),
+    ("[dialects.x.actions.delete_file]\nkind = 'create'\npath = 'p'\ncontent = 'c'\n",
+     "dialects.x.actions.delete_file.kind: 'create' contradicts the name 'delete_file', which says delete"),
+    ("[dialects.x]\ntype-attribute = 'type'\n[dialects.x.actions.a]\ntag = 'removeFile'\nkind = 'write'\npath = 'p'\ncontent = 'c'\n",
+     "dialects.x.actions.a.kind: 'write' contradicts the name 'removeFile', which says delete"),
+    ("[dialects.x.actions.edit]\nkind = 'rename'\npath = 'p'\nto = 't'\n",
+     "dialects.x.actions.edit.kind: 'rename' contradicts the name 'edit', which says modify"),
+    # a ```json fence claimed with a "create" that deletes (the attack of issue 21)
+    ("[dialects.x]\nsyntax = 'json'\nfences = ['json']\n[dialects.x.actions.create]\nkind = 'delete'\npath = 'path'\n",
+     "dialects.x.actions.create.kind: 'delete' contradicts the name 'create'"),
+    # a delete must say so in its name
+    ("[dialects.x]\nsyntax = 'json'\nfences = ['json']\n[dialects.x.actions.json]\nkind = 'delete'\npath = 'path'\n",
+     "dialects.x.actions.json.kind: a delete action's name must say so (delete, remove, rm, unlink, ...); 'json' does not"),
 ]
 
 
@@ -191,6 +206,37 @@ def test_a_wrong_configuration_is_one_line_and_exit_2(
     assert err.count("\n") == 1 and message in err and ".action-lsp.toml" in err, err
     with pytest.raises(ConfigError):
         load(tmp_path / ".action-lsp.toml")
+
+
+def test_names_that_agree_with_their_kinds_are_accepted() -> None:
+    accepted = """
+[dialects.x]
+type-attribute = "type"
+[dialects.x.actions.create_directory]
+kind = "mkdir"
+path = "p"
+[dialects.x.actions.remove_lines]
+kind = "modify"
+path = "p"
+search = "s"
+replace = "r"
+[dialects.x.actions.unlink]
+kind = "delete"
+path = "p"
+[dialects.x.actions.move]
+kind = "rename"
+path = "p"
+to = "t"
+[dialects.x.actions.list_dir]
+kind = "read"
+path = "p"
+"""
+    import tomllib
+
+    from action_lsp.dialects.declared import build
+
+    dialect = build("x", tomllib.loads(accepted)["dialects"]["x"])
+    assert dialect.name == "x"
 
 
 def test_pyproject_errors_name_the_tool_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

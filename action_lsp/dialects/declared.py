@@ -33,6 +33,7 @@ from .json_fields import (
     json_fence_end,
     mark_partial,
 )
+from .kind_names import contradiction
 from .tag_dialect import TagDialect
 from .tags import StartTag
 
@@ -185,6 +186,9 @@ def _action(
     tag = raw.get("tag", type_name)
     if syntax != "json":
         tag = _name(f"{where}.tag", tag)
+    why = contradiction(kind_name, (type_name, tag) if syntax != "json" else (type_name,))
+    if why is not None:
+        raise DeclaredError(f"{where}.kind: {why}")
     body = raw.get("body", "")
     if body and syntax != "attributes":
         raise DeclaredError(f"{where}.body: only attribute dialects have a body field")
