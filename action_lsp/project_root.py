@@ -81,6 +81,7 @@ class RootFinder:
 
     def __init__(self) -> None:
         self._known: dict[Path, Root | None] = {}
+        self._beside: dict[Path, Root | None] = {}  # by the directory a file was named in
 
     def find(self, start: Path) -> Root | None:
         try:
@@ -90,6 +91,14 @@ class RootFinder:
         except (OSError, RuntimeError):
             return None
         return self._of(here)
+
+    def find_for_file(self, file: Path) -> Root | None:
+        """:meth:`find` for a file that is known not to be a directory (a file of a walk): its
+        directory is resolved once for all the files named in it."""
+        beside = file.parent
+        if beside not in self._beside:
+            self._beside[beside] = self.find(beside)
+        return self._beside[beside]
 
     def _of(self, directory: Path) -> Root | None:
         seen: list[Path] = []
@@ -121,11 +130,3 @@ def find_root(start: Path) -> Path | None:
     """The directory of :func:`find`, or None."""
     found = find(start)
     return found.path if found is not None else None
-
-
-def within(start: Path, folder: Path) -> Path:
-    """The root of ``start`` inside an editor's workspace ``folder``: the one :func:`find`
-    gives when it lies in the folder, else the folder itself (a root above the folder is not
-    the user's choice)."""
-    found = find_root(start)
-    return found if found is not None and found.is_relative_to(folder) else folder

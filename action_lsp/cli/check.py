@@ -340,7 +340,7 @@ def _jobs(files: list[Path], given: Root | None, workspace: bool) -> tuple[list[
     declared: list[str] = []
     lines: list[str] = []
     for path in files:
-        root = given or finder.find(Path.cwd() if str(path) == STDIN else path)
+        root = given or (finder.find(Path.cwd()) if str(path) == STDIN else finder.find_for_file(path))
         if root is None:
             jobs.append(_Job(path, None, None))
             continue
