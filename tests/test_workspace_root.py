@@ -217,3 +217,22 @@ def test_the_finder_stops_at_the_nearest_marker_or_repository(tmp_path: Path) ->
     assert found is not None and (found.path, found.marker) == (repo, ".git")
     finder = RootFinder()
     assert finder.find(tmp_path / "t.md") == find(tmp_path / "x" / "t.md")
+
+
+def test_checks_in_one_process_each_install_their_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    declared = tmp_path / "declared"
+    declared.mkdir()
+    (declared / ".action-lsp.toml").write_text(DECLARED, encoding="utf-8")
+    plain = tmp_path / "plain"
+    (plain / ".git").mkdir(parents=True)
+    broken = '```ops\n[{"op": "mkfile", "to": "a.txt"}]\n```\n'
+    for ws in (declared, plain):
+        (ws / "t.md").write_text(broken, encoding="utf-8")
+    assert main(["check", str(declared / "t.md")]) == 1
+    assert main(["check", str(plain / "t.md")]) == 0  # the declared dialect is not left installed
+    assert main(["check", str(declared / "t.md")]) == 1
+    assert main(["parse", str(plain / "t.md")]) == 0  # (installs no configuration)
+    assert main(["check", str(declared / "t.md")]) == 1  # installed again, though the last check had it
+    capsys.readouterr()

@@ -150,7 +150,8 @@ class _Tally:
     per_code: Counter[str] = field(default_factory=Counter)
 
 
-_installed: list[Path | None] = [None]  # the configuration in use in this process
+_UNSET = Path("\0unset")  # no configuration installed by this check yet
+_installed: list[Path | None] = [_UNSET]  # the configuration in use in this process
 
 
 def _placed(job: _Job, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
@@ -268,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
     report: list[dict[str, Any]] = []  # sarif: every file's diagnostics, for the rules list
     unreadable: list[str] = []
     rootless: list[str] = []  # checked without a workspace root: said once, at the end
+    _installed[0] = _UNSET  # (an earlier call in this process may have installed another)
     for line in said:
         print(_clean(line), file=sys.stderr)
     # Standard input can only be read here.
