@@ -94,7 +94,10 @@ class RootFinder:
 
     def find_for_file(self, file: Path) -> Root | None:
         """:meth:`find` for a file that is known not to be a directory (a file of a walk): its
-        directory is resolved once for all the files named in it."""
+        directory is resolved once for all the files named in it (a symbolic link is followed,
+        as :meth:`find` follows it)."""
+        if file.is_symlink():
+            return self.find(file)
         beside = file.parent
         if beside not in self._beside:
             self._beside[beside] = self.find(beside)

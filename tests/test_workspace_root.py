@@ -236,3 +236,15 @@ def test_checks_in_one_process_each_install_their_configuration(
     assert main(["parse", str(plain / "t.md")]) == 0  # (installs no configuration)
     assert main(["check", str(declared / "t.md")]) == 1  # installed again, though the last check had it
     capsys.readouterr()
+
+
+def test_a_linked_transcript_has_the_same_root_for_check_and_apply(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "t.md").write_text(STALE_EDIT, encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "elsewhere" / "t.md"
+    link.symlink_to(repo / "t.md")
+    found = find(link)
+    assert found is not None and found.path == repo
+    assert RootFinder().find_for_file(link) == found
