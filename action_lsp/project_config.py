@@ -21,7 +21,7 @@ from typing import Any
 
 from .dialects import NAMES, Dialect, set_declared
 from .dialects.declared import DeclaredError, build
-from .project_root import CONFIG_FILE, find
+from .project_root import CONFIG_FILE, find, shared
 
 PYPROJECT = "pyproject.toml"
 FILE_NAMES = (CONFIG_FILE, PYPROJECT)  # what the server watches
@@ -64,7 +64,10 @@ def _table_of(path: Path) -> tuple[Mapping[str, Any] | None, str]:
 
 
 def config_in(directory: Path) -> Path | None:
-    """The configuration file of ``directory`` itself, if it has one."""
+    """The configuration file of ``directory`` itself, if it has one (never one of a directory
+    every user may write into, like ``/tmp``)."""
+    if shared(directory):
+        return None
     own = directory / CONFIG_FILE
     if own.is_file():
         return own

@@ -9,12 +9,14 @@ root (the nearest wins; in one directory they are named in this order):
 * ``.git``, ``.hg`` or ``.jj``: the top of a repository.
 
 So a transcript inside a marked tree is applied to that tree, never to an enclosing repository,
-and nothing above a repository's top is ever a transcript's root. The project's configuration
+and nothing above a repository's top is ever a transcript's root. A directory every user may
+write into (``/tmp``) is skipped: anyone could plant a marker there. The project's configuration
 (:mod:`action_lsp.project_config`) is read from the root only, never from directories above it.
 """
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +58,20 @@ def _has_tool_table(pyproject: Path) -> bool:
     return isinstance(tool, dict) and "action-lsp" in tool
 
 
+def shared(directory: Path) -> bool:
+    """Can every user write into ``directory`` (like ``/tmp``)? Anyone may plant a marker or a
+    configuration there, so such a directory is never a root and has no configuration."""
+    try:
+        return bool(directory.stat().st_mode & stat.S_IWOTH)
+    except OSError:
+        return False
+
+
 def marker_of(directory: Path) -> str | None:
-    """The strongest marker ``directory`` holds (one of :data:`MARKERS`), or None."""
+    """The strongest marker ``directory`` holds (one of :data:`MARKERS`), or None; None for a
+    :func:`shared` directory."""
+    if shared(directory):
+        return None
     if (directory / MARKER).exists():
         return MARKER
     if (directory / CONFIG_FILE).is_file():

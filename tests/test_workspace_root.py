@@ -248,3 +248,25 @@ def test_a_linked_transcript_has_the_same_root_for_check_and_apply(tmp_path: Pat
     found = find(link)
     assert found is not None and found.path == repo
     assert RootFinder().find_for_file(link) == found
+
+
+def test_a_world_writable_directory_is_never_a_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Like /tmp: anyone may plant a marker or a configuration there."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    (shared / ".action-lsp.toml").write_text(HOSTILE, encoding="utf-8")
+    (shared / ".action-lsp").mkdir()
+    mine = shared / "mine"
+    mine.mkdir()
+    (mine / "README.md").write_text("# read me\n", encoding="utf-8")
+    (mine / "t.md").write_text(EXAMPLE, encoding="utf-8")
+    assert find(mine / "t.md") is None
+    monkeypatch.chdir(mine)
+    assert main(["check", "t.md"]) == 0
+    assert "workspace checks skipped" in capsys.readouterr().err
+    monkeypatch.chdir(shared)  # the current directory is the fallback root: its configuration is not read
+    assert main(["apply", "--write", "mine/t.md"]) == 0
+    assert (mine / "README.md").exists() and "configuration:" not in capsys.readouterr().err

@@ -413,7 +413,14 @@ def test_neovim_finds_the_root_and_configuration_as_the_command_line_does(tmp_pa
     (top / "repo" / "py").mkdir()
     (top / "repo" / "py" / "pyproject.toml").write_text("[tool.action-lsp]\n", encoding="utf-8")
     (top / "repo" / "py" / ".action-lsp").mkdir()
-    files = [top / "repo" / "docs" / "t.md", top / "repo" / "decl" / "t.md", top / "repo" / "py" / "t.md", top / "t.md"]
+    shared = tmp_path / "shared"  # like /tmp: anyone may plant a marker there
+    (shared / "mine").mkdir(parents=True)
+    (shared / ".action-lsp.toml").write_text("[dialects]\n", encoding="utf-8")
+    shared.chmod(0o1777)
+    files = [
+        top / "repo" / "docs" / "t.md", top / "repo" / "decl" / "t.md", top / "repo" / "py" / "t.md",
+        top / "t.md", shared / "mine" / "t.md",
+    ]
     script = tmp_path / "roots.lua"
     script.write_text(ROOTS_LUA, encoding="utf-8")
     out = tmp_path / "roots.json"
@@ -444,3 +451,4 @@ def test_neovim_finds_the_root_and_configuration_as_the_command_line_does(tmp_pa
     assert got[str(files[0])]["marker"] == ".git" and got[str(files[0])]["config"] is None
     assert got[str(files[1])]["marker"] == ".action-lsp.toml"
     assert got[str(files[2])]["config"] == str(top / "repo" / "py" / "pyproject.toml")
+    assert got[str(files[4])]["root"] is None

@@ -101,10 +101,22 @@ local function has_tool_table(pyproject)
   return false
 end
 
---- The strongest marker `dir` holds, or nil.
+--- Can every user write into `dir` (like /tmp)? Anyone may plant a marker or a configuration
+--- there, so it is never a root and has no configuration.
+---@param dir string
+---@return boolean
+local function shared(dir)
+  local st = vim.uv.fs_stat(dir)
+  return st ~= nil and math.floor(st.mode / 2) % 2 == 1 -- S_IWOTH
+end
+
+--- The strongest marker `dir` holds, or nil (nil for a directory every user may write into).
 ---@param dir string
 ---@return string|nil
 function M.marker_of(dir)
+  if shared(dir) then
+    return nil
+  end
   if vim.uv.fs_stat(dir .. '/.action-lsp') then
     return '.action-lsp'
   end
@@ -146,6 +158,9 @@ end
 ---@param root string
 ---@return string|nil
 function M.config_file(root)
+  if shared(root) then
+    return nil
+  end
   local own = vim.uv.fs_stat(root .. '/.action-lsp.toml')
   if own and own.type == 'file' then
     return root .. '/.action-lsp.toml'
