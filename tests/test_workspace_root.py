@@ -254,7 +254,7 @@ def test_a_world_writable_directory_is_never_a_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Like /tmp: anyone may plant a marker or a configuration there."""
-    shared = tmp_path / "shared"
+    shared = tmp_path / "public"
     shared.mkdir()
     shared.chmod(0o1777)
     (shared / ".action-lsp.toml").write_text(HOSTILE, encoding="utf-8")

@@ -413,7 +413,7 @@ def test_neovim_finds_the_root_and_configuration_as_the_command_line_does(tmp_pa
     (top / "repo" / "py").mkdir()
     (top / "repo" / "py" / "pyproject.toml").write_text("[tool.action-lsp]\n", encoding="utf-8")
     (top / "repo" / "py" / ".action-lsp").mkdir()
-    shared = tmp_path / "shared"  # like /tmp: anyone may plant a marker there
+    shared = tmp_path / "public"  # like /tmp: anyone may plant a marker there
     (shared / "mine").mkdir(parents=True)
     (shared / ".action-lsp.toml").write_text("[dialects]\n", encoding="utf-8")
     shared.chmod(0o1777)
