@@ -31,6 +31,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..paths import protected_part
 from .journal import (
     COMMITTED_FILE,
     JOURNAL_DIR,
@@ -250,6 +251,11 @@ def write_plan(
     for change in changes:
         if change.path == jarea or change.path.is_relative_to(jarea):
             raise WriteError(f"{change.rel}: action-lsp keeps its journal there")
+        # The plan refuses these (protected-path); a list of changes made by hand is checked too.
+        part = protected_part(change.path.relative_to(base.resolve()).parts
+                              if change.path.is_relative_to(base.resolve()) else ())
+        if part is not None:
+            raise WriteError(f"{change.rel}: inside {part}, which no write may touch")
     try:
         with locked(base, create=True) as jdir:
             assert jdir is not None
