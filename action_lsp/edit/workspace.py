@@ -86,8 +86,9 @@ def _readonly(path: Path, st: os.stat_result) -> bool:
 
 
 def _protected_dirs(roots: Iterable[Path]) -> list[Path]:
-    """The protected directories of each root and of the nearest directory above it that has
-    one (the repository's top), and where a ``.git`` file (a worktree) points."""
+    """The protected directories of each root and of every directory above it (a root may
+    lie in a repository, itself inside another), and where a ``.git`` file (a worktree)
+    points."""
     out: list[Path] = []
     for root in roots:
         for d in (root, *root.parents):
@@ -97,8 +98,6 @@ def _protected_dirs(roots: Iterable[Path]) -> list[Path]:
                     out.append(p)
                 elif p.name == ".git" and p.is_file():
                     out.extend(_gitdir_of(p))
-            if here:
-                break
     return out
 
 

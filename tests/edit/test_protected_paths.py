@@ -229,3 +229,13 @@ def test_allow_code_paths_leaves_other_checks_alone(ws: Path, capsys) -> None:
                "--allow-code-paths") == 1
     assert "[file-exists]" in capsys.readouterr().err
     assert (ws / ".envrc").read_text() == "export A=1\n"
+
+
+def test_a_hard_link_into_git_above_a_root_with_its_own_hg_is_protected(ws: Path, capsys) -> None:
+    """The root's own protected directories do not hide the repository's above it."""
+    (ws / "src" / ".hg").mkdir()
+    os.link(ws / ".git" / "config", ws / "src" / "cfg")
+    transcript = modify("cfg", "[core]\n", "[core]\n\tfsmonitor = x\n")
+    assert run(ws / "src", transcript, "apply", "--write", "--force") == 1
+    assert "[protected-path]" in capsys.readouterr().err
+    assert (ws / ".git" / "config").read_bytes() == CONFIG
