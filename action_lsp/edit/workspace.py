@@ -211,8 +211,8 @@ class Workspace:
 
     def protected_inodes(self) -> set[tuple[int, int]]:
         """(device, inode) of the files with several names in the protected directories of
-        each root and of the repository above it (found once, only when a target has several
-        names)."""
+        each root and of the directories above it (walked once, and only when a target has
+        several names: a large ``.git`` costs its walk then)."""
         if self._protected_files is None:
             found: set[tuple[int, int]] = set()
             for top in _protected_dirs(self.roots):
