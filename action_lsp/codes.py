@@ -67,6 +67,20 @@ CODES: dict[str, Code] = {
              "reserved on Windows; a component may hold at most 255 bytes), or it displays "
              "differently from what it is (a bidirectional override such as U+202E makes "
              "`src/\\u202etxt.exe` look like `src/exe.txt`)."),
+        Code("protected-path", E, "A path inside `.git`, `.hg`, `.svn`, `.jj` or action-lsp's journal (`.action-lsp-journal`), also through `..`, another letter case, a symbolic link or a hard link.",
+             "Changing version-control data can make the next `git status` or commit run a "
+             "command (`core.fsmonitor` in `.git/config`, a hook renamed into place) or break "
+             "the repository; the journal is what undoes an interrupted write. No action may "
+             "create, change, rename or delete anything there, and nothing lifts this: not "
+             "`--force`, not \"Apply anyway\"."),
+        Code("runs-code", W, "A file that makes a tool run code by itself: `.vscode/`, `.idea/`, `.github/workflows/`, `.husky/`, `.devcontainer/`, `.envrc`, `.pre-commit-config.yaml`, shell start-up files (`.bashrc`, `.zshrc`, `.profile`, ...), `.nvim.lua` / `.exrc`, `*.code-workspace`.",
+             "Writing such a file is how a transcript gets a command run when the folder is "
+             "opened or entered, or at the next commit or push, without anyone running it. "
+             "The action is applied only when the user confirms it: `apply "
+             "--allow-code-paths`, or the quick fix \"Apply anyway (runs-code)\" after the "
+             "diff (`--force` does not lift it). The list and why each entry is on it: "
+             "docs/edit-engine.md, \"Protected paths\".", needs_workspace=True,
+             fix="Apply anyway (runs-code), after reviewing its diff."),
         Code("file-exists", W, "A create action would overwrite an existing file.",
              "Applying it replaces the file's content; allow overwrites in the settings or with "
              "`--force` if that is meant.", needs_workspace=True),

@@ -10,6 +10,17 @@ workspace through ``..``, holds a control character (C0, DEL, C1) or a bidirecti
 character (the "Trojan Source" trick: ``src/\\u202etxt.exe`` displays as ``src/exe.txt``), has a
 component longer than the 255 bytes file systems allow, is longer than ``PATH_MAX``, or uses a
 name Windows reserves. Nothing here touches the file system.
+
+Two lists of places also live here, so that the transcript rules, the edit engine and the
+server judge them alike (see docs/edit-engine.md, "Protected paths"):
+
+- :data:`PROTECTED_DIRS` (``.git``, ``.hg``, ``.svn``, ``.jj``, the write journal): nothing a
+  transcript says may create, change, rename or delete anything in them (``protected-path``,
+  never lifted). The names are compared case-insensitively and after dropping the code points
+  HFS+ ignores, with ``..`` resolved first (``a/../.GIT/config``), as git itself compares them.
+- :func:`runs_code`: files that make a tool run code when the folder is opened or entered, or
+  a commit is made (``.vscode/``, ``.envrc``, ``.husky/``, shell start-up files, ...): written
+  only with the user's explicit consent (``runs-code``, a warning; ``apply --allow-code-paths``).
 """
 
 from __future__ import annotations
@@ -17,10 +28,11 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-PathCode = Literal["path-traversal", "absolute-path", "invalid-path"]
+PathCode = Literal["path-traversal", "absolute-path", "invalid-path", "protected-path"]
 
 NAME_MAX = 255  # bytes per path component (ext4, APFS, NTFS in UTF-16 units: 255 too)
 PATH_MAX = 4096  # bytes of a whole path on Linux, terminating NUL included
@@ -35,6 +47,49 @@ _WINDOWS_BAD = re.compile(r'[<>:"|?*]')
 # overrides, isolates, marks) that reorder how a path is displayed.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+#: Directories no action may touch: version-control data and action-lsp's own write journal.
+PROTECTED_DIRS = frozenset({".git", ".hg", ".svn", ".jj", ".action-lsp-journal"})
+# Windows' short (8.3) name of `.git`, which git refuses for the same reason.
+_SHORT_NAMES = frozenset({"git~1"})
+# Code points HFS+ ignores in names (git's `is_hfs_dotgit`): `.g\u200cit` is `.git` there.
+_IGNORED = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+# What makes a tool run code by itself. Directories (any file below them) and file names (in
+# any directory: a workspace may be a home directory, or hold a tool's project), lower case.
+_CODE_DIRS: dict[str, str] = {
+    ".vscode": "holds VS Code tasks (run when the folder opens), launch configurations and "
+               "settings that name programs",
+    ".idea": "holds JetBrains run configurations and startup tasks",
+    ".github/workflows": "holds GitHub Actions workflows, run on the next push",
+    ".husky": "holds git hooks (husky), run at the next commit",
+    ".devcontainer": "holds a dev container definition, whose commands run when the folder "
+                     "is reopened in the container",
+    ".circleci": "holds CircleCI jobs, run on the next push",
+}
+_CODE_FILES: dict[str, str] = {
+    ".envrc": "is run by direnv when a shell enters the folder",
+    ".pre-commit-config.yaml": "names the hooks pre-commit runs at the next commit",
+    ".lefthook.yml": "names the git hooks lefthook runs", "lefthook.yml": "names the git hooks "
+    "lefthook runs",
+    ".gitlab-ci.yml": "holds GitLab CI jobs, run on the next push",
+    ".devcontainer.json": "holds a dev container definition, whose commands run when the "
+                          "folder is reopened in the container",
+    ".nvim.lua": "is run by Neovim (`exrc`) when it starts in the folder",
+    ".nvimrc": "is run by Neovim (`exrc`) when it starts in the folder",
+    ".exrc": "is run by Vim and Neovim (`exrc`) when they start in the folder",
+    ".mise.toml": "may hold mise hooks, run when a shell enters the folder",
+    "mise.toml": "may hold mise hooks, run when a shell enters the folder",
+    **{name: "is run by a shell when it starts" for name in (
+        ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+        ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".login",
+        ".kshrc", ".mkshrc", ".inputrc")},
+}
+_CODE_SUFFIXES: dict[str, str] = {
+    ".code-workspace": "is a VS Code workspace file, whose tasks and settings run or name "
+                       "programs when it is opened",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,19 +147,22 @@ def _check_path(path: str) -> PathProblem | None:
     if path.startswith(("/", "\\")):
         return PathProblem("absolute-path", f"`{path}` is absolute; use a path relative to the workspace")
     parts = _SEP.split(path)
-    depth = 0
+    kept: list[str] = []  # the path's components once `.` and `..` are resolved
     for part in parts:
         if part == "..":
-            depth -= 1
-            if depth < 0:
+            if not kept:
                 return PathProblem(
                     "path-traversal",
                     f"`{path}` leaves the workspace through `..`; actions may only touch files inside it",
                 )
+            kept.pop()
         elif part not in ("", "."):
-            depth += 1
-    if depth == 0:
+            kept.append(part)
+    if not kept:
         return PathProblem("invalid-path", f"`{path}` names no file inside the workspace")
+    protected = protected_part(kept)
+    if protected is not None:
+        return protected_problem(path, protected)
     if len(path.encode("utf-8", "surrogatepass")) >= PATH_MAX:
         return PathProblem("invalid-path", f"the path is longer than {PATH_MAX - 1} bytes")
     for part in parts:
@@ -129,6 +187,47 @@ def _check_path(path: str) -> PathProblem | None:
 
 
 _check_short = functools.lru_cache(maxsize=4096)(_check_path)
+
+
+def _folded(part: str) -> str:
+    """A name as a case-insensitive file system (and HFS+) compares it."""
+    return _IGNORED.sub("", part).casefold()
+
+
+def protected_part(parts: Sequence[str]) -> str | None:
+    """The protected directory (:data:`PROTECTED_DIRS`) among ``parts``, a path's components
+    relative to the workspace root, ``..`` already resolved; None when there is none."""
+    for part in parts:
+        name = _folded(part)
+        if name in PROTECTED_DIRS or name in _SHORT_NAMES:
+            return part
+    return None
+
+
+def protected_problem(path: str, part: str, how: str = "is in") -> PathProblem:
+    return PathProblem(
+        "protected-path",
+        f"`{path}` {how} `{part}`, which holds version-control data or action-lsp's journal; "
+        "no action may create, change, rename or delete anything there",
+    )
+
+
+def runs_code(parts: Sequence[str]) -> str | None:
+    """Why the file at ``parts`` (components relative to the workspace root, ``..`` resolved)
+    makes a tool run code by itself; None when it does not."""
+    folded = [_folded(p) for p in parts]
+    for i in range(len(folded)):
+        for length in (1, 2):  # `.vscode/...`, `.github/workflows/...`
+            key = "/".join(folded[i:i + length])
+            if key in _CODE_DIRS and i + length <= len(folded):
+                return f"`{key}/` {_CODE_DIRS[key]}"
+    name = folded[-1] if folded else ""
+    if name in _CODE_FILES:
+        return f"`{name}` {_CODE_FILES[name]}"
+    for suffix, why in _CODE_SUFFIXES.items():
+        if name.endswith(suffix):
+            return f"a `{suffix}` file {why}"
+    return None
 
 
 def too_long(real: str) -> PathProblem | None:

@@ -11,7 +11,7 @@ import pytest
 from action_lsp.cli import main
 from action_lsp.cli.check import check_text
 from action_lsp.edit import PathProblem, Workspace, plan_changes
-from action_lsp.paths import check_path
+from action_lsp.paths import check_path, runs_code
 
 LONG = "a" * 256
 BAD = [
@@ -27,6 +27,17 @@ BAD = [
     ("/etc/passwd", "absolute-path", "absolute"),
     ("aux.c", "invalid-path", "reserved"),
     (".", "invalid-path", "names no file"),
+    (".git/config", "protected-path", "`.git`"),
+    ("src/../.GIT/hooks/pre-commit", "protected-path", "`.GIT`"),
+    ("src\\..\\.git\\config", "protected-path", "`.git`"),
+    ("sub/.Git/HEAD", "protected-path", "`.Git`"),
+    (".g\u200cit/config", "protected-path", "no action may"),
+    ("GIT~1/config", "protected-path", "GIT~1"),
+    (".hg/hgrc", "protected-path", "`.hg`"),
+    (".svn/entries", "protected-path", "`.svn`"),
+    (".jj/repo/store", "protected-path", "`.jj`"),
+    (".action-lsp-journal/backup", "protected-path", "journal"),
+    (".git", "protected-path", "`.git`"),
 ]
 
 
@@ -36,7 +47,8 @@ def test_bad_paths(path: str, code: str, words: str) -> None:
     assert problem is not None and problem.code == code and words in problem.message
 
 
-@pytest.mark.parametrize("path", ["src/app.py", "a/../b", "é/" + "é" * 126 + ".py", "x/" + "a" * 255])
+@pytest.mark.parametrize("path", ["src/app.py", "a/../b", "é/" + "é" * 126 + ".py", "x/" + "a" * 255,
+                                  ".gitignore", "a.git/x", ".github/x.md", "git/x", ".gitkeep"])
 def test_good_paths(path: str) -> None:
     assert check_path(path) is None
 
@@ -83,3 +95,22 @@ def test_plan_of_a_long_path_is_a_diagnostic(tmp_path: Path) -> None:
     plan = plan_changes(actions, Workspace(tmp_path))
     assert [d.code for d in plan.diagnostics] == ["invalid-path"]
     assert plan.changes == []
+
+
+@pytest.mark.parametrize(("path", "why"), [
+    (".vscode/tasks.json", ".vscode/"), (".VSCode/settings.json", ".vscode/"),
+    ("web/.vscode/launch.json", ".vscode/"), (".github/workflows/ci.yml", "workflows"),
+    (".husky/pre-commit", "husky"), (".envrc", "direnv"), ("home/.bashrc", "shell"),
+    (".zshrc", "shell"), (".profile", "shell"), (".pre-commit-config.yaml", "commit"),
+    ("a.code-workspace", "workspace"), (".idea/workspace.xml", "JetBrains"),
+    (".devcontainer/devcontainer.json", "container"), (".nvim.lua", "Neovim"),
+])
+def test_files_that_run_code(path: str, why: str) -> None:
+    found = runs_code(path.split("/"))
+    assert found is not None and why in found
+
+
+@pytest.mark.parametrize("path", ["Makefile", "package.json", ".github/CODEOWNERS", "src/app.py",
+                                  ".gitattributes", "vscode/x.json", "docs/bashrc.md"])
+def test_files_that_do_not(path: str) -> None:
+    assert runs_code(path.split("/")) is None

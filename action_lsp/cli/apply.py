@@ -60,6 +60,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "actions overwrite existing files, and write read-only files",
     )
     p.add_argument(
+        "--allow-code-paths", action="store_true",
+        help="also write files that make a tool run code by itself (.vscode/, .envrc, "
+        ".husky/, .github/workflows/, shell start-up files, ...: the runs-code finding); "
+        "--force does not. Nothing ever writes inside .git, .hg, .svn, .jj or the journal",
+    )
+    p.add_argument(
         "--accept-fuzzy", action="store_true",
         help="also apply search blocks found only at a place whose content differs (a "
         "same-named definition, a fuzzy match); with --select, only those actions",
@@ -203,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
         return plan_changes(
             actions, ws, only=only, accept_fuzzy=args.accept_fuzzy, choices=choices,
             force=args.force, blockers=blocking_diagnostics(found),
+            allow_code_paths=args.allow_code_paths,
         )
 
     plan = planned(only)

@@ -214,9 +214,12 @@ class _Planner:
         accept_fuzzy: bool | Collection[int] = False,
         choices: Mapping[tuple[int, int], int] | None = None,
         force: bool | Collection[int] = False,
+        allow_code_paths: bool | Collection[int] = False,
         check_only: bool = False,
     ) -> None:
         self.ws = ws
+        self.code_paths_allowed = allow_code_paths
+        self.allow_code = False  # whether the action being planned may write a runs-code path
         self.check_only = check_only
         self.accept_fuzzy = accept_fuzzy
         self.choices = dict(choices or {})
@@ -239,6 +242,11 @@ class _Planner:
             return self.forced
         return index in self.forced
 
+    def allows_code(self, index: int) -> bool:
+        if isinstance(self.code_paths_allowed, bool):
+            return self.code_paths_allowed
+        return index in self.code_paths_allowed
+
     def accepts_fuzzy(self, index: int) -> bool:
         if isinstance(self.accept_fuzzy, bool):
             return self.accept_fuzzy
@@ -253,6 +261,12 @@ class _Planner:
         target = self.ws.resolve(rel)
         if isinstance(target, PathProblem):
             raise ActionFailed(_diag(target.code, target.message, span), target.message)
+        if not self.allow_code:
+            why = self.ws.runs_code(target)
+            if why is not None:
+                msg = (f"{target.rel}: {why}; action-lsp writes it only when you confirm "
+                       "(apply --allow-code-paths, or \"Apply anyway\" in the editor)")
+                raise ActionFailed(_diag("runs-code", msg, span), msg)
         found = self.states.get(target.path)
         if found is not None:
             return found
@@ -991,6 +1005,7 @@ def plan_changes(
     force: bool | Collection[int] = False,
     blockers: Sequence[Diagnostic] = (),
     check_only: bool = False,
+    allow_code_paths: bool | Collection[int] = False,
 ) -> Plan:
     """Plan the file actions of ``actions`` (indices into it; ``only`` restricts which run).
 
@@ -1001,13 +1016,17 @@ def plan_changes(
     actions they fall in from being applied, and an edit that breaks a file's syntax fails,
     unless ``force`` (True: every action; or the indices of the forced ones), which also lets
     creates overwrite files and change read-only files. Force never accepts a place whose
-    content differs, nor a path outside the workspace.
+    content differs, nor a path outside the workspace or inside a protected directory
+    (``protected-path``). A file that makes a tool run code by itself (``runs-code``, see
+    :func:`action_lsp.paths.runs_code`) is written only by the actions in ``allow_code_paths``
+    (True: all): the user's explicit confirmation, which ``force`` is not.
 
     ``check_only``: the outcomes and their diagnostics alone, without the changes (no edits
     composed, no bytes: ``Plan.changes`` is empty and no outcome has a ``change``) -- what the
     language server's workspace checks report; never a plan to write.
     """
-    planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force, check_only=check_only)
+    planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force,
+                       allow_code_paths=allow_code_paths, check_only=check_only)
     blocking = _Blockers(blockers)
     outcomes: list[ActionOutcome] = []
     touched: dict[int, Path] = {}
@@ -1029,6 +1048,7 @@ def plan_changes(
             outcome.reason = f"not a file action ({kind.value}); never executed"
             continue
         planner.force = planner.forces(index)
+        planner.allow_code = planner.allows_code(index)
         blocker = None if planner.force else blocking.of(action)
         if blocker is not None:
             outcome.ok = False

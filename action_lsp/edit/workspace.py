@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from ..paths import PathProblem, check_path, too_long
+from ..paths import (
+    PROTECTED_DIRS,
+    PathProblem,
+    check_path,
+    protected_part,
+    protected_problem,
+    runs_code,
+    too_long,
+)
 
 BOM = b"\xef\xbb\xbf"
 
@@ -77,6 +85,41 @@ def _readonly(path: Path, st: os.stat_result) -> bool:
     return not st.st_mode & 0o222 or not os.access(path, os.W_OK)
 
 
+def _protected_dirs(roots: Iterable[Path]) -> list[Path]:
+    """The protected directories of each root and of every directory above it (a root may
+    lie in a repository, itself inside another), and where a ``.git`` file (a worktree)
+    points."""
+    out: list[Path] = []
+    for root in roots:
+        for d in (root, *root.parents):
+            here = [d / name for name in sorted(PROTECTED_DIRS) if os.path.lexists(d / name)]
+            for p in here:
+                if p.is_dir() and not p.is_symlink():
+                    out.append(p)
+                elif p.name == ".git" and p.is_file():
+                    out.extend(_gitdir_of(p))
+    return out
+
+
+def _gitdir_of(gitfile: Path) -> list[Path]:
+    """The directories a ``.git`` file (``gitdir: ...``) names, with the common one."""
+    try:
+        first = gitfile.read_text(encoding="utf-8", errors="replace")[:4096].splitlines()[0]
+    except (OSError, IndexError):
+        return []
+    if not first.startswith("gitdir:"):
+        return []
+    gitdir = (gitfile.parent / first[len("gitdir:"):].strip()).resolve()
+    out = [gitdir] if gitdir.is_dir() else []
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+        if common and (gitdir / common).resolve().is_dir():
+            out.append((gitdir / common).resolve())
+    except OSError:
+        pass
+    return out
+
+
 class Workspace:
     """The roots actions are resolved against, and the way files are read.
 
@@ -98,6 +141,7 @@ class Workspace:
         self.read_override = read_override
         self.allow_readonly = allow_readonly  # write files without write permission (--force)
         self._resolved: dict[str, Target | PathProblem] = {}
+        self._protected_files: set[tuple[int, int]] | None = None  # see protected_inodes
 
     def contains(self, real: Path) -> bool:
         return any(real == r or real.is_relative_to(r) for r in self.roots)
@@ -132,7 +176,56 @@ class Workspace:
             return PathProblem(
                 "path-traversal", f"{rel!r} leads {how}outside the workspace (to {real})"
             )
+        inside = next(r for r in self.roots if real == r or real.is_relative_to(r))
+        part = protected_part(real.relative_to(inside).parts)
+        if part is not None:  # a symlinked file or parent leading into .git, ...
+            return protected_problem(rel, part, "leads through a symbolic link into")
+        if self._linked_into_protected(real):
+            return PathProblem(
+                "protected-path",
+                f"`{rel}` is a hard link to a file inside a protected directory "
+                f"({', '.join(sorted(PROTECTED_DIRS))}); no action may change it",
+            )
         return Target(real, posix, root)
+
+    def runs_code(self, target: Target) -> str | None:
+        """Why writing ``target`` would make a tool run code by itself (as typed, or where a
+        symlink leads), or None; see :func:`action_lsp.paths.runs_code`."""
+        why = runs_code(PurePosixPath(target.rel).parts)
+        if why is None:
+            inside = next((r for r in self.roots if target.path.is_relative_to(r)), None)
+            if inside is not None:
+                why = runs_code(target.path.relative_to(inside).parts)
+        return why
+
+    def _linked_into_protected(self, real: Path) -> bool:
+        """Whether ``real`` is a file with other names, one of them inside a protected
+        directory (a hard link into ``.git``): writing it in place would change that file."""
+        try:
+            st = os.lstat(real)
+        except OSError:
+            return False
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2 or not st.st_ino:
+            return False
+        return (st.st_dev, st.st_ino) in self.protected_inodes()
+
+    def protected_inodes(self) -> set[tuple[int, int]]:
+        """(device, inode) of the files with several names in the protected directories of
+        each root and of the directories above it (walked once, and only when a target has
+        several names: a large ``.git`` costs its walk then)."""
+        if self._protected_files is None:
+            found: set[tuple[int, int]] = set()
+            for top in _protected_dirs(self.roots):
+                for dirpath, _dirs, files in os.walk(top):
+                    for name in files:
+                        try:
+                            st = os.lstat(os.path.join(dirpath, name))
+                        except OSError:
+                            continue
+                        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                            found.add((st.st_dev, st.st_ino))
+            self._protected_files = found
+        return self._protected_files
 
     def read(self, path: Path) -> FileText | ReadProblem:
         """Read an existing file (``path`` is a real path from :meth:`resolve`)."""

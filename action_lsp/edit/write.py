@@ -12,7 +12,10 @@
 4. The journal is marked committed; then the temporaries are renamed over their targets
    (atomic each). A file with several hard links, or whose owner this process could not give
    back, is instead written *in place* (same inode: every name sees the change; the journal's
-   backup makes it recoverable). Deletions come last.
+   backup makes it recoverable). Deletions come last. Right before each of these, the target
+   is checked again (:func:`_still_as_planned`: inode, size, modification time, content): a
+   file saved by someone meanwhile is a conflict, and the whole write is rolled back (the
+   rollback leaves that file as it is, the rule of the recovery).
 5. The journal is removed.
 
 A kill before 4 is rolled back by the next recovery, a kill after it rolled forward (see
@@ -22,11 +25,13 @@ A kill before 4 is rolled back by the next recovery, a kill after it rolled forw
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..paths import protected_part
 from .journal import (
     COMMITTED_FILE,
     JOURNAL_DIR,
@@ -35,6 +40,7 @@ from .journal import (
     Journal,
     JournalError,
     _Files,
+    _open_regular,
     _recover_locked,
     _sync_parents,
     fsync_dir,
@@ -117,6 +123,43 @@ def _check_unchanged(change: FileChange) -> os.stat_result | None:
     if current != change.old_bytes:
         raise WriteError(f"{change.rel}: the file changed since the plan was made")
     return st
+
+
+class _Changed(Exception):
+    """A target changed since the plan, found just before its final rename or write."""
+
+    def __init__(self, rel: str, how: str) -> None:
+        super().__init__(f"{rel}: {how}")
+        self.rel, self.how = rel, how
+
+
+def _still_as_planned(
+    entry: Entry, target: Path, st: os.stat_result | None, ours: set[tuple[int, int]]
+) -> None:
+    """Raise :class:`_Changed` unless ``target`` is as the plan (and the check at the start,
+    ``st``) found it: absent for a new file; else the same inode, size, modification time and
+    content (SHA-256). ``ours``: files this write has already rewritten in place, which may
+    hold their new bytes (one file under several names)."""
+    if entry.old_sha is None:
+        if os.path.lexists(target):
+            raise _Changed(entry.rel, "a file appeared there")
+        return
+    assert st is not None
+    fd = _open_regular(target)
+    if fd is None:
+        raise _Changed(entry.rel, "it is gone")
+    if isinstance(fd, str):
+        raise _Changed(entry.rel, f"it is now a {fd.strip('<>')}")
+    with open(fd, "rb") as fh:
+        now = os.fstat(fh.fileno())
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    key = (now.st_dev, now.st_ino)
+    if key in ours and now.st_ino and digest in (entry.new_sha, entry.linked_new):
+        return
+    if key != (st.st_dev, st.st_ino):
+        raise _Changed(entry.rel, "replaced by another file: a new inode")
+    if (now.st_size, now.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or digest != entry.old_sha:
+        raise _Changed(entry.rel, "modified")
 
 
 def _linked_new_bytes(
@@ -208,6 +251,11 @@ def write_plan(
     for change in changes:
         if change.path == jarea or change.path.is_relative_to(jarea):
             raise WriteError(f"{change.rel}: action-lsp keeps its journal there")
+        # The plan refuses these (protected-path); a list of changes made by hand is checked too.
+        part = protected_part(change.path.relative_to(base.resolve()).parts
+                              if change.path.is_relative_to(base.resolve()) else ())
+        if part is not None:
+            raise WriteError(f"{change.rel}: inside {part}, which no write may touch")
     try:
         with locked(base, create=True) as jdir:
             assert jdir is not None
@@ -251,6 +299,7 @@ def _write_locked(
     backups: list[bytes] = []
     offset = 0
     jobs: list[tuple[Entry, Path, Path | None, bytes]] = []  # entry, target, temp, new bytes
+    job_stats: list[os.stat_result | None] = []  # each job's target as checked at the start
     for i, (change, st) in enumerate(zip(changes, stats, strict=True)):
         if change.kind == "mkdir":
             _missing_dirs(change.path, planned_dirs, journal.dirs)
@@ -287,6 +336,7 @@ def _write_locked(
             entry.linked_new = sha(linked[i])
         journal.entries.append(entry)
         jobs.append((entry, change.path, temp, change.new_bytes))
+        job_stats.append(st)
 
     for entry, target, temp, _ in jobs:
         if temp is not None and target in planned_dirs:
@@ -323,19 +373,26 @@ def _write_locked(
             raise WriteError(str(exc)) from exc
         raise
 
+    ours: set[tuple[int, int]] = set()  # files rewritten in place by this write
+    order = [j for j, job in enumerate(jobs) if job[0].op != "delete"] + [
+        j for j, job in enumerate(jobs) if job[0].op == "delete"]
     try:
-        for entry, target, temp, _data in jobs:
+        for j in order:
+            entry, target, temp, data = jobs[j]
+            # Last look: a save since the check at the start is never overwritten.
+            _still_as_planned(entry, target, job_stats[j], ours)
             if entry.op == "rename":
                 assert temp is not None
                 os.replace(temp, target)
             elif entry.op == "inplace":
                 assert temp is not None
-                write_in_place(target, _data)
+                write_in_place(target, data)
+                st = os.stat(target)
+                ours.add((st.st_dev, st.st_ino))
                 os.unlink(temp)
-        for entry, target, _temp, _data in jobs:
-            if entry.op == "delete":
+            else:
                 os.unlink(target)
-    except OSError as exc:
+    except (OSError, _Changed) as exc:
         conflicts: list[str] = []
         try:
             roll_back_committed(files, conflicts)
@@ -346,6 +403,10 @@ def _write_locked(
         journal.discard()
         kept = (f"; {len(conflicts)} file(s) changed by someone else meanwhile were left as "
                 f"they are: {', '.join(conflicts)}") if conflicts else ""
+        if isinstance(exc, _Changed):
+            raise WriteError(f"{exc.rel} changed since the plan was made ({exc.how}; saved "
+                             f"while it was being applied?): the write was rolled back{kept}"
+                             ) from exc
         raise WriteError(f"write failed and was rolled back: {exc}{kept}") from exc
     except BaseException as interrupt:  # interrupted (Ctrl-C) after the commit mark: finish it
         try:

@@ -1,4 +1,5 @@
-"""``path-traversal``, ``absolute-path``, ``invalid-path``: what can be told from a path's text.
+"""``path-traversal``, ``absolute-path``, ``invalid-path``, ``protected-path``: what can be told
+from a path's text.
 
 The checks themselves are :func:`action_lsp.paths.check_path`, shared with the edit engine; this
 rule places them in the transcript and adds the fix that makes an absolute path relative.
@@ -27,7 +28,9 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             f = action.fields.get(name)
             if f is not None and isinstance(f.value, str):
                 problem = path_problem(f, ctx.roots)
-                if problem is not None:
+                if problem is not None and not (
+                    problem.code == "protected-path" and not action.kind.is_file_action
+                ):  # reading .git/config changes nothing
                     yield problem
 
 

@@ -55,9 +55,10 @@ APPLY_CANDIDATE = "action-lsp.applyCandidate"
 APPLY_FORCED = "action-lsp.applyForced"
 
 #: Findings that no "apply anyway" lifts: nothing is ever written outside the workspace.
-NEVER_FORCED = frozenset({"path-traversal", "absolute-path", "invalid-path"})
-#: Workspace findings that refuse an action only until the user forces it (``apply --force``).
-FORCIBLE = frozenset({"new-syntax-error", "file-readonly", "truncated-content"})
+NEVER_FORCED = frozenset({"path-traversal", "absolute-path", "invalid-path", "protected-path"})
+#: Workspace findings that refuse an action only until the user forces it (``apply --force``;
+#: ``runs-code``: ``apply --allow-code-paths``, which "Apply anyway" also confirms).
+FORCIBLE = frozenset({"new-syntax-error", "file-readonly", "truncated-content", "runs-code"})
 
 
 def selection_for(od: OpenDocument, indices: Collection[int]) -> set[int]:
@@ -89,9 +90,11 @@ def plan_for(
     choices: Mapping[tuple[int, int], int] | None = None,
     force: Collection[int] = (),
 ) -> Plan:
+    """The plan of ``indices``; a ``force``d action (the user's "Apply anyway" after the diff)
+    may also write a file that runs code (``runs-code``), never a protected one."""
     return plan_changes(
         od.analysis().actions, ls.workspace_for(od), only=selection_for(od, indices),
-        choices=choices, blockers=blockers_for(ls, od), force=force,
+        choices=choices, blockers=blockers_for(ls, od), force=force, allow_code_paths=force,
     )
 
 
@@ -317,7 +320,8 @@ class Commands:
         never = never_forced(self.ls, od, index)
         if never is not None:
             msg = (f"not applied, even forced: {never.message} [{never.code}] (action-lsp never "
-                   "writes outside the workspace)")
+                   "writes outside the workspace, nor inside .git, .hg, .svn, .jj or its "
+                   "journal)")
             self._tell(types.MessageType.Error, msg)
             return {"applied": False, "message": msg}
         why = _why_refused(plan_for(self.ls, od, [index]))
@@ -351,7 +355,8 @@ class Commands:
         if failed:
             reasons = "; ".join(f"{actions[o.action_index].title}: {o.reason}" for o in failed)
             if force and any(d.code in NEVER_FORCED for o in failed for d in o.diagnostics):
-                reasons += " (action-lsp never writes outside the workspace, even forced)"
+                reasons += (" (action-lsp never writes outside the workspace, nor inside .git, "
+                            ".hg, .svn, .jj or its journal, even forced)")
             self._tell(types.MessageType.Error, f"Nothing applied: {reasons}")
             return {"applied": False, "message": reasons}
         if confirm and plan.changes:

@@ -14,6 +14,7 @@ from action_lsp.edit import Workspace, WriteError, plan_changes, write_plan
 from action_lsp.edit import journal as journal_mod
 from action_lsp.edit import write as write_mod
 from action_lsp.edit.journal import recover
+from action_lsp.edit.plan import FileChange
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
@@ -246,8 +247,11 @@ def test_rename_failure_rolls_back_at_once(tmp_path: Path, tx, killing, monkeypa
 def test_journal_area_is_not_a_target(tmp_path: Path, tx) -> None:
     t = tx()
     plan = plan_changes([t.create(f"{JDIR}/journal.json", "{}")], Workspace(tmp_path))
-    with pytest.raises(WriteError, match="journal"):
-        write_plan(plan, root=tmp_path)
+    assert [d.code for d in plan.diagnostics] == ["protected-path"] and not plan.changes
+    change = FileChange(tmp_path / JDIR / "journal.json", f"{JDIR}/journal.json", "create",
+                        None, b"{}")
+    with pytest.raises(WriteError, match="journal"):  # a change made by hand: refused too
+        write_plan([change], root=tmp_path)
     assert not (tmp_path / JDIR).exists()
 
 

@@ -86,3 +86,27 @@ def test_editor_docs_point_to_the_dialect_table_instead_of_listing_dialects() ->
         named = [n for n in dialects.NAMES if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)]
         assert len(named) <= 2, f"{rel} lists dialects {named}: point to README.md#dialects instead"
         assert "README.md#dialects" in text or "README.md, \"Dialects\"" in text, rel
+
+
+# Settings that name a program to run, or widen what an apply may write: a repository's
+# .vscode/settings.json must not set them (VS Code ignores workspace values of `machine` and
+# `application` settings and says so in the settings editor).
+SCOPED = ("actionLsp.server.command", "actionLsp.server.pythonPath",
+          "actionLsp.server.bootstrapPython", "actionLsp.workspaceRoots",
+          "actionLsp.allowOverwrite")
+
+
+def test_settings_that_run_programs_or_widen_writes_are_machine_scoped() -> None:
+    for key in SCOPED:
+        assert PROPS[key].get("scope") in ("machine", "application"), (
+            f"{key} can be set by a workspace's .vscode/settings.json")
+
+
+def test_every_setting_naming_a_program_or_a_place_is_in_the_scoped_list() -> None:
+    """A new setting for a command, an interpreter, a path or a root is scoped too."""
+    named = {k for k in PROPS
+             if re.search(r"command|python|path|root|overwrite", k.split(".", 1)[1], re.I)}
+    assert named <= set(SCOPED), f"not machine-scoped: {sorted(named - set(SCOPED))}"
+    assert all(PROPS[k].get("scope") is None or PROPS[k]["scope"] in (
+        "window", "resource", "machine", "application", "machine-overridable",
+        "language-overridable") for k in PROPS)
