@@ -508,7 +508,8 @@ class _Files:
                 temp = self.path(e.temp)
                 ok = ok and temp.parent == target.parent and bool(temp_re.fullmatch(temp.name))
             if not ok:
-                raise JournalError(f"{self.jdir}: the journal names a path it may not: {e.rel!r}")
+                shown = repr(e.rel[:200]) if isinstance(e.rel, str) else "(not a string)"
+                raise JournalError(f"{self.jdir}: the journal names a path it may not: {shown}")
         for d in self.dirs:
             if not inside(d):
                 raise JournalError(f"{self.jdir}: the journal names a directory it may not")
@@ -779,9 +780,13 @@ def _recover_locked(
     try:
         record = json.loads(raw.decode("utf-8"))
         files = _Files(root, jdir, record)
+        files.validate(record, extra_roots)
+    except RecursionError:  # a planted journal.json nested deeper than the decoder goes
+        raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: nested too "
+                           "deeply") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: {exc}") from exc
-    files.validate(record, extra_roots)
+        raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: "
+                           f"{str(exc)[:200]}") from exc
     for index, e in enumerate(files.entries):  # left by a restore that was killed
         if e.temp is None:
             _unlink(files.restore_temp(index, e))
