@@ -73,6 +73,10 @@ class JournalError(Exception):
     """The journal cannot be written or read."""
 
 
+class JournalBusy(JournalError):
+    """Another process holds the journal lock (asked not to wait for it)."""
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -298,9 +302,10 @@ def journal_dir(root: Path) -> Path:
 
 
 @contextlib.contextmanager
-def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
+def locked(root: Path, *, create: bool, wait: bool = True) -> Iterator[Path | None]:
     """Hold the journal lock of ``root``; yields the journal directory (None when there is
-    none and ``create`` is false)."""
+    none and ``create`` is false). ``wait`` false: raise :class:`JournalBusy` at once when
+    another process holds it."""
     jdir = journal_dir(root)
     if os.name == "nt":  # pragma: no cover - no directory handles to lock
         if create:
@@ -324,7 +329,11 @@ def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
             return
         try:
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                except BlockingIOError:
+                    raise JournalBusy(f"another process holds the journal lock of {root} (an "
+                                      "apply --write under way, or suspended)") from None
             try:
                 same = os.path.samestat(os.stat(jdir), os.fstat(fd))
             except FileNotFoundError:
@@ -817,15 +826,18 @@ def _recover_locked(
     return rec
 
 
-def recover(root: Path | str, extra_roots: Iterable[Path | str] = ()) -> Recovery | None:
+def recover(
+    root: Path | str, extra_roots: Iterable[Path | str] = (), *, wait: bool = True
+) -> Recovery | None:
     """Finish or undo an interrupted write under ``root``; None when there was none.
-    ``extra_roots``: other directories the write may have touched (the server's extra roots).
+    ``extra_roots``: other directories the write may have touched (the server's extra roots);
+    ``wait`` false: :class:`JournalBusy` when another process holds the lock.
 
     Cheap when there is nothing to do (one ``stat`` that fails)."""
     root = Path(root)
     if not journal_dir(root).is_dir():
         return None
-    with locked(root, create=False) as jdir:
+    with locked(root, create=False, wait=wait) as jdir:
         if jdir is None:
             return None
         return _recover_locked(root, jdir, extra_roots=extra_roots)
