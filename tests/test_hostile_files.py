@@ -115,3 +115,44 @@ def test_a_journal_that_is_valid_but_deep_inside_is_refused(tmp_path: Path) -> N
     (jdir / "journal.json").write_text(json.dumps(record), encoding="utf-8")
     (message,) = recover_messages([tmp_path])
     assert "journal" in message and "\n" not in message and len(message) < 1000
+
+
+def test_an_integer_over_the_digit_limit_in_the_configuration_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by tests/test_fuzz.py: tomllib raises a ValueError of its own for it."""
+    (tmp_path / ".action-lsp.toml").write_text(
+        f"[dialects.x]\nsyntax = {'9' * 4_400}\n{ACTION}", encoding="utf-8")
+    t = tmp_path / "t.md"
+    t.write_text("hello\n", encoding="utf-8")
+    assert main(["check", str(t)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ".action-lsp.toml" in err and "4,300 digits" in err, err
+
+
+@pytest.mark.parametrize("field", ["mode", "uid", "gid", "backup"])
+def test_a_journal_field_of_the_wrong_type_is_one_line(tmp_path: Path, field: str) -> None:
+    """Found by tests/test_fuzz.py: a journal in its own place whose entry has a mode (owner,
+    group, backup range) that is no integer made the recovery raise TypeError."""
+    import hashlib
+
+    from action_lsp.edit.journal import recover_messages
+
+    old, new = b"old\n", b"new\n"
+    (tmp_path / "a.txt").write_bytes(new)
+    jdir = tmp_path / ".action-lsp-journal"
+    jdir.mkdir()
+    st = jdir.stat()
+    entry = {"op": "rename", "rel": "a.txt", "target": "a.txt", "temp": ".action-lsp.0123456789ab.0.tmp",
+             "old_sha": hashlib.sha256(old).hexdigest(), "new_sha": hashlib.sha256(new).hexdigest(),
+             "backup": [0, len(old)], "mode": 0o644, "uid": None, "gid": None}
+    entry[field] = "\udfff" if field != "backup" else ["0", {}]
+    record = {"version": 1, "id": "0123456789ab", "place": [st.st_dev, st.st_ino],
+              "entries": [entry], "dirs": []}
+    (jdir / "journal.json").write_text(json.dumps(record), encoding="utf-8")
+    (jdir / "backup").write_bytes(old)
+    (jdir / "committed").write_bytes(b"")
+    (jdir / "restoring").write_bytes(b"")
+    (message,) = recover_messages([tmp_path])
+    assert "cannot read the journal" in message and "\n" not in message, message
+    assert (tmp_path / "a.txt").read_bytes() == new  # left as it is

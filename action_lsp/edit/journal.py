@@ -565,9 +565,17 @@ def _entry(raw: dict) -> Entry:
         op=raw["op"], rel=raw["rel"], target=raw["target"], temp=raw.get("temp"),
         old_sha=raw.get("old_sha"), new_sha=raw.get("new_sha"),
         backup=(int(backup[0]), int(backup[1])) if backup else None,
-        mode=raw.get("mode"), uid=raw.get("uid"), gid=raw.get("gid"), kept=raw.get("kept"),
+        mode=_number(raw.get("mode"), 0o7777), uid=_number(raw.get("uid"), 2**32 - 1),
+        gid=_number(raw.get("gid"), 2**32 - 1), kept=raw.get("kept"),
         linked_new=raw.get("linked_new"),
     )
+
+
+def _number(value: object, top: int) -> int | None:
+    """A mode, owner or group as the journal holds it: an integer from 0 to ``top``, or None."""
+    if value is None or (type(value) is int and 0 <= value <= top):
+        return value
+    raise ValueError(f"expected a number from 0 to {top}, or null")
 
 
 def _unlink(path: Path | None) -> None:
