@@ -156,3 +156,23 @@ def test_a_journal_field_of_the_wrong_type_is_one_line(tmp_path: Path, field: st
     (message,) = recover_messages([tmp_path])
     assert "cannot read the journal" in message and "\n" not in message, message
     assert (tmp_path / "a.txt").read_bytes() == new  # left as it is
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("started", "create"), ("started", 1e300), ("started", [1]), ("label", "x" * 100_000),
+    ("label", {"a": [1, 2]}),
+])
+def test_a_journal_with_an_odd_label_or_start_time_still_recovers(tmp_path: Path, key: str, value: object) -> None:
+    """Found by tests/test_fuzz.py: a start time that is not a number made the recovery's
+    message raise TypeError after the files were settled."""
+    from action_lsp.edit.journal import recover_messages
+
+    jdir = tmp_path / ".action-lsp-journal"
+    jdir.mkdir()
+    st = jdir.stat()
+    record = {"version": 1, "id": "0123456789ab", "place": [st.st_dev, st.st_ino],
+              "entries": [], "dirs": [], key: value}
+    (jdir / "journal.json").write_text(json.dumps(record), encoding="utf-8")
+    (message,) = recover_messages([tmp_path])
+    assert "was rolled back" in message and len(message) < 1000, message
+    assert not jdir.exists()

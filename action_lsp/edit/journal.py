@@ -505,7 +505,7 @@ class _Files:
 
         for e in self.entries:
             target = self.path(e.target)
-            ok = e.op in ("rename", "inplace", "delete") and inside(target) and all(
+            ok = isinstance(e.rel, str) and e.op in ("rename", "inplace", "delete") and inside(target) and all(
                 h is None or re.fullmatch(r"[0-9a-f]{64}", str(h)) is not None
                 for h in (e.old_sha, e.new_sha, e.linked_new)
             )
@@ -807,9 +807,11 @@ def _recover_locked(
     for index, e in enumerate(files.entries):  # left by a restore that was killed
         if e.temp is None:
             _unlink(files.restore_temp(index, e))
+    label, started = record.get("label", ""), record.get("started")
     rec = Recovery(
-        root, "rolled-back", [e.rel for e in files.entries], label=str(record.get("label", "")),
-        started=record.get("started"),
+        root, "rolled-back", [e.rel for e in files.entries],
+        label=label[:200] if isinstance(label, str) else "",
+        started=started if type(started) in (int, float) and 0 < started < 1e11 else None,
     )
     if not (jdir / COMMITTED_FILE).exists():
         roll_back_uncommitted(files)
