@@ -500,7 +500,10 @@ class _Files:
         temp_re = re.compile(rf"\.action-lsp\.{re.escape(journal_id)}\.\d+\.tmp")
 
         def inside(p: Path) -> bool:
-            if "\x00" in str(p):  # (no file system takes it)
+            try:
+                if b"\x00" in os.fsencode(p):  # (no file system takes it)
+                    return False
+            except UnicodeEncodeError:  # a lone surrogate: no name this system can write
                 return False
             real = Path(os.path.realpath(p.parent)) / p.name
             return ".." not in p.parts and any(real.is_relative_to(r) for r in roots)
