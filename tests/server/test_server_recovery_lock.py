@@ -65,3 +65,39 @@ async def test_requests_are_answered_while_another_process_holds_the_journal(
     assert (root / "a.py").read_text() == "a = 2\n"
     assert (root / "b.py").read_text() == "b = 2\n"
     assert not (root / ".action-lsp-journal").exists()
+
+
+WRITE = "<create_file>\n<path>made.txt</path>\n<content>\nx\n</content>\n</create_file>\n"
+
+
+async def test_the_servers_own_write_waits_off_the_event_loop(client: LanguageClient, tmp_path: Path) -> None:
+    """A client that cannot apply a workspace edit has the server write the files; while another
+    process holds the journal lock the write waits in a worker and other requests are answered."""
+    root = tmp_path / "ws"
+    (root / ".action-lsp-journal").mkdir(parents=True)
+    fd = os.open(root / ".action-lsp-journal", os.O_RDONLY)
+    uri = from_fs_path(str(root / "t.md"))
+    assert uri is not None
+    doc = types.TextDocumentIdentifier(uri=uri)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        params = make_params("neovim", root)
+        params.capabilities = types.ClientCapabilities()  # no workspace/applyEdit
+        await asyncio.wait_for(client.initialize_session(params), 30)
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=WRITE)))
+        lenses = await asyncio.wait_for(client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=doc)), 30)
+        apply = next(lens.command for lens in lenses or [] if lens.command and lens.command.title == "Apply")
+        writing = asyncio.ensure_future(client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=apply.command, arguments=apply.arguments)))
+        await asyncio.sleep(0.5)
+        symbols = await asyncio.wait_for(client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=doc)), 30)
+        assert symbols and not writing.done()
+        assert not (root / "made.txt").exists()
+    finally:
+        os.close(fd)
+    result = await asyncio.wait_for(writing, 60)
+    assert result["applied"] is True, result
+    assert (root / "made.txt").read_text() == "x\n"
