@@ -281,7 +281,8 @@ def fuzz_server(cases: list[Case], tmp_path: Path, timeout: float) -> int:
     failed = [(asked[i], m["error"]) for i, m in answered.items()
               if "error" in m and m["error"]["code"] not in (-32602, -32801)]  # type: ignore[index]
     assert not failed, f"{len(failed)} request(s) failed, the first: {str(failed[0])[:2000]}"
-    crashes = [e for e in raised(stderr) if "is not open" not in e]  # (pygls logs those too)
+    # (pygls logs the two fair answers above with their tracebacks too)
+    crashes = [e for e in raised(stderr) if "is not open" not in e and "ContentModified" not in e]
     assert not crashes, f"{len(crashes)} traceback(s), the first ends: {crashes[0]}"
     assert proc.returncode == 0, stderr[-3000:]
     return len(cases)
