@@ -510,7 +510,8 @@ class _Files:
 
         for e in self.entries:
             target = self.path(e.target)
-            ok = isinstance(e.rel, str) and e.op in ("rename", "inplace", "delete") and inside(target) and all(
+            ok = isinstance(e.rel, str) and e.op in ("rename", "inplace", "delete")
+            ok = ok and inside(target) and all(
                 h is None or re.fullmatch(r"[0-9a-f]{64}", str(h)) is not None
                 for h in (e.old_sha, e.new_sha, e.linked_new)
             )
