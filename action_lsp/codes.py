@@ -56,7 +56,10 @@ CODES: dict[str, Code] = {
              "Usually a typo of a known field (which is then missing) or a field the executor "
              "ignores."),
         Code("invalid-value", E, "A value of the wrong type or outside its allowed set.",
-             "Statuses, ids, limits and command types have fixed forms; the message lists them."),
+             "Statuses, ids, limits and command types have fixed forms; the message lists them. "
+             "Text a file action would write that holds a lone surrogate (a JSON escape such as "
+             "`\\udfff` that is half of a UTF-16 pair) is one too: no UTF-8 file can hold it, so "
+             "the action is never applied, even with `--force`."),
         Code("path-traversal", E, "A path that leaves the workspace (`..`, a symlink pointing out).",
              "Writing through such a path would touch files outside the project."),
         Code("absolute-path", E, "An absolute, home-relative, drive-letter or UNC path.",

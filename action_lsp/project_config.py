@@ -52,6 +52,10 @@ def _table_of(path: Path) -> tuple[Mapping[str, Any] | None, str]:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or inline tables nested deeper than the parser goes
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
+    except ValueError:  # (an integer over Python's 4,300-digit limit)
+        raise ConfigError(f"{path}: not valid TOML: a number over 4,300 digits") from None
     if path.name != PYPROJECT:
         return data, ""
     tool = data.get("tool")

@@ -41,11 +41,12 @@ def run(args: argparse.Namespace) -> int:
     tcp = _host_port(args.tcp) if args.tcp else None  # a usage error before the slow imports
     logging.basicConfig(level=getattr(logging, args.log_level), format="%(levelname)s %(name)s: %(message)s")
     from ..server import create_server
+    from ..server.framing import serve_tcp
     from ..server.stdio import serve_stdio
 
     server = create_server()
     if tcp is not None:
-        server.start_tcp(*tcp)
+        serve_tcp(server, *tcp)
     else:
         serve_stdio(server)
     return 0

@@ -129,6 +129,8 @@ def build(name: str, table: Any, reserved: frozenset[str] = frozenset()) -> Dial
             raise DeclaredError(f"{where}.type-attribute: only for tag dialects; JSON uses type-key")
         type_attribute = _name(f"{where}.type-attribute", type_attribute)
     default_type = table.get("default-type")
+    if default_type is not None and not isinstance(default_type, str):
+        raise DeclaredError(f"{where}.default-type: expected the name of one of its actions")
     if default_type is not None and default_type not in actions:
         raise DeclaredError(f"{where}.default-type: {default_type!r} is not one of its actions")
     specs: dict[str, ActionSpec] = {}

@@ -73,6 +73,10 @@ class JournalError(Exception):
     """The journal cannot be written or read."""
 
 
+class JournalBusy(JournalError):
+    """Another process holds the journal lock (asked not to wait for it)."""
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -298,9 +302,10 @@ def journal_dir(root: Path) -> Path:
 
 
 @contextlib.contextmanager
-def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
+def locked(root: Path, *, create: bool, wait: bool = True) -> Iterator[Path | None]:
     """Hold the journal lock of ``root``; yields the journal directory (None when there is
-    none and ``create`` is false)."""
+    none and ``create`` is false). ``wait`` false: raise :class:`JournalBusy` at once when
+    another process holds it."""
     jdir = journal_dir(root)
     if os.name == "nt":  # pragma: no cover - no directory handles to lock
         if create:
@@ -324,7 +329,11 @@ def locked(root: Path, *, create: bool) -> Iterator[Path | None]:
             return
         try:
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                except BlockingIOError:
+                    raise JournalBusy(f"another process holds the journal lock of {root} (an "
+                                      "apply --write under way, or suspended)") from None
             try:
                 same = os.path.samestat(os.stat(jdir), os.fstat(fd))
             except FileNotFoundError:
@@ -491,12 +500,18 @@ class _Files:
         temp_re = re.compile(rf"\.action-lsp\.{re.escape(journal_id)}\.\d+\.tmp")
 
         def inside(p: Path) -> bool:
+            try:
+                if b"\x00" in os.fsencode(p):  # (no file system takes it)
+                    return False
+            except UnicodeEncodeError:  # a lone surrogate: no name this system can write
+                return False
             real = Path(os.path.realpath(p.parent)) / p.name
             return ".." not in p.parts and any(real.is_relative_to(r) for r in roots)
 
         for e in self.entries:
             target = self.path(e.target)
-            ok = e.op in ("rename", "inplace", "delete") and inside(target) and all(
+            ok = isinstance(e.rel, str) and e.op in ("rename", "inplace", "delete")
+            ok = ok and inside(target) and all(
                 h is None or re.fullmatch(r"[0-9a-f]{64}", str(h)) is not None
                 for h in (e.old_sha, e.new_sha, e.linked_new)
             )
@@ -508,7 +523,8 @@ class _Files:
                 temp = self.path(e.temp)
                 ok = ok and temp.parent == target.parent and bool(temp_re.fullmatch(temp.name))
             if not ok:
-                raise JournalError(f"{self.jdir}: the journal names a path it may not: {e.rel!r}")
+                shown = repr(e.rel[:200]) if isinstance(e.rel, str) else "(not a string)"
+                raise JournalError(f"{self.jdir}: the journal names a path it may not: {shown}")
         for d in self.dirs:
             if not inside(d):
                 raise JournalError(f"{self.jdir}: the journal names a directory it may not")
@@ -555,9 +571,17 @@ def _entry(raw: dict) -> Entry:
         op=raw["op"], rel=raw["rel"], target=raw["target"], temp=raw.get("temp"),
         old_sha=raw.get("old_sha"), new_sha=raw.get("new_sha"),
         backup=(int(backup[0]), int(backup[1])) if backup else None,
-        mode=raw.get("mode"), uid=raw.get("uid"), gid=raw.get("gid"), kept=raw.get("kept"),
+        mode=_number(raw.get("mode"), 0o7777), uid=_number(raw.get("uid"), 2**32 - 1),
+        gid=_number(raw.get("gid"), 2**32 - 1), kept=raw.get("kept"),
         linked_new=raw.get("linked_new"),
     )
+
+
+def _number(value: object, top: int) -> int | None:
+    """A mode, owner or group as the journal holds it: an integer from 0 to ``top``, or None."""
+    if value is None or (type(value) is int and 0 <= value <= top):
+        return value
+    raise ValueError(f"expected a number from 0 to {top}, or null")
 
 
 def _unlink(path: Path | None) -> None:
@@ -779,15 +803,21 @@ def _recover_locked(
     try:
         record = json.loads(raw.decode("utf-8"))
         files = _Files(root, jdir, record)
+        files.validate(record, extra_roots)
+    except RecursionError:  # a planted journal.json nested deeper than the decoder goes
+        raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: nested too "
+                           "deeply") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: {exc}") from exc
-    files.validate(record, extra_roots)
+        raise JournalError(f"{jdir / JOURNAL_FILE}: cannot read the journal: "
+                           f"{str(exc)[:200]}") from exc
     for index, e in enumerate(files.entries):  # left by a restore that was killed
         if e.temp is None:
             _unlink(files.restore_temp(index, e))
+    label, started = record.get("label", ""), record.get("started")
     rec = Recovery(
-        root, "rolled-back", [e.rel for e in files.entries], label=str(record.get("label", "")),
-        started=record.get("started"),
+        root, "rolled-back", [e.rel for e in files.entries],
+        label=label[:200] if isinstance(label, str) else "",
+        started=started if type(started) in (int, float) and 0 < started < 1e11 else None,
     )
     if not (jdir / COMMITTED_FILE).exists():
         roll_back_uncommitted(files)
@@ -812,15 +842,18 @@ def _recover_locked(
     return rec
 
 
-def recover(root: Path | str, extra_roots: Iterable[Path | str] = ()) -> Recovery | None:
+def recover(
+    root: Path | str, extra_roots: Iterable[Path | str] = (), *, wait: bool = True
+) -> Recovery | None:
     """Finish or undo an interrupted write under ``root``; None when there was none.
-    ``extra_roots``: other directories the write may have touched (the server's extra roots).
+    ``extra_roots``: other directories the write may have touched (the server's extra roots);
+    ``wait`` false: :class:`JournalBusy` when another process holds the lock.
 
     Cheap when there is nothing to do (one ``stat`` that fails)."""
     root = Path(root)
     if not journal_dir(root).is_dir():
         return None
-    with locked(root, create=False) as jdir:
+    with locked(root, create=False, wait=wait) as jdir:
         if jdir is None:
             return None
         return _recover_locked(root, jdir, extra_roots=extra_roots)

@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args
 
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, Severity, Span
 from ..paths import PathCode
+from ..rules.encoding import first_surrogate
 from .locate import (
     Located,
     Refused,
@@ -1049,12 +1050,15 @@ def plan_changes(
             continue
         planner.force = planner.forces(index)
         planner.allow_code = planner.allows_code(index)
-        blocker = None if planner.force else blocking.of(action)
+        # Text no UTF-8 file can hold is never written, forced or not (nor is its rule's
+        # severity turned off for the edit engine).
+        blocker = first_surrogate(action) or (None if planner.force else blocking.of(action))
         if blocker is not None:
             outcome.ok = False
             outcome.blocked_by = blocker
             # Nothing is ever written outside the workspace, forced or not: no --force hint.
-            hint = "fix it" if blocker.code in get_args(PathCode) else "fix it, or apply with --force"
+            final = blocker.code in get_args(PathCode) or (blocker.data or {}).get("surrogate")
+            hint = "fix it" if final else "fix it, or apply with --force"
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
                               f"{blocker.message} ({hint})")
             continue

@@ -24,9 +24,12 @@ Rule = Callable[[Sequence[Action], RuleContext], Iterable[Diagnostic]]
 
 
 def _load() -> tuple[Rule, ...]:
-    from . import code, commands, paths, plans, schema, truncation
+    from . import code, commands, encoding, paths, plans, schema, truncation
 
-    return (schema.check, paths.check, commands.check, code.check, plans.check, truncation.check)
+    return (
+        schema.check, paths.check, encoding.check, commands.check, code.check, plans.check,
+        truncation.check,
+    )
 
 
 RULES: tuple[Rule, ...] = _load()

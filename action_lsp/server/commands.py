@@ -28,6 +28,7 @@ diff text is also the command's result, with ``uri`` set only when the editor sh
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -395,7 +396,11 @@ class Commands:
         else:
             try:
                 ws = ls.workspace_for(od)
-                warnings = write_plan(plan, root=ws.root, extra_roots=ws.roots[1:])
+                # In a worker: the journal lock may be held by another process (an apply
+                # --write suspended in a terminal), and the event loop must go on answering.
+                warnings = await asyncio.to_thread(
+                    write_plan, plan, root=ws.root, extra_roots=ws.roots[1:]
+                )
             except WriteError as exc:
                 said = "Nothing applied" if exc.settled else "Apply failed half-way"
                 self._tell(types.MessageType.Error, f"{said}: {exc}")

@@ -99,14 +99,11 @@ class Lifecycle:
     async def initialized(self, params: types.InitializedParams) -> None:
         ls = self.ls
         ls.emit("initialized")
-        from ..edit.journal import recover_messages
+        from . import recovery
 
-        # An apply killed earlier: finish or undo it (its files may lie in the extra roots).
-        for message in recover_messages(ls.folders, ls.roots()):
-            ls.log_info(message)
-            ls.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Warning, message=message)
-            )
+        # An apply killed earlier: finish or undo it (its files may lie in the extra roots),
+        # in the background: another process may hold its lock.
+        recovery.start(ls)
         await self.pull_settings()
         registrations: list[types.Registration] = []
         if ls.client_has("workspace.did_change_watched_files.dynamic_registration"):

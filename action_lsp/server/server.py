@@ -139,6 +139,11 @@ class ActionProtocol(LanguageServerProtocol):
         if self.writer is None:
             log.error("Unable to send data, no available transport!")
             return
+        if getattr(getattr(self.writer, "_stdout", None), "closed", False):
+            # After ``exit`` (a publish that was still due): the client is gone. Reporting
+            # the failed write would send a message, fail again, and so on, a traceback each.
+            log.debug("not sent: the client's stream is closed")
+            return
         try:
             body = wire.encode(data, self._serialize_message)
             if self._include_headers:

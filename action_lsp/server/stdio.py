@@ -23,7 +23,9 @@ import sys
 from threading import Event
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+from .framing import run_messages
 
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
@@ -79,7 +81,8 @@ async def _loop_reader(stdin: BinaryIO) -> _PipeReader | None:
 
 
 def serve_stdio(server: ActionLanguageServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-    """What pygls's ``start_io`` does, with stdin read on the event loop when it is a pipe."""
+    """What pygls's ``start_io`` does, with stdin read on the event loop when it is a pipe
+    (and every request answered: :mod:`.framing`)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     server._stop_event = stop = Event()  # (pygls's shutdown() sets it)
@@ -89,13 +92,7 @@ def serve_stdio(server: ActionLanguageServer, stdin: BinaryIO | None = None, std
         reader: Any = await _loop_reader(stdin) if _own_pipe(stdin, stdout) else None
         if reader is None:
             reader = StdinAsyncReader(stdin, server.thread_pool)
-        await run_async(
-            stop_event=stop,
-            reader=reader,
-            protocol=server.protocol,
-            logger=log,
-            error_handler=server.report_server_error,
-        )
+        await run_messages(stop, reader, server.protocol, server.report_server_error)
 
     try:
         asyncio.run(main())
