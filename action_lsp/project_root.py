@@ -54,7 +54,9 @@ def _has_tool_table(pyproject: Path) -> bool:
     try:
         tool = tomllib.loads(text).get("tool", {})
     except (tomllib.TOMLDecodeError, RecursionError):
-        return False
+        # A broken file that names the table still marks the root: reading its configuration
+        # then says what is wrong, instead of the table being silently ignored.
+        return "[tool.action-lsp" in text
     return isinstance(tool, dict) and "action-lsp" in tool
 
 
