@@ -22,6 +22,7 @@ steps over a large file is judged in milliseconds.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,10 +61,15 @@ def layout_only(search: str, replace: str) -> bool:
     return _collapsed(search) == _collapsed(replace)
 
 
-def _collapsed(text: str) -> str:
+def _collapse(text: str) -> str:
     """The text's non-blank lines without their indentation, one per line, framed by line
     breaks: a piece is present when its own collapsed form, framed the same, is a substring."""
     return "\n" + "\n".join(_lines(text)) + "\n"
+
+
+#: :func:`_collapse` of the transcript's pieces (search and replace texts), each collapsed
+#: once however many steps and points compare it (a file's text is collapsed once per judge).
+_collapsed = functools.lru_cache(maxsize=4096)(_collapse)
 
 
 def _blank(text: str) -> bool:
@@ -72,7 +78,7 @@ def _blank(text: str) -> bool:
 
 def _words(text: str) -> set[str]:
     """The lines that say something (a lone ``}`` or ``)`` never links two steps)."""
-    return {s for s in _lines(text) if _WORD.search(s)}
+    return {s for s in _collapsed(text).split("\n") if _WORD.search(s)}
 
 
 @dataclass(slots=True)
@@ -83,7 +89,7 @@ class _File:
 
     def __post_init__(self) -> None:
         if self.text is not None:
-            self.collapsed = _collapsed(self.text)
+            self.collapsed = _collapse(self.text)
 
     def has(self, piece: str) -> bool:
         """Whether ``piece`` (non-blank) stands in the file, up to indentation and blank lines."""
@@ -116,7 +122,7 @@ def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
     if f.text is None:
         return False, False
     if step.op in ("create", "write"):
-        same = _lines(f.text) == _lines(step.content)
+        same = f.collapsed == _collapse(step.content)
         return (True if same else None), same
     strong = weak = 0
     for search, replace in step.pairs:
