@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -893,11 +894,16 @@ def _contains(replace: str, search: str) -> bool:
     return bool(search.strip()) and _norm(search).strip() in _norm(replace)
 
 
+_SPACE = re.compile(r"\s+")
+
+
 def _present(text: str, replace: str, rel: str, within: Located | None = None) -> bool:
     """Whether ``replace`` is found (exactly or up to whitespace) in ``text`` once, and covers
     ``within`` when given."""
     if not replace.strip():
         return False
+    if _SPACE.sub("", replace) not in _SPACE.sub("", text):
+        return False  # the layout-only strategies cannot find it: no need to try the others
     got = locate(text, replace, path=None)
     if not isinstance(got, Located) or got.strategy not in ("exact", "whitespace", "blank-lines"):
         return False
