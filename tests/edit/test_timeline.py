@@ -272,3 +272,46 @@ def test_an_edit_found_as_written_after_a_wrong_one_still_applies(tmp_path: Path
     plan = plan_changes(actions, Workspace(tmp_path))
     assert [d.code for d in plan.diagnostics] == ["search-not-found"]
     assert [o.ok for o in plan.outcomes] == [False, True]
+
+
+# -- a Claude Code session: a file written, then edited twice ---------------------------------
+
+
+def _session(cwd: str) -> str:
+    import json
+
+    def record(kind: str, content: list[dict[str, object]], n: int) -> str:
+        return json.dumps({"type": kind, "cwd": cwd, "sessionId": "s", "uuid": f"u{n}",
+                           "message": {"role": kind, "content": content}})
+
+    def call(n: int, name: str, **inp: object) -> list[str]:
+        return [record("assistant", [{"type": "tool_use", "id": f"t{n}", "name": name, "input": inp}], n),
+                record("user", [{"type": "tool_result", "tool_use_id": f"t{n}",
+                                 "content": "String not found" if name == "Edit" and n == 4 else "ok",
+                                 **({"is_error": True} if n == 4 else {})}], n + 100)]
+
+    path = f"{cwd}/app.py"
+    lines = [
+        *call(1, "Write", file_path=path, content="def f():\n    return 1\n"),
+        *call(2, "Edit", file_path=path, old_string="return 1", new_string="return 2"),
+        *call(3, "Edit", file_path=path, old_string="return 2", new_string="return 3"),
+        *call(4, "Edit", file_path=path, old_string="return 9", new_string="return 10"),  # failed
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("holds", [None, "return 1", "return 2", "return 3"])
+def test_session_that_writes_a_file_and_edits_it_twice(tmp_path: Path, holds: str | None) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    if holds is not None:
+        (root / "app.py").write_text(f"def f():\n    {holds}\n")
+    t = tmp_path / "session.jsonl"
+    t.write_text(_session("/home/ana/proj"))
+    out = check_root(root, t)
+    assert out.returncode == 0, out.stdout
+    assert ": error:" not in out.stdout
+    assert "[tool-error]" in out.stdout  # the failed call: shown, never pending
+    written = apply(root, t, "--write")
+    assert written.returncode == 0, written.stderr
+    assert (root / "app.py").read_text() == "def f():\n    return 3\n"
