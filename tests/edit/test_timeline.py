@@ -107,21 +107,21 @@ def test_selected_history_action_is_never_written(tmp_path: Path) -> None:
 # -- plan level ------------------------------------------------------------------------------
 
 
-def split(plan) -> tuple[set[int], set[int]]:  # type: ignore[no-untyped-def]
+def split(plan) -> tuple[set[int], set[int]]:
     """(history, pending) action indices of a plan."""
     history = {o.action_index for o in plan.outcomes if o.history}
     pending = {o.action_index for o in plan.outcomes if not o.history and not o.skipped}
     return history, pending
 
 
-def errors(plan) -> list[str]:  # type: ignore[no-untyped-def]
+def errors(plan) -> list[str]:
     from action_lsp.codes import default_severity
 
     return [f"{d.code}: {d.message}" for d in plan.diagnostics
             if (d.severity or default_severity(d.code)) is Severity.ERROR]
 
 
-def test_created_then_edited_twice(tmp_path: Path, tx) -> None:  # type: ignore[no-untyped-def]
+def test_created_then_edited_twice(tmp_path: Path, tx) -> None:
     t = tx()
     base = "def f():\n    return 1\n"
     actions = [t.create("m.py", base), t.modify("m.py", ("return 1", "return 2")),
@@ -145,7 +145,7 @@ def test_created_then_edited_twice(tmp_path: Path, tx) -> None:  # type: ignore[
             assert plan.changes == []
 
 
-def test_hand_edit_in_the_middle_is_said_once(tmp_path: Path, tx) -> None:  # type: ignore[no-untyped-def]
+def test_hand_edit_in_the_middle_is_said_once(tmp_path: Path, tx) -> None:
     """The file took the first two edits, then someone rewrote the lines the next two change:
     one error, on the first pending action, that counts the other."""
     t = tx()
@@ -160,7 +160,7 @@ def test_hand_edit_in_the_middle_is_said_once(tmp_path: Path, tx) -> None:  # ty
     assert "since action 3" in plan.outcomes[3].reason
 
 
-def test_hand_rewritten_chain_gives_one_error_at_most(tmp_path: Path, tx) -> None:  # type: ignore[no-untyped-def]
+def test_hand_rewritten_chain_gives_one_error_at_most(tmp_path: Path, tx) -> None:
     """Edits that build on each other, their lines rewritten by hand: no error per action."""
     t = tx()
     actions = [t.modify("m.py", ("a = 1", "a = 2")), t.modify("m.py", ("b = 1", "b = 2")),
@@ -171,7 +171,7 @@ def test_hand_rewritten_chain_gives_one_error_at_most(tmp_path: Path, tx) -> Non
     assert plan.changes == []
 
 
-def test_hand_edit_elsewhere_keeps_the_timeline(tmp_path: Path, tx) -> None:  # type: ignore[no-untyped-def]
+def test_hand_edit_elsewhere_keeps_the_timeline(tmp_path: Path, tx) -> None:
     t = tx()
     actions = [t.modify("m.py", ("a = 1", "a = 2")), t.modify("m.py", ("b = 1", "b = 2"))]
     (tmp_path / "m.py").write_text("a = 2\nb = 1\n# a note by hand\n")
@@ -180,7 +180,7 @@ def test_hand_edit_elsewhere_keeps_the_timeline(tmp_path: Path, tx) -> None:  # 
     assert plan.changes[0].new_text == "a = 2\nb = 2\n# a note by hand\n"
 
 
-def test_a_later_action_applied_alone_leaves_the_earlier_one_pending(tmp_path: Path, tx) -> None:  # type: ignore[no-untyped-def]
+def test_a_later_action_applied_alone_leaves_the_earlier_one_pending(tmp_path: Path, tx) -> None:
     """The user applied action 2 alone (its lens): action 1, on other lines, can still be
     applied."""
     t = tx()
@@ -191,7 +191,7 @@ def test_a_later_action_applied_alone_leaves_the_earlier_one_pending(tmp_path: P
     assert plan.changes[0].new_text == "a = 2\nb = 2\n"
 
 
-def test_a_reverted_edit_is_never_applied_again(tmp_path: Path, tx) -> None:  # type: ignore[no-untyped-def]
+def test_a_reverted_edit_is_never_applied_again(tmp_path: Path, tx) -> None:
     """Edit 1 renames, edit 2 renames back, edit 3 changes another line. At the end state edit
     1's search text is in the file again: it is history (superseded by 2), not pending."""
     t = tx()
@@ -245,7 +245,7 @@ def chains(draw: st.DrawFn) -> tuple[list[str], list[tuple[str, str]]]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(chains())
-def test_every_point_of_a_random_chain_is_clean(tmp_path: Path, tx, chain) -> None:  # type: ignore[no-untyped-def]
+def test_every_point_of_a_random_chain_is_clean(tmp_path: Path, tx, chain) -> None:
     states, pairs = chain
     t = tx()
     actions = [t.modify("m.py", p) for p in pairs]
@@ -261,7 +261,7 @@ def test_every_point_of_a_random_chain_is_clean(tmp_path: Path, tx, chain) -> No
         assert end == states[-1], at
 
 
-def test_an_edit_found_as_written_after_a_wrong_one_still_applies(tmp_path: Path, tx) -> None:  # type: ignore[no-untyped-def]
+def test_an_edit_found_as_written_after_a_wrong_one_still_applies(tmp_path: Path, tx) -> None:
     """The model's first search text matches nothing; its second edit of the file is there as
     written: one error, and the second edit is applied."""
     t = tx()
