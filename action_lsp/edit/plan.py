@@ -1172,6 +1172,8 @@ def plan_changes(
             _judged(judgement, action, outcome)
             continue
         if (kind is ActionKind.MODIFY_FILE and action.path in diverged
+                and not planner.accepts_fuzzy(index)
+                and not any(i == index for i, _ in planner.choices)
                 and not planner.found_as_written(action)):
             # The file left the transcript's timeline before: only a search text found as
             # written is looked for (no tolerant strategies: fast, and said once).

@@ -315,3 +315,17 @@ def test_session_that_writes_a_file_and_edits_it_twice(tmp_path: Path, holds: st
     written = apply(root, t, "--write")
     assert written.returncode == 0, written.stderr
     assert (root / "app.py").read_text() == "def f():\n    return 3\n"
+
+
+def test_a_place_chosen_for_a_later_action_of_a_diverged_file_is_applied(tmp_path: Path, tx) -> None:
+    """After the file diverged, a later action is looked for only as written -- unless the
+    user chose its place (`--accept-candidate`) or accepted close matches."""
+    t = tx()
+    actions = [t.modify("m.py", ("a = 9", "a = 2")), t.modify("m.py", ("b  =  1", "b = 2"))]
+    (tmp_path / "m.py").write_text("a = 1\nb = 1\n")
+    plan = plan_changes(actions, Workspace(tmp_path))
+    assert [o.ok for o in plan.outcomes] == [False, False]
+    plan = plan_changes(actions, Workspace(tmp_path), only={1}, choices={(1, 0): 2})
+    assert plan.ok and plan.changes[0].new_text == "a = 1\nb = 2\n"
+    plan = plan_changes(actions, Workspace(tmp_path), choices={(1, 0): 2})
+    assert [o.ok for o in plan.outcomes] == [False, True]
