@@ -6,9 +6,9 @@ Runs `action-lsp check` on TRANSCRIPT twice, without and with `--root ROOT` (the
 the commit the history reaches), and prints the time of each, the count of findings per code
 and severity, and a random sample of the workspace checks' errors (line in the transcript,
 message) to read by hand. ``--source DIR`` runs another checkout of action-lsp (e.g. the code before a
-change, from ``git archive``) in the same interpreter. Aider's history is
-``../shared/corpus/aider/chat-history.md``; the repository is Aider's (``git archive`` of the
-commit) -- see docs/edit-engine.md, "A transcript is a timeline".
+change, from ``git archive``) in the same interpreter. Aider's history is Aider's own
+``tests/fixtures/chat-history.md``; the repository is Aider's (``git archive`` of the commit
+its sessions reach) -- see docs/edit-engine.md, "A transcript is a timeline".
 """
 
 from __future__ import annotations
