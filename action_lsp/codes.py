@@ -113,6 +113,12 @@ CODES: dict[str, Code] = {
         Code("applied", H, "The action's result is already in the workspace.",
              "Shown after an apply instead of errors: the file already holds this content.",
              needs_workspace=True),
+        Code("superseded", H, "History rewritten since: a later action of the same transcript changed this action's result (the message names it).",
+             "A transcript is a timeline: the workspace stands at the latest action whose "
+             "result its file holds, and the actions before that point are history. One whose "
+             "text a later action rewrote is not applied again (no Apply lens, skipped by "
+             "`apply`). When no later action explains why its result is gone, the file was "
+             "changed since.", needs_workspace=True),
         Code("empty-command", E, "A command action with no command.", "There is nothing to run."),
         Code("unsafe-code", W, "Code to execute that reaches outside its sandbox.",
              "`open`, `eval`, `exec`, `__import__`, `compile`, `globals`, dunder attributes, "

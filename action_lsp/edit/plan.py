@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from .locate import (
     locate,
     strip_line_numbers,
 )
+from .timeline import Judgement, Step, judge, layout_only
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
 
 #: Transcript diagnostics that block their action even below error severity: the agent's own
@@ -73,6 +75,14 @@ class ActionOutcome:
     strategies: list[str] = field(default_factory=list)
     #: The transcript's own diagnostic that kept this action from being applied (not forced).
     blocked_by: Diagnostic | None = None
+    #: History rewritten since: the index of the later action of the transcript that rewrote
+    #: this one's result (see :mod:`.timeline`); -1 when nothing in the transcript explains it.
+    superseded_by: int | None = None
+
+    @property
+    def history(self) -> bool:
+        """Whether the workspace is past this action (applied, or superseded since)."""
+        return self.applied or self.superseded_by is not None
 
 
 @dataclass(slots=True)
@@ -686,6 +696,52 @@ class _Planner:
                 outcome.ok = False
                 outcome.reason = d.message
 
+    # -- the timeline (see .timeline) --------------------------------------------------
+    def found_as_written(self, action: Action) -> bool:
+        """Whether every search text of a modify is in its file as the plan has it, as written
+        (line endings aside)."""
+        try:
+            text = self.state(action).text
+        except (ActionFailed, OSError):
+            return True  # the handler says why
+        if text is None:
+            return False
+        body = _norm(text)
+        return all(not s.strip() or _norm(s) in body for s, _, _, _ in _pairs(action))
+
+    def history(self, views: Sequence[Action | None]) -> dict[int, Judgement]:
+        """The history actions of every file's chain (``views``: the file actions the plan
+        may apply, normalized; None for the others), each file read once, as the plan reads
+        it. A file a rename touches is left out: all its actions are pending, as before."""
+        chains: dict[Path, list[Step]] = {}
+        renamed: set[Path] = set()
+        for index, action in enumerate(views):
+            if action is None:
+                continue
+            try:
+                state = self.state(action)
+                if action.kind is ActionKind.RENAME_FILE:
+                    renamed.add(state.target.path)
+                    to = action.fields.get("to")
+                    if to is not None and isinstance(to.value, str):
+                        renamed.add(self.state(Action(
+                            action.dialect, action.type, action.kind, action.span,
+                            action.name_span, {"path": to})).target.path)
+                    continue
+            except (ActionFailed, OSError):
+                continue  # the plan says why, when it reaches the action
+            orig = state.original
+            step = _step(index, action, orig.text if orig is not None else None)
+            if step is not None and not state.is_dir:
+                chains.setdefault(state.target.path, []).append(step)
+        out: dict[int, Judgement] = {}
+        for path, steps in chains.items():
+            if path in renamed:
+                continue
+            orig = self.states[path].original
+            out.update(judge(steps, orig.text if orig is not None else None))
+        return out
+
     # -- result -------------------------------------------------------------------------
     def changes(self) -> dict[Path, FileChange]:
         out: dict[Path, FileChange] = {}
@@ -853,11 +909,16 @@ def _contains(replace: str, search: str) -> bool:
     return bool(search.strip()) and _norm(search).strip() in _norm(replace)
 
 
+_SPACE = re.compile(r"\s+")
+
+
 def _present(text: str, replace: str, rel: str, within: Located | None = None) -> bool:
     """Whether ``replace`` is found (exactly or up to whitespace) in ``text`` once, and covers
     ``within`` when given."""
     if not replace.strip():
         return False
+    if _SPACE.sub("", replace) not in _SPACE.sub("", text):
+        return False  # the layout-only strategies cannot find it: no need to try the others
     got = locate(text, replace, path=None)
     if not isinstance(got, Located) or got.strategy not in ("exact", "whitespace", "blank-lines"):
         return False
@@ -996,6 +1057,62 @@ def _line_start(text: str, line: int) -> int:
     return pos
 
 
+def _step(index: int, action: Action, text: str | None) -> Step | None:
+    """The action as a step of its file's chain (None: not on it). Its search/replace pairs as
+    the planner reads them against ``text`` (the file before the transcript): line-number
+    prefixes stripped, no-op and layout-only pairs left out (the planner judges those)."""
+    kind = action.kind
+    if kind in (ActionKind.CREATE_FILE, ActionKind.WRITE_FILE):
+        return Step(index, "create" if kind is ActionKind.CREATE_FILE else "write",
+                    content=action.text("content") or "")
+    if kind is ActionKind.DELETE_FILE:
+        return Step(index, "delete")
+    if kind is ActionKind.MODIFY_FILE:
+        pairs = []
+        for search, replace, _, _ in _pairs(action):
+            numbered = strip_line_numbers(search) if text is not None and search not in text else None
+            if numbered is not None:
+                bare = strip_line_numbers(replace, counting=False)
+                if bare is not None or not has_line_numbers(replace):
+                    search = numbered[0]
+                    replace = bare[0] if bare is not None else replace
+            if not layout_only(search, replace):
+                pairs.append((search, replace))
+        return Step(index, "modify", pairs=pairs) if pairs else None
+    return None
+
+
+def _judged(judgement: Judgement, action: Action, outcome: ActionOutcome) -> None:
+    """The outcome of a history action: applied, or superseded (never written either way)."""
+    rel = action.path or ""
+    if judgement.kind == "applied":
+        outcome.applied = True
+        span = _field_span(action, "search") if action.kind is ActionKind.MODIFY_FILE else (
+            _field_span(action, "path"))
+        if action.edits:
+            span = action.edits[0].search.span
+        outcome.diagnostics.append(_diag("applied", f"{rel} already holds this action's result", span))
+        return
+    by = judgement.by
+    outcome.skipped = True
+    outcome.superseded_by = -1 if by is None else by
+    if by is None:
+        msg = (f"{rel}: this action's result is no longer in the file, and no later action of "
+               "the transcript rewrote it: the file was changed since; not applied again")
+        outcome.reason = "superseded: the file was changed since; not applied again"
+    else:
+        msg = (f"{rel}: superseded by action {by + 1}, which rewrote this text later in the "
+               "transcript; nothing to apply")
+        outcome.reason = f"superseded by action {by + 1}; nothing to apply"
+    outcome.diagnostics.append(Diagnostic(
+        "superseded", msg, _field_span(action, "path"),
+        data={"supersededBy": by} if by is not None else None))
+
+
+#: The findings of a pending action that only say the file is not where the transcript left it.
+_DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
+
+
 def plan_changes(
     actions: Sequence[Action],
     ws: Workspace,
@@ -1029,8 +1146,17 @@ def plan_changes(
     planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force,
                        allow_code_paths=allow_code_paths, check_only=check_only)
     blocking = _Blockers(blockers)
+    views: list[tuple[Action, bool] | None] = [None] * len(actions)
+    for index, action in enumerate(actions):
+        if (action.failure is None and action.kind.is_file_action
+                and (planner.forces(index) or blocking.of(action) is None)):
+            views[index] = _from_view(action)
+    history = planner.history([v[0] if v is not None else None for v in views])
     outcomes: list[ActionOutcome] = []
     touched: dict[int, Path] = {}
+    # Per file, the first pending action that found the file elsewhere than the transcript
+    # left it, and the later ones that failed the same way (said once, on the first).
+    diverged: dict[str, tuple[Diagnostic, list[int]]] = {}
     for index, action in enumerate(actions):
         outcome = ActionOutcome(index, True)
         outcomes.append(outcome)
@@ -1062,8 +1188,26 @@ def plan_changes(
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
                               f"{blocker.message} ({hint})")
             continue
-        action, planner.final_newline = _from_view(action)
+        view = views[index]
+        action, planner.final_newline = view if view is not None else _from_view(action)
         kind = action.kind
+        judgement = history.get(index)
+        if judgement is not None:
+            _judged(judgement, action, outcome)
+            continue
+        if (kind is ActionKind.MODIFY_FILE and action.path in diverged
+                and not planner.accepts_fuzzy(index)
+                and not any(i == index for i, _ in planner.choices)
+                and not planner.found_as_written(action)):
+            # The file left the transcript's timeline before: only a search text found as
+            # written is looked for (no tolerant strategies: fast, and said once).
+            folded = diverged[action.path][1]
+            folded.append(index)
+            outcome.ok = False
+            outcome.reason = (f"not applied: {action.path} is not as this transcript left it "
+                              f"since action {folded[0] + 1}, and this search text is not in it "
+                              "as written")
+            continue
         handler = {
             ActionKind.CREATE_FILE: planner.create,
             ActionKind.WRITE_FILE: planner.create,
@@ -1081,8 +1225,17 @@ def plan_changes(
         except ActionFailed as exc:
             outcome.ok = False
             outcome.reason = exc.reason
-            if exc.diagnostic is not None:
-                outcome.diagnostics.append(exc.diagnostic)
+            d = exc.diagnostic
+            if d is not None and d.code in _DIVERGED and action.path is not None:
+                first = diverged.get(action.path)
+                if first is not None:  # the file left the transcript's timeline before
+                    first[1].append(index)
+                    outcome.reason = (f"not applied: {action.path} is not as this transcript "
+                                      f"left it since action {first[1][0] + 1} ({exc.reason})")
+                    continue
+                diverged[action.path] = (d, [index])
+            if d is not None:
+                outcome.diagnostics.append(d)
             continue
         except OSError as exc:  # the file system refused a probe: a finding, not a crash
             failed = _os_failure(action.path or "", exc, _field_span(action, "path"))
@@ -1096,6 +1249,12 @@ def plan_changes(
             target = ws.resolve(rel)
             if isinstance(target, Target):
                 touched[index] = target.path
+    for rel, (d, later) in diverged.items():
+        if len(later) > 1:
+            d.message += (f"; {len(later) - 1} later action(s) on {rel} cannot be applied "
+                          "either: the file matches no point of this transcript's edits to it "
+                          "(changed by hand since?)")
+            d.data = {**(d.data or {}), "laterFailed": later[1:]}
     planner.settle_syntax()
     if check_only:
         return Plan([], outcomes)

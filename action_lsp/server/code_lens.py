@@ -1,6 +1,7 @@
 """``textDocument/codeLens``: ``Apply`` and ``Preview diff`` above every file action,
 ``Apply all N`` above each block or message, ``Applied ✓`` once the files hold an action's
-result (the edit engine's ``applied`` finding)."""
+result (the edit engine's ``applied`` finding), ``Superseded by action N`` (no command) on
+history a later action rewrote (see ``edit/timeline.py``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from .server import ActionLanguageServer
 
 APPLIED = "Applied ✓"
+SUPERSEDED = "Superseded"
 
 
 def register(ls: ActionLanguageServer) -> None:
@@ -38,7 +40,8 @@ def register(ls: ActionLanguageServer) -> None:
                 return []  # closed meanwhile
             analysis = od.analysis()
             actions = analysis.actions
-        found_applied = diagnostics.plan_now(od).applied
+        summary = diagnostics.plan_now(od)
+        found_applied, superseded = summary.applied, summary.superseded
         lines, enc, uri, version = od.doc.lines, ls.encoding, od.uri, od.version
 
         def lens(item: tuple[int, str, str, int | list[int]]) -> types.CodeLens:
@@ -60,10 +63,14 @@ def register(ls: ActionLanguageServer) -> None:
                 if not a.kind.is_file_action or (streaming and a.in_progress):
                     continue  # no Apply for an action still being written
                 applied = i in found_applied
-                pending[i] = not applied
+                by = superseded.get(i)
+                pending[i] = not applied and by is None
                 at = a.name_span.start
                 if applied:
                     out.append((at, Later(lens, (at, APPLIED, "", i))))
+                elif by is not None:  # history: never an Apply lens
+                    title = SUPERSEDED if by < 0 else f"{SUPERSEDED} by action {by + 1}"
+                    out.append((at, Later(lens, (at, title, "", i))))
                 else:
                     out.append((at, Later(lens, (at, "Apply", APPLY, i))))
                     out.append((at, Later(lens, (at, "Preview diff", PREVIEW, i))))

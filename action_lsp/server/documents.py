@@ -48,13 +48,19 @@ class PlanSummary:
     a large transcript's plan holds every file it writes (as text and as bytes), and nothing
     writes from this one -- the commands plan again."""
 
-    key: array[int]  # per outcome: index << 2 | ok << 1 | applied
+    key: array[int]  # per outcome: index << 2 | ok << 1 | history (applied or superseded)
     applied: frozenset[int]
+    #: History rewritten since (see edit/timeline.py): action index -> the later action's
+    #: index (-1: the file was changed since).
+    superseded: dict[int, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, plan: Plan) -> PlanSummary:
-        key = array("q", [o.action_index << 2 | o.ok << 1 | o.applied for o in plan.outcomes])
-        return cls(key, frozenset(o.action_index for o in plan.outcomes if o.applied))
+        key = array("q", [o.action_index << 2 | o.ok << 1 | o.history for o in plan.outcomes])
+        return cls(
+            key, frozenset(o.action_index for o in plan.outcomes if o.applied),
+            {o.action_index: o.superseded_by for o in plan.outcomes if o.superseded_by is not None},
+        )
 
 
 @dataclass(slots=True)

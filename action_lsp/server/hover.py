@@ -39,6 +39,13 @@ def describe(action: Action, index: int, plan: Plan | None) -> str:
         return f"{head}\n\n**Cannot apply:** {outcome.reason}"
     if outcome.applied:
         return f"{head}\n\nAlready applied: the file holds this change."
+    if outcome.superseded_by is not None:
+        by = outcome.superseded_by
+        if by < 0:
+            return (f"{head}\n\nHistory: its result is no longer in the file and no later "
+                    "action rewrote it (the file was changed since); it is not applied again.")
+        return (f"{head}\n\nSuperseded by action {by + 1}, which rewrote this text later in the "
+                "transcript: history, nothing to apply.")
     change = outcome.change
     if change is None:
         return f"{head}\n\nNothing would change."

@@ -1,0 +1,85 @@
+"""Opening a long history in its own repository in the language server (a script, not a test).
+
+    .venv/bin/python bench/bench_open.py TRANSCRIPT ROOT [--source DIR]
+
+A client (pytest-lsp's, over stdio, VS Code capabilities: pushed diagnostics) starts
+``action-lsp serve`` with ROOT as its workspace folder and opens TRANSCRIPT (a ``file:`` URI
+inside or outside ROOT). Reported, from the ``didOpen``: the first ``publishDiagnostics`` (the
+transcript's own findings), the first that holds workspace findings (``applied``,
+``superseded``, ``search-not-found``, ...) with their count, and the ``documentSymbol`` answer
+(the outline) asked right after the open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import client_capabilities, make_test_lsp_client
+
+from action_lsp.codes import CODES
+
+WORKSPACE_CODES = {c.code for c in CODES.values() if c.needs_workspace}
+
+
+async def run(transcript: Path, root: Path, source: Path | None) -> None:
+    client = make_test_lsp_client()
+    python = [sys.executable]
+    env = dict(os.environ)
+    if source is not None:  # another checkout (-S: an editable install does not win over it)
+        env["PYTHONPATH"] = os.pathsep.join([str(source.resolve()), sysconfig.get_paths()["purelib"]])
+        python.append("-S")
+    events: list[tuple[float, int, int]] = []  # (time, diagnostics, workspace findings)
+
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        ws = sum(1 for d in params.diagnostics if d.code in WORKSPACE_CODES)
+        events.append((time.perf_counter(), len(params.diagnostics), ws))
+
+    client.protocol.fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    await client.start_io(*python, "-m", "action_lsp", "serve", env=env, cwd=str(root.resolve()))
+    folder = root.resolve().as_uri()
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=folder,
+        workspace_folders=[types.WorkspaceFolder(uri=folder, name=root.name)]))
+    uri = transcript.resolve().as_uri()
+    text = transcript.read_text(encoding="utf-8")
+    t0 = time.perf_counter()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    t_outline = time.perf_counter() - t0
+    deadline = time.perf_counter() + 300
+    while not any(ws for _, _, ws in events) and time.perf_counter() < deadline:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(1.0)  # later publishes, if any
+    first = events[0] if events else None
+    with_ws = next((e for e in events if e[2]), None)
+    print(f"{transcript.name} ({len(text) / 1e6:.1f} MB) in {root}:")
+    if first is not None:
+        print(f"  first diagnostics:     {first[0] - t0:6.2f} s ({first[1]} diagnostics)")
+    if with_ws is not None:
+        print(f"  workspace findings:    {with_ws[0] - t0:6.2f} s ({with_ws[1]} diagnostics, "
+              f"{with_ws[2]} of the workspace checks)")
+    print(f"  outline (asked at the open): {t_outline:6.2f} s ({len(symbols or [])} symbols)")
+    await client.shutdown_session()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("transcript", type=Path)
+    p.add_argument("root", type=Path)
+    p.add_argument("--source", type=Path, help="run the action-lsp found in this directory")
+    args = p.parse_args()
+    asyncio.run(run(args.transcript, args.root, args.source))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
