@@ -126,7 +126,7 @@ class _Options:
 @dataclass(slots=True)
 class _Tally:
     counts: Counter[Severity] = field(default_factory=Counter)
-    per_code: Counter[str] = field(default_factory=Counter)
+    per_code: Counter[tuple[str, Severity]] = field(default_factory=Counter)  # as reported
 
 
 def _placed(path: Path, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
@@ -166,7 +166,7 @@ def _items(placed: Iterable[tuple[Diagnostic, Lines]], name: str, opts: _Options
         if severity is None:
             continue
         tally.counts[severity] += 1
-        tally.per_code[d.code] += 1
+        tally.per_code[d.code, severity] += 1
         if fmt in ("full", "concise", "github"):
             buf = io.StringIO()
             if fmt == "github":
@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
         dialects, root, args.force, root is None and len(files) > 1,
     )
     counts = {s: 0 for s in Severity}
-    per_code: Counter[str] = Counter()
+    per_code: Counter[tuple[str, Severity]] = Counter()
     report: list[dict[str, Any]] = []  # sarif: every file's diagnostics, for the rules list
     unreadable: list[str] = []
     # Standard input can only be read here.
@@ -276,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
         per_code.update(tally.per_code)
     n_checked = len(files) - len(unreadable)
     if args.statistics:
-        _print_statistics(out, per_code, overrides, style, json_out=fmt in ("json", "sarif"))
+        _print_statistics(out, per_code, style, json_out=fmt in ("json", "sarif"))
     elif fmt == "json":
         out.write("]}\n")
     elif fmt == "sarif":
@@ -286,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
         out.write(dumps(sarif_log(report, __version__)) + "\n")
     elif fmt == "full" and n_checked:
         if per_code:
-            _print_per_code(out, per_code, overrides, style)
+            _print_per_code(out, per_code, style)
         print(_summary(counts, n_checked, style), file=out)
     elif fmt == "concise" and n_checked:
         print(_summary(counts, n_checked, Style(False)), file=out)
@@ -344,45 +344,42 @@ def _print_github(out: Any, name: str, lines: Lines, d: Diagnostic, severity: Se
     )
 
 
-def _severity_of(code: str, overrides: dict[str, Severity | None]) -> str:
-    from ..codes import default_severity
+def _rows(per_code: Counter[tuple[str, Severity]]) -> list[tuple[str, str, int]]:
+    """(code, severity label, count) per code and severity reported, the most frequent first:
+    a code reported at two severities (a default and a dialect's own) has a row for each."""
+    ordered = sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1]))
+    return [(code, severity.label, n) for (code, severity), n in ordered]
 
-    level = overrides.get(code, default_severity(code))
-    return level.label if level is not None else "off"
 
-
-def _print_per_code(out: Any, per_code: Counter[str], overrides: dict[str, Severity | None], style: Style) -> None:
-    width = len(str(max(per_code.values())))
-    code_width = max(len(c) for c in per_code)
-    for code, n in sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0])):
-        label = _severity_of(code, overrides)
+def _print_per_code(out: Any, per_code: Counter[tuple[str, Severity]], style: Style) -> None:
+    rows = _rows(per_code)
+    width = len(str(max(n for _, _, n in rows)))
+    code_width = max(len(c) for c, _, _ in rows)
+    for code, label, n in rows:
         print(f"{n:>{width}} × {style('bold', f'{code:<{code_width}}')}  {style.severity(label)}", file=out)
 
 
-def _print_statistics(
-    out: Any, per_code: Counter[str], overrides: dict[str, Severity | None], style: Style, json_out: bool
-) -> None:
-    """Like ``ruff --statistics``: one line per code with at least one diagnostic."""
+def _print_statistics(out: Any, per_code: Counter[tuple[str, Severity]], style: Style, json_out: bool) -> None:
+    """Like ``ruff --statistics``: one line per code (and severity) with a diagnostic, counted
+    at the severity each was reported with (after ``--severity``)."""
     from ..codes import CODES
 
-    rows = sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0]))
+    rows = _rows(per_code)
     if json_out:
         from .output import dumps
 
         data = [
-            {"code": code, "count": n, "severity": _severity_of(code, overrides),
-             "summary": CODES[code].summary if code in CODES else ""}
-            for code, n in rows
+            {"code": code, "count": n, "severity": label, "summary": CODES[code].summary if code in CODES else ""}
+            for code, label, n in rows
         ]
         out.write(dumps(data) + "\n")
         return
     if not rows:
         return
-    width = len(str(rows[0][1]))
-    code_width = max(len(c) for c, _ in rows)
-    sev_width = max(len(_severity_of(c, overrides)) for c, _ in rows)
-    for code, n in rows:
-        label = _severity_of(code, overrides)
+    width = len(str(max(n for _, _, n in rows)))
+    code_width = max(len(c) for c, _, _ in rows)
+    sev_width = max(len(label) for _, label, _ in rows)
+    for code, label, n in rows:
         summary = CODES[code].summary if code in CODES else ""
         print(
             f"{n:>{width}}  {style('bold', f'{code:<{code_width}}')}  "
