@@ -89,8 +89,11 @@ def _checked(capsys: pytest.CaptureFixture[str], root: Path) -> set[str]:
     return {Path(line.split(":", 1)[0]).relative_to(root).as_posix() for line in out.splitlines() if "[" in line}
 
 
-def test_documentation_is_checked_unless_excluded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_documentation_is_checked_unless_excluded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _tree(tmp_path)
+    monkeypatch.chdir(root)  # a command-line GLOB with / is relative to the current directory
     assert main(["check", str(root)]) == 1
     assert _checked(capsys, root) == {"chats/a.md", "docs/guide.md", "docs/api/ref.md", "site/_posts/x.md", "notes.txt"}
     assert main(["check", "--extend-exclude", "docs,_posts", str(root)]) == 1

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .common import (
     STDIN,
     CliError,
+    Exclude,
     add_color_option,
     add_dialect_option,
     add_stdin_filename_option,
@@ -22,6 +23,7 @@ from .common import (
     effective_severity,
     expand,
     parse_severity_overrides,
+    patterns,
     read_transcript,
     selected_dialects,
     transcript_pieces,
@@ -29,6 +31,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..model import Diagnostic, Severity
+    from ..project_config import ProjectConfig
     from ..stream import TextPositions
     from ..text import LineIndex
     from .output import Style
@@ -65,6 +68,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="print the number of diagnostics per code instead of the diagnostics",
     )
     add_dialect_option(p)
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="GLOB",
+        help="skip these files and directories in a directory walk instead of the default ones "
+        "(.git, node_modules, virtualenvs, ...); repeat or comma-separate; the configuration's "
+        "`exclude` is the same",
+    )
+    p.add_argument(
+        "--extend-exclude",
+        action="append",
+        metavar="GLOB",
+        help="skip these too (e.g. docs,site/_posts); a GLOB without / matches a name anywhere, "
+        "one with / a path from the current directory",
+    )
     p.add_argument(
         "--severity",
         action="append",
@@ -225,9 +243,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--root {args.root}: not a directory")
     if sum(1 for p in args.paths if p == "-") > 1:
         raise CliError("`-` (standard input) can be given once")
-    declare_dialects(Path(args.paths[0]), root)
+    config = declare_dialects(Path(args.paths[0]), root)
     dialects = selected_dialects(args.dialect)
-    files = list(expand(args.paths))
+    found = list(expand(args.paths, _exclude(args, config)))
+    files = [f for f in found if isinstance(f, Path)]
     out = sys.stdout
     style = Style(use_color(args.color, out))
     fmt = args.format
@@ -242,7 +261,9 @@ def run(args: argparse.Namespace) -> int:
     counts = {s: 0 for s in Severity}
     per_code: Counter[tuple[str, Severity]] = Counter()
     report: list[dict[str, Any]] = []  # sarif: every file's diagnostics, for the rules list
-    unreadable: list[str] = []
+    unreadable = [str(f) for f in found if isinstance(f, CliError)]
+    for error in unreadable:  # a missing path: one line, and the others are still checked
+        print(f"action-lsp check: {_clean(error)}", file=sys.stderr)
     # Standard input can only be read here.
     jobs = 1 if any(str(p) == "-" for p in files) else args.jobs
     streaming_json = fmt == "json" and not args.statistics
@@ -274,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
         for s, n in tally.counts.items():
             counts[s] += n
         per_code.update(tally.per_code)
-    n_checked = len(files) - len(unreadable)
+    n_checked = len(found) - len(unreadable)
     if args.statistics:
         _print_statistics(out, per_code, style, json_out=fmt in ("json", "sarif"))
     elif fmt == "json":
@@ -293,6 +314,17 @@ def run(args: argparse.Namespace) -> int:
     if unreadable:
         return 2
     return 1 if counts[Severity.ERROR] else 0
+
+
+def _exclude(args: argparse.Namespace, config: ProjectConfig) -> Exclude:
+    """The command line's globs (relative to the current directory) over the configuration's
+    (relative to its file's directory), as ruff combines them."""
+    base = str(config.path.parent) if config.path is not None else ""
+    exclude = patterns(args.exclude)
+    if exclude is None and config.exclude is not None:
+        exclude = patterns(config.exclude, base)
+    extend = (*(patterns(config.extend_exclude, base) or ()), *(patterns(args.extend_exclude) or ()))
+    return Exclude.of(exclude, extend)
 
 
 def _clean(text: str) -> str:

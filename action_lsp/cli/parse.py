@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..dialects import NAMES
+    from ..dialects import DialectSet
     from ..document import analyze
     from ..text import LineIndex
     from .output import Style, clean, dumps, use_color
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     style = Style(use_color(args.color, sys.stdout))
     if not analysis.actions:
-        looked = ", ".join(dialects or NAMES)
+        looked = ", ".join(dialects or (d.name for d in DialectSet().dialects))  # those in effect
         print(f"{clean(name)}: no actions found (dialects: {looked}).")
         return 0
     width = len(str(len(analysis.actions)))
