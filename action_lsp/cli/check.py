@@ -262,8 +262,8 @@ def run(args: argparse.Namespace) -> int:
     per_code: Counter[tuple[str, Severity]] = Counter()
     report: list[dict[str, Any]] = []  # sarif: every file's diagnostics, for the rules list
     unreadable = [str(f) for f in found if isinstance(f, CliError)]
-    for error in unreadable:  # a missing path: one line, and the others are still checked
-        print(f"action-lsp check: {_clean(error)}", file=sys.stderr)
+    for problem in unreadable:  # a missing path: one line, and the others are still checked
+        print(f"action-lsp check: {_clean(problem)}", file=sys.stderr)
     # Standard input can only be read here.
     jobs = 1 if any(str(p) == "-" for p in files) else args.jobs
     streaming_json = fmt == "json" and not args.statistics

@@ -183,9 +183,8 @@ class Exclude:
                 continue
             absolute = absolute or os.path.abspath(path)
             rel = os.path.relpath(absolute, os.path.abspath(base or "."))
-            if not rel.startswith(".."):
-                if fnmatch.fnmatchcase(Path(rel).as_posix(), pattern.removeprefix("./")):
-                    return True
+            if not rel.startswith("..") and fnmatch.fnmatchcase(Path(rel).as_posix(), pattern.removeprefix("./")):
+                return True
         return False
 
 
