@@ -311,7 +311,7 @@ def test_parse_text(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 5
     col = TWO.index('{"type"') - TWO.index("\n") - 1 + 1  # 1-based column on line 2
-    assert re.match(rf"1\. {re.escape(str(p))}:2:{col} +actions-json +create_task$", out[0]), out[0]
+    assert re.match(rf"1\. {re.escape(str(p))}:2:{col} +actions-json +other +create_task$", out[0]), out[0]
     assert "action-plan" in out[3] and "THINK" in out[3]
     assert out[-1] == "4 actions."
 
