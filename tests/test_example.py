@@ -76,10 +76,13 @@ def test_the_whole_example_is_refused_for_its_escaping_action(tmp_path: Path, ca
     before = snapshot(tmp_path)
     assert main(["apply", "--write", str(ws / "transcript.md")]) == 1
     err = capsys.readouterr().err
-    assert "[path-traversal]" in err and "nothing written" in err
+    assert "[path-traversal]" in err
     assert snapshot(tmp_path) == before
     # ... and says how to write the others alone (a new user was left with "nothing written").
-    assert "--select 1-2 writes the 2 other(s)" in err
+    assert "nothing written: 1 action cannot be applied; a write is all or none, so `--select 1-2` writes the 2 others." in err
+    # full sentences: no "(fix it)", no "other(s)"
+    assert "(fix it)" not in err and "(s)" not in err
+    assert "nothing is ever written outside the workspace" in err
     assert main(["apply", "--write", "--select", "1-2", str(ws / "transcript.md")]) == 0
     assert "def farewell" in (ws / "src" / "app.py").read_text(encoding="utf-8")
 

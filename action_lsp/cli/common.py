@@ -239,7 +239,7 @@ def expand(paths: Iterable[str], exclude: Exclude | None = None) -> Iterator[Pat
                 found += 1
                 yield file
         if not found:
-            extra = f" ({skipped} binary or special file(s) skipped)" if skipped else ""
+            extra = f" ({skipped} binary or special {'file' if skipped == 1 else 'files'} skipped)" if skipped else ""
             suffixes = ", ".join(sorted(TRANSCRIPT_SUFFIXES))
             yield CliError(f"{raw}: no transcript files found{extra}; looked for {suffixes}")
 

@@ -1034,9 +1034,11 @@ def plan_changes(
             outcome.ok = False
             outcome.blocked_by = blocker
             # Nothing is ever written outside the workspace, forced or not: no --force hint.
-            hint = "fix it" if blocker.code in get_args(PathCode) else "fix it, or apply with --force"
+            hint = ("nothing is ever written outside the workspace"
+                    if blocker.code in get_args(PathCode)
+                    else "correct the transcript, or apply with --force to apply it as it is")
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
-                              f"{blocker.message} ({hint})")
+                              f"{blocker.message}; {hint}")
             continue
         action, planner.final_newline = _from_view(action)
         kind = action.kind
