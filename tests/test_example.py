@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from action_lsp.cli import main
 from action_lsp.project_root import MARKER, find_root, is_root
 
@@ -22,6 +24,35 @@ def snapshot(top: Path) -> dict[str, str]:
         for p in sorted(top.rglob("*"))
         if p.is_file()
     }
+
+
+def changed_example(example: Path) -> str | None:
+    """What tells a user that ``example`` is no longer as shipped, and how to restore it."""
+    app = (example / "src" / "app.py").read_text(encoding="utf-8")
+    written = [rel for rel, done in (("src/app.py", "def farewell" in app),
+                                     ("tests/test_app.py", (example / "tests" / "test_app.py").exists())) if done]
+    if not written:
+        return None
+    return (f"examples/workspace was changed by an apply --write ({', '.join(written)}); restore it "
+            "with `git checkout examples/ && git clean -fd examples/` (make demo writes into a copy)")
+
+
+@pytest.fixture(autouse=True)
+def example_as_shipped() -> None:
+    """These tests apply the example's actions to a copy: they need examples/ as shipped. A
+    user who ran `apply --write` on it (as its messages suggest) is told how to restore it,
+    not left with `assert set() == {...}`."""
+    said = changed_example(EXAMPLE)
+    if said:
+        pytest.fail(said, pytrace=False)
+
+
+def test_a_changed_example_says_how_to_restore_it(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "workspace")
+    assert changed_example(tmp_path / "workspace") is None
+    assert main(["apply", "--write", "--select", "1-2", str(tmp_path / "workspace" / "transcript.md")]) == 0
+    said = changed_example(tmp_path / "workspace")
+    assert said is not None and "git checkout examples/ && git clean -fd examples/" in said
 
 
 def test_the_example_is_a_marked_workspace_with_its_transcript() -> None:

@@ -14,7 +14,9 @@ its global storage, installs the wheel there (dependencies from the package inde
 server from it, and reuses it on the next start. vscode-client/test/provision.test.mjs checks the
 set-up logic itself (reuse, a new wheel, a broken environment, two windows at once, no Python 3.11).
 
-Nothing is skipped: if a prerequisite cannot be installed, the test fails and says why.
+Skipped only when install.sh cannot install its Debian packages (no root, no password-less sudo,
+no apt-get): it exits 3 with one line saying what is needed and how to run the test, which is
+the skip reason. With CI=true (as CI runs it) that is a failure; any other problem always is.
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ def harness(request: pytest.FixtureRequest) -> None:
     if timed_out:
         pytest.fail(f"install.sh was killed after {INSTALL_TIMEOUT_S} s\n{out[-6000:]}")
     print(f"install.sh took {time.monotonic() - start:.1f} s\n{out[-3000:]}")
+    if code == 3 and os.environ.get("CI") != "true":  # cannot install without root: say so
+        said = [line for line in lines if line.startswith("[install.sh]")]
+        pytest.skip(said[-1].removeprefix("[install.sh]").strip() if said else "install.sh exited 3")
     if code != 0:
         pytest.fail(f"vscode-client/e2e/install.sh failed (exit {code}):\n{out[-6000:]}")
 
