@@ -319,7 +319,7 @@ class Commands:
             msg = (f"not applied, even forced: {never.message} [{never.code}] (action-lsp never "
                    "writes outside the workspace)")
             self._tell(types.MessageType.Error, msg)
-            return {"applied": False, "message": msg}
+            return {"applied": False, "message": msg, "told": True}
         why = _why_refused(plan_for(self.ls, od, [index]))
         question = (f"action-lsp: {od.analysis().actions[index].title} is refused"
                     + (f" ({', '.join(why)})" if why else "")
@@ -353,7 +353,7 @@ class Commands:
             if force and any(d.code in NEVER_FORCED for o in failed for d in o.diagnostics):
                 reasons += " (action-lsp never writes outside the workspace, even forced)"
             self._tell(types.MessageType.Error, f"Nothing applied: {reasons}")
-            return {"applied": False, "message": reasons}
+            return {"applied": False, "message": reasons, "told": True}
         if confirm and plan.changes:
             diff = unified_diff(plan)
             await self._show_diff(od, file_indices[0], diff)
@@ -371,7 +371,7 @@ class Commands:
         if not plan.changes:
             msg = "Already applied: the files hold these changes"
             self._tell(types.MessageType.Info, msg)
-            return {"applied": True, "message": msg}
+            return {"applied": True, "message": msg, "told": True}
         can_edit = ls.client_has("workspace.apply_edit") and (
             ls.client_has("workspace.workspace_edit.document_changes")
             or ls.client_has("workspace.workspace_edit.resource_operations")
@@ -385,7 +385,7 @@ class Commands:
             if not result.applied:
                 reason = result.failure_reason or "the editor refused the edit"
                 self._tell(types.MessageType.Error, f"Nothing applied: {reason}")
-                return {"applied": False, "message": reason}
+                return {"applied": False, "message": reason, "told": True}
             self._record(plan)
         else:
             try:
@@ -394,7 +394,7 @@ class Commands:
             except WriteError as exc:
                 said = "Nothing applied" if exc.settled else "Apply failed half-way"
                 self._tell(types.MessageType.Error, f"{said}: {exc}")
-                return {"applied": False, "message": str(exc)}
+                return {"applied": False, "message": str(exc), "told": True}
             for warning in warnings:
                 self._tell(types.MessageType.Warning, warning)
         for ch in plan.changes:
