@@ -147,3 +147,21 @@ def test_without_a_marker_the_root_used_is_named_when_the_transcript_is_elsewher
     monkeypatch.chdir(proj)  # beside the transcript: the usual case, nothing more to say
     assert main(["apply", "chat.md"]) == 0
     assert "workspace root" not in capsys.readouterr().err
+
+
+def test_the_readme_explains_each_diagnostic_of_the_demo(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The demo's errors and warning are there on purpose: README.md's "The demo" table lists
+    each, and must list exactly what `check examples/` reports; its action count too."""
+    import json
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### The demo", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| `([a-z-]+)` \| (\w+) \|", section, flags=re.M)
+    assert main(["check", "--output-format", "json", str(REPO / "examples")]) == 1
+    (report,) = json.loads(capsys.readouterr().out)["files"]
+    found = sorted((str(d["range"]["start"]["line"] + 1), d["code"], d["severity"]) for d in report["diagnostics"])
+    assert sorted(rows) == found
+    assert main(["parse", "--output-format", "json", str(EXAMPLE / "transcript.md")]) == 0
+    count = len(json.loads(capsys.readouterr().out)["actions"])
+    assert f"`parse` lists its {count} actions" in section

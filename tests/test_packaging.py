@@ -207,3 +207,26 @@ def test_installing_from_the_sources_leaves_no_build_folder_to_shadow_build(tmp_
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert list((tmp_path / "wheels").glob("action_lsp-*.whl"))
     assert not (src / "build").exists()
+
+
+def stated_kb(pattern: str) -> list[tuple[str, int]]:
+    """Every size the docs state with ``pattern`` (one group: the number of KB), per file."""
+    import re
+
+    found = []
+    for doc in (REPO / "README.md", REPO / "vscode-client" / "README.md", *sorted((REPO / "docs").glob("*.md"))):
+        found += [(doc.name, int(n)) for n in re.findall(pattern, doc.read_text(encoding="utf-8"))]
+    return found
+
+
+def about(stated: int, actual_bytes: int) -> bool:
+    """A stated "≈N KB" (KiB) is within 15 % of the real size."""
+    return abs(stated - actual_bytes / 1024) <= 0.15 * actual_bytes / 1024
+
+
+def test_the_docs_state_the_wheels_size(installed: tuple[Path, Path, dict[str, str]]) -> None:
+    wheel, _, _ = installed
+    stated = stated_kb(r"whl \(≈(\d+) KB\)") + stated_kb(r"the wheel \(≈(\d+) KB\)")
+    assert len(stated) >= 2, stated
+    size = wheel.stat().st_size
+    assert all(about(n, size) for _, n in stated), f"the wheel is {size / 1024:.0f} KB; the docs say {stated}"

@@ -86,3 +86,31 @@ def test_editor_docs_point_to_the_dialect_table_instead_of_listing_dialects() ->
         named = [n for n in dialects.NAMES if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)]
         assert len(named) <= 2, f"{rel} lists dialects {named}: point to README.md#dialects instead"
         assert "README.md#dialects" in text or "README.md, \"Dialects\"" in text, rel
+
+
+# How the extension's description names each dialect on by default (a new dialect must be added
+# here, and so to the description).
+DESCRIBED_AS = {
+    "actions-json": "actions JSON",
+    "xml-tags": "XML tags",
+    "aether": "Aether",
+    "action-plan": "action plans",
+    "dyad": "Dyad",
+    "aider": "Aider",
+    "bolt": "bolt.new",
+    "unified-diff": "unified diffs",
+    "codex-patch": "Codex",
+    "claude-code": "Claude Code",
+    "cline": "Cline and Roo Code",
+    "swe-agent": "SWE-agent",
+    "openhands": "OpenHands",
+    "tool-calls": "tool calls",
+}
+
+
+def test_the_description_names_every_dialect_on_by_default() -> None:
+    """It listed only the first four formats while the server reads fifteen."""
+    on = [d.name for d in dialects.ALL if d.default_enabled]
+    assert sorted(DESCRIBED_AS) == sorted(on)
+    missing = [label for label in DESCRIBED_AS.values() if label not in MANIFEST["description"]]
+    assert not missing, MANIFEST["description"]
