@@ -18,7 +18,7 @@ PYTEST := $(BIN)/python -m pytest --no-header -rfEs -o console_output_style=clas
 	-n auto --dist loadscope
 # setuptools warns about every editable install of a flat layout ("Editable installation ...
 # folders with the same name as your package"): not ours to act on.
-PIP_INSTALL := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet
+PIP_INSTALL := env PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet
 
 .PHONY: demo test test-fast test-all lint bench clean
 

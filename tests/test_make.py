@@ -93,3 +93,23 @@ def test_make_test_says_which_file_is_done(tmp_path: Path) -> None:
     assert any(line.startswith("test_other.py: 1 passed, 1 skipped (") for line in lines), proc.stdout
     assert not any(set(line) <= {".", "s"} and line for line in lines), proc.stdout  # no rows of dots
     assert "bringing up nodes" not in proc.stdout
+
+
+def test_the_install_steps_run_through_step_sh(tmp_path: Path) -> None:
+    """`$(STEP) LABEL VAR=value cmd` fails (step.sh runs "$@": no shell to read the
+    assignment); an environment for a step goes through `env`. A fresh clone's first `make test`
+    stopped at "PYTHONWARNINGS=...: command not found"."""
+    import shlex
+
+    venv = tmp_path / "venv"
+    proc = subprocess.run(
+        ["make", "-n", "--no-print-directory", f"{venv}/.installed-dev", f"{venv}/.installed-runtime", f"VENV={venv}"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.replace("\\\n", " ").splitlines()  # recipe lines continued with \\
+    steps = [shlex.split(line) for line in lines if line.startswith("bash scripts/step.sh")]
+    assert len(steps) >= 3, proc.stdout  # create the venv, upgrade pip, install
+    for words in steps:
+        command = words[3]  # bash scripts/step.sh LABEL COMMAND ...
+        assert "=" not in command, words
