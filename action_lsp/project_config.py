@@ -25,7 +25,7 @@ from .project_root import CONFIG_FILE, find, shared
 
 PYPROJECT = "pyproject.toml"
 FILE_NAMES = (CONFIG_FILE, PYPROJECT)  # what the server watches
-_KEYS = {"dialects"}
+_KEYS = {"dialects", "exclude", "extend-exclude"}
 
 
 class ConfigError(ValueError):
@@ -36,6 +36,10 @@ class ConfigError(ValueError):
 class ProjectConfig:
     path: Path | None  # the file read (None: no configuration)
     dialects: tuple[Dialect, ...] = ()
+    # Globs `check` skips in a directory walk, as ruff's: `exclude` replaces the default names
+    # (None: not set), `extend-exclude` adds to them; relative to the file's directory.
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
 
 
 def _table_of(path: Path) -> tuple[Mapping[str, Any] | None, str]:
@@ -105,6 +109,8 @@ def load(path: Path) -> ProjectConfig:
     unknown = sorted(k for k in table if k not in _KEYS)
     if unknown:
         raise ConfigError(f"{path}: {prefix}{unknown[0]}: unknown key (known: {', '.join(sorted(_KEYS))})")
+    exclude = _globs(table, "exclude", path, prefix)
+    extend_exclude = _globs(table, "extend-exclude", path, prefix) or ()
     raw = table.get("dialects", {})
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{path}: {prefix}dialects: expected tables [{prefix}dialects.NAME]")
@@ -120,7 +126,16 @@ def load(path: Path) -> ProjectConfig:
                 raise ConfigError(f"{path}: {prefix}dialects.{name}: tag <{tag}> is declared by {claimed[tag]} too")
             claimed[tag] = name
         dialects.append(d)
-    return ProjectConfig(path, tuple(dialects))
+    return ProjectConfig(path, tuple(dialects), exclude, extend_exclude)
+
+
+def _globs(table: Mapping[str, Any], key: str, path: Path, prefix: str) -> tuple[str, ...] | None:
+    if key not in table:
+        return None
+    value = table[key]
+    if not isinstance(value, list) or not all(isinstance(g, str) for g in value):
+        raise ConfigError(f'{path}: {prefix}{key}: expected a list of globs, e.g. {key} = ["docs"]')
+    return tuple(value)
 
 
 def use(path: Path | None) -> ProjectConfig:

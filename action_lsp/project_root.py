@@ -16,6 +16,7 @@ write into (``/tmp``) is skipped: anyone could plant a marker there. The project
 
 from __future__ import annotations
 
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,9 +55,10 @@ def _has_tool_table(pyproject: Path) -> bool:
     try:
         tool = tomllib.loads(text).get("tool", {})
     except (tomllib.TOMLDecodeError, RecursionError):
-        # A broken file that names the table still marks the root: reading its configuration
-        # then says what is wrong, instead of the table being silently ignored.
-        return "[tool.action-lsp" in text
+        # A broken file whose table header reads as the Neovim client's test does still marks
+        # the root: reading its configuration then says what is wrong, instead of the table
+        # being silently ignored.
+        return re.search(r'(?m)^\s*\[tool\.(?:action-lsp|"action-lsp")[\].]', text) is not None
     return isinstance(tool, dict) and "action-lsp" in tool
 
 

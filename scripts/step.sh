@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # step.sh LABEL COMMAND...: run one step of `make`, saying what it is and how long it took.
+# A command that exits 3 could not run on this machine and printed why: the step is skipped.
 set -uo pipefail
 label="$1"
 shift
@@ -10,6 +11,9 @@ status=$?
 elapsed=$(( $(date +%s) - start ))
 if [ "$status" -eq 0 ]; then
   printf '    %s: done in %ss\n' "$label" "$elapsed"
+elif [ "$status" -eq 3 ]; then  # the command could not run here and said why: not a failure
+  printf '    %s: skipped\n' "$label"
+  exit 0
 else
   printf '    %s: FAILED (exit %s) after %ss\n' "$label" "$status" "$elapsed" >&2
 fi

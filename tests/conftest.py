@@ -23,6 +23,8 @@ from action_lsp.text import LineIndex, Range
 
 REPO = Path(__file__).resolve().parent.parent
 
+pytest_plugins = ["progress_per_file"]  # `make test`: one line per test file (--progress-per-file)
+
 
 FIXTURES = REPO / "tests" / "fixtures"
 

@@ -315,7 +315,7 @@ def test_parse_text(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 5
     col = TWO.index('{"type"') - TWO.index("\n") - 1 + 1  # 1-based column on line 2
-    assert re.match(rf"1\. {re.escape(str(p))}:2:{col} +actions-json +create_task$", out[0]), out[0]
+    assert re.match(rf"1\. {re.escape(str(p))}:2:{col} +actions-json +other +create_task$", out[0]), out[0]
     assert "action-plan" in out[3] and "THINK" in out[3]
     assert out[-1] == "4 actions."
 
@@ -353,6 +353,25 @@ def test_the_select_suggested_for_the_others_applies(tmp_path: Path, capsys) -> 
     t.write_text(modify.format("x = 1", "x = (1") + modify.format("z = 2", "z = 3") + modify.format("x = (1", "x = (1,"), encoding="utf-8")
     assert main(["apply", "--write", str(t)]) == 1
     err = capsys.readouterr().err
-    assert "new-syntax-error" in err and "--select 2 writes the 1 other(s)" in err, err
+    assert "new-syntax-error" in err and "so `--select 2` writes the other one." in err, err
+    assert "(fix it" not in err and "(s)" not in err
     assert main(["apply", "--write", "--select", "2", str(t)]) == 0
     assert (tmp_path / "a.py").read_text(encoding="utf-8") == "x = 1\nz = 3\n"
+
+
+def test_messages_count_in_words_not_in_parentheses(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`1 other(s)`, `1 action(s)`: a newcomer reads sentences, with the count's own plural."""
+    d = tmp_path / "bin"
+    d.mkdir()
+    (d / "a.md").write_bytes(b"\x00\x01binary")
+    assert main(["check", str(d)]) == 2
+    err = capsys.readouterr().err
+    assert "(1 binary or special file skipped)" in err and "(s)" not in err
+    plan = tmp_path / "plan.txt"
+    plan.write_text(
+        '{"actions": [{"action": "DONE"}, {"action": "THINK", "context": "c"}], "can_extend": false, "reasoning": "r"}\n',
+        encoding="utf-8",
+    )
+    main(["check", str(plan)])
+    out = capsys.readouterr().out
+    assert "1 action planned after DONE never run" in out and "(s)" not in out

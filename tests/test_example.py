@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from action_lsp.cli import main
 from action_lsp.project_root import MARKER, MARKERS, find, find_root, is_root
 
@@ -22,6 +24,35 @@ def snapshot(top: Path) -> dict[str, str]:
         for p in sorted(top.rglob("*"))
         if p.is_file()
     }
+
+
+def changed_example(example: Path) -> str | None:
+    """What tells a user that ``example`` is no longer as shipped, and how to restore it."""
+    app = (example / "src" / "app.py").read_text(encoding="utf-8")
+    written = [rel for rel, done in (("src/app.py", "def farewell" in app),
+                                     ("tests/test_app.py", (example / "tests" / "test_app.py").exists())) if done]
+    if not written:
+        return None
+    return (f"examples/workspace was changed by an apply --write ({', '.join(written)}); restore it "
+            "with `git checkout examples/ && git clean -fd examples/` (make demo writes into a copy)")
+
+
+@pytest.fixture(autouse=True)
+def example_as_shipped() -> None:
+    """These tests apply the example's actions to a copy: they need examples/ as shipped. A
+    user who ran `apply --write` on it (as its messages suggest) is told how to restore it,
+    not left with `assert set() == {...}`."""
+    said = changed_example(EXAMPLE)
+    if said:
+        pytest.fail(said, pytrace=False)
+
+
+def test_a_changed_example_says_how_to_restore_it(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "workspace")
+    assert changed_example(tmp_path / "workspace") is None
+    assert main(["apply", "--write", "--select", "1-2", str(tmp_path / "workspace" / "transcript.md")]) == 0
+    said = changed_example(tmp_path / "workspace")
+    assert said is not None and "git checkout examples/ && git clean -fd examples/" in said
 
 
 def test_the_example_is_a_marked_workspace_with_its_transcript() -> None:
@@ -80,10 +111,13 @@ def test_the_whole_example_is_refused_for_its_escaping_action(tmp_path: Path, ca
     before = snapshot(tmp_path)
     assert main(["apply", "--write", str(ws / "transcript.md")]) == 1
     err = capsys.readouterr().err
-    assert "[path-traversal]" in err and "nothing written" in err
+    assert "[path-traversal]" in err
     assert snapshot(tmp_path) == before
     # ... and says how to write the others alone (a new user was left with "nothing written").
-    assert "--select 1-2 writes the 2 other(s)" in err
+    assert "nothing written: 1 action cannot be applied; a write is all or none, so `--select 1-2` writes the 2 others." in err
+    # full sentences: no "(fix it)", no "other(s)"
+    assert "(fix it)" not in err and "(s)" not in err
+    assert "nothing is ever written outside the workspace" in err
     assert main(["apply", "--write", "--select", "1-2", str(ws / "transcript.md")]) == 0
     assert "def farewell" in (ws / "src" / "app.py").read_text(encoding="utf-8")
 
@@ -117,3 +151,21 @@ def test_without_a_marker_the_root_used_is_named_when_the_transcript_is_elsewher
     monkeypatch.chdir(proj)  # beside the transcript: the usual case, nothing more to say
     assert main(["apply", "chat.md"]) == 0
     assert "workspace root" not in capsys.readouterr().err
+
+
+def test_the_readme_explains_each_diagnostic_of_the_demo(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The demo's errors and warning are there on purpose: README.md's "The demo" table lists
+    each, and must list exactly what `check examples/` reports; its action count too."""
+    import json
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### The demo", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| `([a-z-]+)` \| (\w+) \|", section, flags=re.M)
+    assert main(["check", "--output-format", "json", str(REPO / "examples")]) == 1
+    (report,) = json.loads(capsys.readouterr().out)["files"]
+    found = sorted((str(d["range"]["start"]["line"] + 1), d["code"], d["severity"]) for d in report["diagnostics"])
+    assert sorted(rows) == found
+    assert main(["parse", "--output-format", "json", str(EXAMPLE / "transcript.md")]) == 0
+    count = len(json.loads(capsys.readouterr().out)["actions"])
+    assert f"`parse` lists its {count} actions" in section

@@ -178,3 +178,55 @@ def test_installed_serve_answers_initialize_and_shutdown(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_readme_installs_build_before_it_runs_it() -> None:
+    """`python -m build` without the `build` package fails ("'build' is a package and cannot be
+    directly executed" when a build/ folder is in the way): the README installs it first."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    install = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in install.split("```sh", 1)[1].split("```", 1)[0].splitlines()]
+    assert "python -m pip install build" in commands
+    assert commands.index("python -m pip install build") < commands.index("python -m build")
+
+
+def test_installing_from_the_sources_leaves_no_build_folder_to_shadow_build(tmp_path: Path) -> None:
+    """pip and pipx build in the source tree; setuptools' build/ folder there would be found by
+    `python -m build` before the build package (setup.cfg moves it to .build/)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "setup.cfg", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, src / name)
+    shutil.copytree(PACKAGE, src / "action_lsp", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    proc = _run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+         "--wheel-dir", str(tmp_path / "wheels"), str(src)],
+        cwd=tmp_path, env=env,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert list((tmp_path / "wheels").glob("action_lsp-*.whl"))
+    assert not (src / "build").exists()
+
+
+def stated_kb(pattern: str) -> list[tuple[str, int]]:
+    """Every size the docs state with ``pattern`` (one group: the number of KB), per file."""
+    import re
+
+    found = []
+    for doc in (REPO / "README.md", REPO / "vscode-client" / "README.md", *sorted((REPO / "docs").glob("*.md"))):
+        found += [(doc.name, int(n)) for n in re.findall(pattern, doc.read_text(encoding="utf-8"))]
+    return found
+
+
+def about(stated: int, actual_bytes: int) -> bool:
+    """A stated "≈N KB" (KiB) is within 15 % of the real size."""
+    return abs(stated - actual_bytes / 1024) <= 0.15 * actual_bytes / 1024
+
+
+def test_the_docs_state_the_wheels_size(installed: tuple[Path, Path, dict[str, str]]) -> None:
+    wheel, _, _ = installed
+    stated = stated_kb(r"whl \(≈(\d+) KB\)") + stated_kb(r"the wheel \(≈(\d+) KB\)")
+    assert len(stated) >= 2, stated
+    size = wheel.stat().st_size
+    assert all(about(n, size) for _, n in stated), f"the wheel is {size / 1024:.0f} KB; the docs say {stated}"

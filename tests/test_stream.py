@@ -258,7 +258,7 @@ def _reference(paths: list[Path], fmt: str) -> str:
     out = io.StringIO()
     style = Style(False)
     counts = {s: 0 for s in Severity}
-    per_code: Counter[str] = Counter()
+    per_code: Counter[tuple[str, Severity]] = Counter()
     report = []
     for path in paths:
         text = read_transcript(path)
@@ -267,7 +267,7 @@ def _reference(paths: list[Path], fmt: str) -> str:
         for d in analyze(text).diagnostics:
             severity = d.severity if d.severity is not None else default_severity(d.code)
             counts[severity] += 1
-            per_code[d.code] += 1
+            per_code[d.code, severity] += 1  # as reported
             entries.append((d, severity))
         if fmt in ("full", "concise"):
             for d, severity in entries:
@@ -285,7 +285,7 @@ def _reference(paths: list[Path], fmt: str) -> str:
         out.write(dumps(sarif_log(report, __version__)) + "\n")
     elif fmt == "full":
         if per_code:
-            check._print_per_code(out, per_code, {}, style)
+            check._print_per_code(out, per_code, style)
         print(check._summary(counts, len(paths), style), file=out)
     elif fmt == "concise":
         print(check._summary(counts, len(paths), style), file=out)

@@ -99,16 +99,20 @@ def parse_select(values: Sequence[str] | None, count: int) -> set[int] | None:
             for n in range(first, last + 1):
                 if not 1 <= n <= count:
                     raise CliError(
-                        f"--select {n}: the transcript has {count} action(s), numbered 1 to "
+                        f"--select {n}: the transcript has {_actions(count)}, numbered 1 to "
                         f"{count} (see `action-lsp parse`)"
                     )
                 chosen.add(n - 1)
     return chosen
 
 
+def _actions(n: int) -> str:
+    return f"{n} action" if n == 1 else f"{n} actions"
+
+
 def _the_others(plan: Plan, replan: Callable[[set[int]], Plan]) -> str:
     """How to write the actions that can be applied, when others cannot (a write is all or
-    none): `; --select 1,2 writes the 2 others`. Planned again with only those: an action
+    none): "; a write is all or none, so `--select 1,2` writes the 2 others". Planned again with only those: an action
     planned after a failed one may have counted on it (the text a refused edit would have
     written), and the selection given must be one that applies."""
     ok = {o.action_index for o in plan.outcomes if o.ok and not o.skipped and not o.applied}
@@ -125,7 +129,8 @@ def _the_others(plan: Plan, replan: Callable[[set[int]], Plan]) -> str:
             runs[-1] = f"{runs[-1].partition('-')[0]}-{n}"
         else:
             runs.append(str(n))
-    return f" (a write is all or none); --select {','.join(runs)} writes the {len(ok)} other(s)"
+    others = "the other one" if len(ok) == 1 else f"the {len(ok)} others"
+    return f"; a write is all or none, so `--select {','.join(runs)}` writes {others}"
 
 
 def parse_candidates(values: Sequence[str], count: int) -> dict[tuple[int, int], int]:
@@ -249,12 +254,12 @@ def run(args: argparse.Namespace) -> int:
         if not plan.changes and not failed:
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
         if failed:
-            print(f"{len(failed)} action(s) cannot be applied{_the_others(plan, planned)}.", file=err)
+            print(f"{_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
             return 1
         return 0
 
     if failed:
-        print(f"nothing written: {len(failed)} action(s) cannot be applied{_the_others(plan, planned)}.", file=err)
+        print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
         return 1
     try:
         warnings = write_plan(plan, root=ws.root, label=f"apply --write {path}")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .common import (
     STDIN,
     CliError,
+    Exclude,
     add_color_option,
     add_dialect_option,
     add_stdin_filename_option,
@@ -24,6 +25,7 @@ from .common import (
     expand,
     find_workspace,
     parse_severity_overrides,
+    patterns,
     read_transcript,
     selected_dialects,
     transcript_pieces,
@@ -31,6 +33,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..model import Diagnostic, Severity
+    from ..project_config import ProjectConfig
     from ..project_root import Root
     from ..stream import TextPositions
     from ..text import LineIndex
@@ -78,6 +81,21 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="print the number of diagnostics per code instead of the diagnostics",
     )
     add_dialect_option(p)
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="GLOB",
+        help="skip these files and directories in a directory walk instead of the default ones "
+        "(.git, node_modules, virtualenvs, ...); repeat or comma-separate; the configuration's "
+        "`exclude` is the same",
+    )
+    p.add_argument(
+        "--extend-exclude",
+        action="append",
+        metavar="GLOB",
+        help="skip these too (e.g. docs,site/_posts); a GLOB without / matches a name anywhere, "
+        "one with / a path from the current directory",
+    )
     p.add_argument(
         "--severity",
         action="append",
@@ -147,7 +165,7 @@ class _Job:
 @dataclass(slots=True)
 class _Tally:
     counts: Counter[Severity] = field(default_factory=Counter)
-    per_code: Counter[str] = field(default_factory=Counter)
+    per_code: Counter[tuple[str, Severity]] = field(default_factory=Counter)  # as reported
 
 
 _UNSET = Path("\0unset")  # no configuration installed by this check yet
@@ -193,7 +211,7 @@ def _items(placed: Iterable[tuple[Diagnostic, Lines]], name: str, opts: _Options
         if severity is None:
             continue
         tally.counts[severity] += 1
-        tally.per_code[d.code] += 1
+        tally.per_code[d.code, severity] += 1
         if fmt in ("full", "concise", "github"):
             buf = io.StringIO()
             if fmt == "github":
@@ -251,7 +269,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("`-` (standard input) can be given once")
     given = find_workspace(Path(args.paths[0]), args.root) if args.root else None
     workspace = not args.no_workspace
-    files, declared, said = _jobs(list(expand(args.paths)), given, workspace)
+    found = list(expand(args.paths, _exclude(args, _first_config(args.paths[0], given))))
+    files, declared, said = _jobs([f for f in found if isinstance(f, Path)], given, workspace)
     dialects = selected_dialects(args.dialect, declared)
     out = sys.stdout
     style = Style(use_color(args.color, out))
@@ -265,13 +284,15 @@ def run(args: argparse.Namespace) -> int:
         dialects, args.force,
     )
     counts = {s: 0 for s in Severity}
-    per_code: Counter[str] = Counter()
+    per_code: Counter[tuple[str, Severity]] = Counter()
     report: list[dict[str, Any]] = []  # sarif: every file's diagnostics, for the rules list
-    unreadable: list[str] = []
     rootless: list[str] = []  # checked without a workspace root: said once, at the end
     _installed[0] = _UNSET  # (an earlier call in this process may have installed another)
     for line in said:
         print(_clean(line), file=sys.stderr)
+    unreadable = [str(f) for f in found if isinstance(f, CliError)]
+    for problem in unreadable:  # a missing path: one line, and the others are still checked
+        print(f"action-lsp check: {_clean(problem)}", file=sys.stderr)
     # Standard input can only be read here.
     jobs = 1 if any(str(j.path) == "-" for j in files) else args.jobs
     streaming_json = fmt == "json" and not args.statistics
@@ -305,9 +326,9 @@ def run(args: argparse.Namespace) -> int:
         for s, n in tally.counts.items():
             counts[s] += n
         per_code.update(tally.per_code)
-    n_checked = len(files) - len(unreadable)
+    n_checked = len(found) - len(unreadable)
     if args.statistics:
-        _print_statistics(out, per_code, overrides, style, json_out=fmt in ("json", "sarif"))
+        _print_statistics(out, per_code, style, json_out=fmt in ("json", "sarif"))
     elif fmt == "json":
         out.write("]}\n")
     elif fmt == "sarif":
@@ -317,7 +338,7 @@ def run(args: argparse.Namespace) -> int:
         out.write(dumps(sarif_log(report, __version__)) + "\n")
     elif fmt == "full" and n_checked:
         if per_code:
-            _print_per_code(out, per_code, overrides, style)
+            _print_per_code(out, per_code, style)
         print(_summary(counts, n_checked, style), file=out)
     elif fmt == "concise" and n_checked:
         print(_summary(counts, n_checked, Style(False)), file=out)
@@ -374,6 +395,31 @@ def _skipped(rootless: list[str]) -> str:
     )
 
 
+def _exclude(args: argparse.Namespace, config: ProjectConfig) -> Exclude:
+    """The command line's globs (relative to the current directory) over the configuration's
+    (relative to its file's directory), as ruff combines them."""
+    base = str(config.path.parent) if config.path is not None else ""
+    exclude = patterns(args.exclude)
+    if exclude is None and config.exclude is not None:
+        exclude = patterns(config.exclude, base)
+    extend = (*(patterns(config.extend_exclude, base) or ()), *(patterns(args.extend_exclude) or ()))
+    return Exclude.of(exclude, extend)
+
+
+def _first_config(first: str, given: Root | None) -> ProjectConfig:
+    """The configuration whose ``exclude`` globs the walk uses: that of the first path's root."""
+    from ..project_config import ConfigError, ProjectConfig, load
+
+    root = given or find_workspace(Path(first))
+    config = configuration_of(root.path if root is not None else None)
+    if config is None:
+        return ProjectConfig(None)
+    try:
+        return load(config)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
 def _clean(text: str) -> str:
     from .output import clean
 
@@ -423,45 +469,42 @@ def _print_github(out: Any, name: str, lines: Lines, d: Diagnostic, severity: Se
     )
 
 
-def _severity_of(code: str, overrides: dict[str, Severity | None]) -> str:
-    from ..codes import default_severity
+def _rows(per_code: Counter[tuple[str, Severity]]) -> list[tuple[str, str, int]]:
+    """(code, severity label, count) per code and severity reported, the most frequent first:
+    a code reported at two severities (a default and a dialect's own) has a row for each."""
+    ordered = sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1]))
+    return [(code, severity.label, n) for (code, severity), n in ordered]
 
-    level = overrides.get(code, default_severity(code))
-    return level.label if level is not None else "off"
 
-
-def _print_per_code(out: Any, per_code: Counter[str], overrides: dict[str, Severity | None], style: Style) -> None:
-    width = len(str(max(per_code.values())))
-    code_width = max(len(c) for c in per_code)
-    for code, n in sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0])):
-        label = _severity_of(code, overrides)
+def _print_per_code(out: Any, per_code: Counter[tuple[str, Severity]], style: Style) -> None:
+    rows = _rows(per_code)
+    width = len(str(max(n for _, _, n in rows)))
+    code_width = max(len(c) for c, _, _ in rows)
+    for code, label, n in rows:
         print(f"{n:>{width}} × {style('bold', f'{code:<{code_width}}')}  {style.severity(label)}", file=out)
 
 
-def _print_statistics(
-    out: Any, per_code: Counter[str], overrides: dict[str, Severity | None], style: Style, json_out: bool
-) -> None:
-    """Like ``ruff --statistics``: one line per code with at least one diagnostic."""
+def _print_statistics(out: Any, per_code: Counter[tuple[str, Severity]], style: Style, json_out: bool) -> None:
+    """Like ``ruff --statistics``: one line per code (and severity) with a diagnostic, counted
+    at the severity each was reported with (after ``--severity``)."""
     from ..codes import CODES
 
-    rows = sorted(per_code.items(), key=lambda kv: (-kv[1], kv[0]))
+    rows = _rows(per_code)
     if json_out:
         from .output import dumps
 
         data = [
-            {"code": code, "count": n, "severity": _severity_of(code, overrides),
-             "summary": CODES[code].summary if code in CODES else ""}
-            for code, n in rows
+            {"code": code, "count": n, "severity": label, "summary": CODES[code].summary if code in CODES else ""}
+            for code, label, n in rows
         ]
         out.write(dumps(data) + "\n")
         return
     if not rows:
         return
-    width = len(str(rows[0][1]))
-    code_width = max(len(c) for c, _ in rows)
-    sev_width = max(len(_severity_of(c, overrides)) for c, _ in rows)
-    for code, n in rows:
-        label = _severity_of(code, overrides)
+    width = len(str(max(n for _, _, n in rows)))
+    code_width = max(len(c) for c, _, _ in rows)
+    sev_width = max(len(label) for _, label, _ in rows)
+    for code, label, n in rows:
         summary = CODES[code].summary if code in CODES else ""
         print(
             f"{n:>{width}}  {style('bold', f'{code:<{code_width}}')}  "

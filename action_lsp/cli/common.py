@@ -4,10 +4,12 @@ severities. Imports of the core stay inside functions: building the parser must 
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -151,30 +153,77 @@ def is_binary(path: Path) -> bool:
         return False
 
 
-def expand(paths: Iterable[str]) -> Iterator[Path]:
-    """Files named, and transcript files under directories named (sorted, hidden dirs skipped).
+@dataclass(frozen=True, slots=True)
+class Exclude:
+    """Globs a directory walk skips, as ruff's ``exclude`` / ``extend-exclude``: a pattern
+    without ``/`` matches a file or directory name anywhere (``docs``, ``*.txt``); one with
+    ``/`` matches the path relative to its base (the configuration's directory, or the
+    current one for the command line: ``site/_posts``). Hidden directories are always skipped."""
+
+    patterns: tuple[tuple[str, str], ...] = tuple((name, "") for name in sorted(SKIP_DIRS))
+
+    @classmethod
+    def of(
+        cls,
+        exclude: tuple[tuple[str, str], ...] | None,
+        extend: Iterable[tuple[str, str]] = (),
+    ) -> Exclude:
+        """``exclude`` (None: the default names) plus ``extend``; each pattern with its base."""
+        base = cls().patterns if exclude is None else exclude
+        return cls((*base, *extend))
+
+    def matches(self, path: Path) -> bool:
+        name = path.name
+        absolute = ""
+        for pattern, base in self.patterns:
+            pattern = pattern.rstrip("/")
+            if "/" not in pattern:
+                if fnmatch.fnmatchcase(name, pattern):
+                    return True
+                continue
+            absolute = absolute or os.path.abspath(path)
+            rel = os.path.relpath(absolute, os.path.abspath(base or "."))
+            if not rel.startswith("..") and fnmatch.fnmatchcase(Path(rel).as_posix(), pattern.removeprefix("./")):
+                return True
+        return False
+
+
+def patterns(values: Iterable[str] | None, base: str = "") -> tuple[tuple[str, str], ...] | None:
+    """Comma-separated or repeated globs of an option, each with its base; None if not given."""
+    if values is None:
+        return None
+    return tuple((g.strip(), base) for v in values for g in v.split(",") if g.strip())
+
+
+def expand(paths: Iterable[str], exclude: Exclude | None = None) -> Iterator[Path | CliError]:
+    """Files named, and transcript files under directories named (sorted, hidden dirs and
+    what ``exclude`` matches skipped; a file named is taken even if excluded, as in ruff).
 
     ``-`` is standard input. Inside a directory only regular files are taken: FIFOs, devices,
     sockets and dangling links are skipped (reading one could block forever), each with a line on
-    stderr. Raises :class:`CliError` for a path that does not exist or a directory with no
-    transcript.
+    stderr. A path that does not exist or a directory with no transcript is a
+    :class:`CliError` in the sequence, where the path was: the others are still taken.
     """
+    exclude = exclude or Exclude()
     for raw in paths:
         path = Path(raw)
         if raw == STDIN:
             yield path
             continue
         if not path.exists():
-            raise CliError(f"{raw}: no such file or directory")
+            yield CliError(f"{raw}: no such file or directory")
+            continue
         if not path.is_dir():
             yield path
             continue
         found = skipped = 0
         for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            dirs[:] = sorted(
+                d for d in dirs if not d.startswith(".") and not exclude.matches(Path(root) / d)
+            )
             for name in sorted(files):
                 file = Path(root) / name
-                if file.suffix.lower() not in TRANSCRIPT_SUFFIXES:
+                if file.suffix.lower() not in TRANSCRIPT_SUFFIXES or exclude.matches(file):
                     continue
                 try:
                     kind = special_kind(file.stat().st_mode)
@@ -190,9 +239,9 @@ def expand(paths: Iterable[str]) -> Iterator[Path]:
                 found += 1
                 yield file
         if not found:
-            extra = f" ({skipped} binary or special file(s) skipped)" if skipped else ""
+            extra = f" ({skipped} binary or special {'file' if skipped == 1 else 'files'} skipped)" if skipped else ""
             suffixes = ", ".join(sorted(TRANSCRIPT_SUFFIXES))
-            raise CliError(f"{raw}: no transcript files found{extra}; looked for {suffixes}")
+            yield CliError(f"{raw}: no transcript files found{extra}; looked for {suffixes}")
 
 
 def _note(message: str) -> None:
@@ -239,8 +288,10 @@ def add_dialect_option(parser) -> None:
         "--dialect",
         action="append",
         metavar="NAME",
-        help="only these dialects (repeat or comma-separate; the default is all; an unknown name "
-        "gets the list of known ones)",
+        # tests/test_cli_paths.py checks that this names every dialect off by default
+        help="only these dialects (repeat or comma-separate; the default is every built-in "
+        "dialect except aider-shell, plus those the project declares; an unknown name gets the "
+        "list of known ones)",
     )
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .common import (
+    STDIN,
+    CliError,
     add_color_option,
     add_dialect_option,
     add_stdin_filename_option,
@@ -28,15 +31,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "parse",
         help="list the actions found, in document order",
-        description="List the actions of a transcript in document order (`-` reads standard "
-        "input). Numbers are the ones `action-lsp apply --select` takes.",
+        description="List the actions of transcripts in document order (`-` reads standard "
+        "input), each named by what it does (create, write, modify, rename, delete, mkdir, read, "
+        "command, code, other; failed: a call that failed in its agent session). Numbers are the "
+        "ones `action-lsp apply --select` takes.",
     )
-    p.add_argument("path", metavar="PATH")
+    p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument(
         "--root",
         metavar="DIR",
         help="workspace root, whose configuration declares dialects (default: the one found "
-        "above the transcript, as `check` and `apply` find it)",
+        "above each transcript, as `check` and `apply` find it)",
     )
     p.add_argument("--output-format", "--format", dest="format", choices=("text", "json"), default="text")
     add_dialect_option(p)
@@ -46,39 +51,96 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
+@dataclass(slots=True)
+class _Parsed:
+    name: str
+    actions: list[Action]
+    lines: LineIndex
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..dialects import NAMES
+    from ..dialects import DialectSet
     from ..document import analyze
     from ..text import LineIndex
     from .output import Style, clean, dumps, use_color
 
-    path = Path(args.path)
-    name = display_name(path, args.stdin_filename)
-    root = find_workspace(path, args.root)
-    declare_dialects(configuration_of(root.path if root is not None else None))
-    text = read_transcript(path)
-    dialects = selected_dialects(args.dialect)
-    analysis = analyze(text, dialects)
-    lines = LineIndex(text)
+    if sum(1 for p in args.paths if p == STDIN) > 1:
+        raise CliError("`-` (standard input) can be given once")
+    dialects: list[str] | None = None
+    parsed: list[_Parsed] = []
+    status = 0
+    for raw in args.paths:
+        path = Path(raw)
+        try:
+            root = find_workspace(path, args.root)
+            declare_dialects(configuration_of(root.path if root is not None else None))
+            text = read_transcript(path)
+            dialects = selected_dialects(args.dialect)
+        except CliError as exc:
+            if len(args.paths) == 1:
+                raise
+            print(f"action-lsp parse: {clean(str(exc))}", file=sys.stderr)  # and the others
+            status = 2
+            continue
+        analysis = analyze(text, dialects)
+        parsed.append(_Parsed(display_name(path, args.stdin_filename), analysis.actions, LineIndex(text)))
     if args.format == "json":
-        sys.stdout.write(dumps({"actions": [_json(a, lines) for a in analysis.actions]}) + "\n")
-        return 0
+        if len(args.paths) == 1:
+            data: dict[str, Any] = {"actions": [_json(a, f.lines) for f in parsed for a in f.actions]}
+        else:
+            data = {"files": [{"path": f.name, "actions": [_json(a, f.lines) for a in f.actions]} for f in parsed]}
+        sys.stdout.write(dumps(data) + "\n")
+        return status
     style = Style(use_color(args.color, sys.stdout))
-    if not analysis.actions:
-        looked = ", ".join(dialects or NAMES)
-        print(f"{clean(name)}: no actions found (dialects: {looked}).")
-        return 0
-    width = len(str(len(analysis.actions)))
-    for n, a in enumerate(analysis.actions, 1):
-        p = lines.position(a.span.start, "utf-32")
-        where = f"{clean(name)}:{p.line + 1}:{p.character + 1}"
-        print(
-            f"{style('bold', f'{n:>{width}}.')} {where}  {style('cyan', f'{a.dialect:<12}')} "
-            f"{clean(_describe(a))}"
-        )
-    noun = "action" if len(analysis.actions) == 1 else "actions"
-    print(f"{len(analysis.actions)} {noun}.")
-    return 0
+    rows = [
+        (f, n, a, f"{clean(f.name)}:{p.line + 1}:{p.character + 1}", _kind(a))
+        for f in parsed
+        for n, a in enumerate(f.actions, 1)
+        for p in (f.lines.position(a.span.start, "utf-32"),)
+    ]
+    if rows:
+        width = max(len(str(n)) for _, n, _, _, _ in rows)
+        where_w = max(len(w) for _, _, _, w, _ in rows)
+        dialect_w = max(len(a.dialect) for _, _, a, _, _ in rows)
+        kind_w = max(len(k) for _, _, _, _, k in rows)
+    for f in parsed:
+        if not f.actions:
+            looked = ", ".join(dialects or (d.name for d in DialectSet().dialects))  # those in effect
+            print(f"{clean(f.name)}: no actions found (dialects: {looked}).")
+            continue
+        for g, n, a, where, kind in rows:
+            if g is not f:
+                continue
+            shown = style("red", f"{kind:<{kind_w}}") if a.failure is not None else style("cyan", f"{kind:<{kind_w}}")
+            print(
+                f"{style('bold', f'{n:>{width}}.')} {where:<{where_w}}  {a.dialect:<{dialect_w}}  "
+                f"{shown}  {clean(_describe(a))}"
+            )
+    total = len(rows)
+    if total or len(parsed) > 1:
+        noun = "action" if total == 1 else "actions"
+        files = f" in {len(parsed)} files" if len(parsed) > 1 else ""
+        print(f"{total} {noun}{files}.")
+    return status
+
+
+def _kind(a: Action) -> str:
+    """What an action does, in one word: the op of its file view (an empty search on a new
+    file creates it, as Aider means it), else its kind; ``failed`` for a failed call."""
+    from ..dialects import file_view
+    from ..model import ActionKind
+
+    if a.failure is not None:
+        return "failed"
+    view = file_view(a)
+    if view is not None:
+        if view.op == "modify" and view.edits and all(
+            not e.search.value.strip() and e.line is None for e in view.edits
+        ):
+            return "create"
+        return view.op
+    names = {ActionKind.READ_FILE: "read", ActionKind.COMMAND: "command", ActionKind.CODE: "code"}
+    return names.get(a.kind, "other")
 
 
 def _describe(a: Action) -> str:
@@ -90,6 +152,9 @@ def _describe(a: Action) -> str:
         size = f" ({n} line{'s' if n != 1 else ''})"
     if a.edits:
         size = f" ({len(a.edits)} edit{'s' if len(a.edits) != 1 else ''})"
+    if a.failure is not None:
+        said = (a.failure.strip().splitlines() or [""])[0][:200]
+        size += f" (failed in the session{': ' + said if said else ''})"
     return title + size
 
 
@@ -107,4 +172,5 @@ def _json(a: Action, lines: LineIndex) -> dict[str, Any]:
         },
         "fields": {name: f.value for name, f in a.fields.items()},
         **({"file": view.to_json()} if (view := file_view(a)) is not None else {}),
+        **({"failed": a.failure} if a.failure is not None else {}),
     }

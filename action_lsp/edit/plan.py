@@ -1183,10 +1183,14 @@ def plan_changes(
             outcome.ok = False
             outcome.blocked_by = blocker
             # Nothing is ever written outside the workspace, forced or not: no --force hint.
-            final = blocker.code in get_args(PathCode) or (blocker.data or {}).get("surrogate")
-            hint = "fix it" if final else "fix it, or apply with --force"
+            if blocker.code in get_args(PathCode):
+                hint = "nothing is ever written outside the workspace"
+            elif (blocker.data or {}).get("surrogate"):
+                hint = "correct the transcript (no file can hold this text, forced or not)"
+            else:
+                hint = "correct the transcript, or apply with --force to apply it as it is"
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
-                              f"{blocker.message} ({hint})")
+                              f"{blocker.message}; {hint}")
             continue
         view = views[index]
         action, planner.final_newline = view if view is not None else _from_view(action)

@@ -26,7 +26,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
         after = plan[done + 1 :]
         yield Diagnostic(
             "repetition",
-            f"{len(after)} action(s) planned after DONE never run; DONE ends the sequence",
+            f"{len(after)} {'action' if len(after) == 1 else 'actions'} planned after DONE never "
+            "run; DONE ends the sequence",
             Span(after[0].span.start, after[-1].span.end),
         )
     i = 0

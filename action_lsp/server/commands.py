@@ -324,7 +324,7 @@ class Commands:
                    "writes outside the workspace, nor inside .git, .hg, .svn, .jj or its "
                    "journal)")
             self._tell(types.MessageType.Error, msg)
-            return {"applied": False, "message": msg}
+            return {"applied": False, "message": msg, "told": True}
         why = _why_refused(plan_for(self.ls, od, [index]))
         question = (f"action-lsp: {od.analysis().actions[index].title} is refused"
                     + (f" ({', '.join(why)})" if why else "")
@@ -359,7 +359,7 @@ class Commands:
                 reasons += (" (action-lsp never writes outside the workspace, nor inside .git, "
                             ".hg, .svn, .jj or its journal, even forced)")
             self._tell(types.MessageType.Error, f"Nothing applied: {reasons}")
-            return {"applied": False, "message": reasons}
+            return {"applied": False, "message": reasons, "told": True}
         if confirm and plan.changes:
             diff = unified_diff(plan)
             await self._show_diff(od, file_indices[0], diff)
@@ -377,7 +377,7 @@ class Commands:
         if not plan.changes:
             msg = "Already applied: the files hold these changes"
             self._tell(types.MessageType.Info, msg)
-            return {"applied": True, "message": msg}
+            return {"applied": True, "message": msg, "told": True}
         can_edit = ls.client_has("workspace.apply_edit") and (
             ls.client_has("workspace.workspace_edit.document_changes")
             or ls.client_has("workspace.workspace_edit.resource_operations")
@@ -391,7 +391,7 @@ class Commands:
             if not result.applied:
                 reason = result.failure_reason or "the editor refused the edit"
                 self._tell(types.MessageType.Error, f"Nothing applied: {reason}")
-                return {"applied": False, "message": reason}
+                return {"applied": False, "message": reason, "told": True}
             self._record(plan)
         else:
             try:
@@ -404,7 +404,7 @@ class Commands:
             except WriteError as exc:
                 said = "Nothing applied" if exc.settled else "Apply failed half-way"
                 self._tell(types.MessageType.Error, f"{said}: {exc}")
-                return {"applied": False, "message": str(exc)}
+                return {"applied": False, "message": str(exc), "told": True}
             for warning in warnings:
                 self._tell(types.MessageType.Warning, warning)
         for ch in plan.changes:

@@ -54,7 +54,8 @@ def describe(action: Action, index: int, plan: Plan | None) -> str:
         lines.append(f"Search text found by: {', '.join(outcome.strategies)}.")
     others = [i for i in change.actions if i != index]
     if others:
-        lines.append(f"(Includes {len(others)} earlier action(s) on the same file.)")
+        earlier = "an earlier action" if len(others) == 1 else f"{len(others)} earlier actions"
+        lines.append(f"This includes {earlier} on the same file.")
     diff = unified_diff(plan)
     diff_lines = diff.splitlines()
     if len(diff_lines) > MAX_DIFF_LINES:

@@ -277,11 +277,16 @@ def test_neovim_without_the_server_says_how_to_install_it(workspace: Path, tmp_p
     assert f"pipx install '{REPO}'" in warned[0]["msg"]
     assert ":checkhealth action_lsp" in warned[0]["msg"]
     assert result["messages_on_open"] == 1, context
-    # the commands exist (no E492) and explain instead of doing nothing: an error message
-    # (raised as a Vim error under pcall) with the install command
-    assert set(result["command_errors"]) == {"ActionApply", "ActionApplyAll", "ActionPreview"}
-    for err in result["command_errors"].values():
-        assert "E492" not in err and "was not found" in err and "pipx install" in err, context
+    # the commands exist (no E492) and explain instead of doing nothing: one message each with
+    # the install command, and `vim.cmd('ActionApply')` from Lua does not raise (no E5113 and
+    # Lua stack trace)
+    assert not result["command_errors"], context
+    assert set(result["command_messages"]) == {"ActionApply", "ActionApplyAll", "ActionPreview"}
+    for said in result["command_messages"].values():
+        assert len(said) == 1, context
+        assert "was not found" in said[0]["msg"] and "pipx install" in said[0]["msg"], context
+        assert "stack traceback" not in said[0]["msg"], context
+    assert "E5113" not in proc.stderr and "stack traceback" not in proc.stderr, context
     health = result["health"]
     assert "ERROR `action-lsp` not found" in health
     assert f"pipx install '{REPO}'" in health
@@ -452,3 +457,34 @@ def test_neovim_finds_the_root_and_configuration_as_the_command_line_does(tmp_pa
     assert got[str(files[1])]["marker"] == ".action-lsp.toml"
     assert got[str(files[2])]["config"] == str(top / "repo" / "py" / "pyproject.toml")
     assert got[str(files[4])]["root"] is None
+
+
+OUTCOMES = """# Outcomes
+
+<create_file>
+<path>../outside.txt</path>
+<content>no
+</content>
+</create_file>
+
+<create_file>
+<path>inside.txt</path>
+<content>yes
+</content>
+</create_file>
+"""
+
+
+def test_neovim_one_notification_per_outcome(workspace: Path, tmp_path: Path) -> None:
+    """A refused apply was shown twice (the server's error and the client's warning, same
+    text). Each outcome is now one notification."""
+    (workspace / "outcomes.md").write_text(OUTCOMES, encoding="utf-8")
+    result, proc, tail, _ = _run_nvim("driver_outcomes.lua", workspace, tmp_path, _path_with_server())
+    context = f"{json.dumps(result, indent=1, ensure_ascii=False)}\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    assert "error" not in result, context
+    outcomes = result["outcomes"]
+    assert [len(outcomes[k]) for k in ("refused", "applied")] == [1, 1], context
+    assert "path-traversal" in outcomes["refused"][0]["msg"] or "leaves the workspace" in outcomes["refused"][0]["msg"], context
+    assert outcomes["refused"][0]["level"] == 4, context  # vim.log.levels.ERROR, from the server
+    assert "applied (line" in outcomes["applied"][0]["msg"], context
+    assert not (tmp_path / "outside.txt").exists() and not (workspace.parent / "outside.txt").exists()

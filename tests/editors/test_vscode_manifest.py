@@ -110,3 +110,31 @@ def test_every_setting_naming_a_program_or_a_place_is_in_the_scoped_list() -> No
     assert all(PROPS[k].get("scope") is None or PROPS[k]["scope"] in (
         "window", "resource", "machine", "application", "machine-overridable",
         "language-overridable") for k in PROPS)
+
+
+# How the extension's description names each dialect on by default (a new dialect must be added
+# here, and so to the description).
+DESCRIBED_AS = {
+    "actions-json": "actions JSON",
+    "xml-tags": "XML tags",
+    "aether": "Aether",
+    "action-plan": "action plans",
+    "dyad": "Dyad",
+    "aider": "Aider",
+    "bolt": "bolt.new",
+    "unified-diff": "unified diffs",
+    "codex-patch": "Codex",
+    "claude-code": "Claude Code",
+    "cline": "Cline and Roo Code",
+    "swe-agent": "SWE-agent",
+    "openhands": "OpenHands",
+    "tool-calls": "tool calls",
+}
+
+
+def test_the_description_names_every_dialect_on_by_default() -> None:
+    """It listed only the first four formats while the server reads fifteen."""
+    on = [d.name for d in dialects.ALL if d.default_enabled]
+    assert sorted(DESCRIBED_AS) == sorted(on)
+    missing = [label for label in DESCRIBED_AS.values() if label not in MANIFEST["description"]]
+    assert not missing, MANIFEST["description"]

@@ -254,6 +254,8 @@ async function main() {
       ],
     });
     const page = await browser.newPage();
+    const SCREENSHOT = process.env.E2E_SCREENSHOT ? path.resolve(process.env.E2E_SCREENSHOT) : '';
+    if (SCREENSHOT) await page.setViewport({ width: 1200, height: 760 });
     let exitCode;
     let resolveExit;
     const exited = new Promise((resolve) => (resolveExit = resolve));
@@ -273,7 +275,7 @@ async function main() {
     const payload = [
       ['extensionDevelopmentPath', remote(EXT_DIR)],
       ['extensionTestsPath', remote(SUITE)],
-      ['extensionEnvironment', JSON.stringify({ ACTION_LSP_E2E_MODE: MODE, ACTION_LSP_E2E_EXPECTED_COMMAND: JSON.stringify(cmd), ACTION_LSP_E2E_PYTHON: python })],
+      ['extensionEnvironment', JSON.stringify({ ACTION_LSP_E2E_SCREENSHOT: SCREENSHOT ? '1' : '', ACTION_LSP_E2E_MODE: MODE, ACTION_LSP_E2E_EXPECTED_COMMAND: JSON.stringify(cmd), ACTION_LSP_E2E_PYTHON: python })],
     ];
     const url =
       `http://${authority}/?folder=${encodeURIComponent(ws)}` +
@@ -298,12 +300,25 @@ async function main() {
       }
     })();
 
+    // E2E_SCREENSHOT=PATH: the suite says when the transcript shows its diagnostics and lenses
+    // (ws/out/screenshot-ready); the page is then saved as PNG and the suite told to go on.
+    const picture = (async () => {
+      if (!SCREENSHOT || MODE !== 'settings') return;
+      const ready = path.join(ws, 'out', 'screenshot-ready');
+      while (exitCode === undefined && !fs.existsSync(ready)) await new Promise((r) => setTimeout(r, 200));
+      if (exitCode !== undefined) return;
+      await page.screenshot({ path: SCREENSHOT });
+      fs.writeFileSync(path.join(ws, 'out', 'screenshot-taken'), '');
+      log(`picture saved to ${SCREENSHOT}`);
+    })();
+
     let timer;
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), TIMEOUT_S * 1000)));
     const outcome = await Promise.race([exited, timeout]);
     clearTimeout(timer);
     watching = false;
     await watcher;
+    await Promise.race([picture, new Promise((r) => setTimeout(r, 1000))]);
     if (MODE === 'bundled') {
       console.log(`E2E_PROGRESS_NOTIFICATION ${JSON.stringify(sawNotification ?? null)}`);
     }

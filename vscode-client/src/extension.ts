@@ -557,7 +557,8 @@ async function reportResult(serverCommand: ServerCommand, result: unknown, serve
     if (typeof r.diff === 'string') {
       diff = r.diff;
     }
-    if (typeof r.message === 'string' && r.message !== '') {
+    // told: the server showed its message already (window/showMessage): once is enough
+    if (typeof r.message === 'string' && r.message !== '' && r.told !== true) {
       const failed = r.applied === false || r.ok === false || r.error !== undefined;
       if (failed) {
         void vscode.window.showWarningMessage(`action-lsp: ${r.message}`);

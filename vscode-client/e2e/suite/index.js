@@ -141,6 +141,26 @@ async function main(result) {
   const traversal = diagnostics.find((d) => codeOf(d) === 'path-traversal');
   assert.strictEqual(traversal.range.start.line, lineOf(doc, '../escape.txt'), 'path-traversal is on the wrong line');
 
+  // 3b. The README's picture (docs/vscode-transcript.png): the transcript with its diagnostics,
+  //     code lenses and the Problems panel, taken by run.js (E2E_SCREENSHOT) from the browser.
+  if (process.env.ACTION_LSP_E2E_SCREENSHOT === '1') {
+    await waitFor('code lenses for the picture', async () => {
+      const ls = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', transcript, 100);
+      return ls && ls.some((l) => l.command && l.command.command === 'action-lsp.apply');
+    }, 15000);
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.actions.view.problems');
+    editor = await vscode.window.showTextDocument(doc);
+    await new Promise((r) => setTimeout(r, 1500)); // the lenses and squiggles are drawn
+    const out = path.join(wsPath, 'out');
+    fs.mkdirSync(out, { recursive: true });
+    fs.writeFileSync(path.join(out, 'screenshot-ready'), '');
+    await waitFor('run.js to take the picture', () => fs.existsSync(path.join(out, 'screenshot-taken')), 20000)
+      .catch((err) => log(`no picture: ${err.message}`));
+    await vscode.commands.executeCommand('workbench.action.closePanel');
+    log('picture taken');
+  }
+
   // 4. "Preview diff", then "Apply", from the command palette on the action under the cursor (hello.txt).
   const helloLine = lineOf(doc, '<path>hello.txt</path>');
   editor.selection = new vscode.Selection(helloLine, 3, helloLine, 3);

@@ -312,6 +312,9 @@ local function report(command, lens, result)
     return
   end
   local message = type(result) == 'table' and result.message or nil
+  if type(result) == 'table' and result.told then
+    return -- the server showed its message (window/showMessage): one notification per outcome
+  end
   if type(result) == 'table' and result.applied == false then
     notify(('nothing applied (line %d): %s'):format(line, message or 'the server refused'), vim.log.levels.WARN)
   elseif message and message:match('^Already applied') then
@@ -336,8 +339,10 @@ function M.run(command, opts)
   end
   if not client then
     local exe = M.missing_server()
+    -- WARN, not ERROR: an error message inside a user command makes `vim.cmd('ActionApply')`
+    -- raise (E5113 with a Lua stack trace) where the user only needs to read why.
     if exe then
-      notify(M.missing_message(exe), vim.log.levels.ERROR)
+      notify(M.missing_message(exe), vim.log.levels.WARN)
     else
       local config = M.config()
       local fts = config and config.filetypes or {}
