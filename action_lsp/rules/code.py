@@ -1,7 +1,8 @@
 """``syntax-error`` and ``unsafe-code``: file content and code checked with tree-sitter.
 
 The grammar comes from the action's ``language`` field or its path's extension; code to execute
-(``execute_code``, ``aether-sandbox``) defaults to Python. Ranges map through the field's
+(``execute_code``, ``aether-sandbox``) defaults to Python. A language's ``judged`` (see
+docs/languages.md) makes its syntax errors errors, warnings, or nothing. Ranges map through the field's
 :class:`~action_lsp.model.SourceMap`, so an error inside a JSON-escaped string points at the
 exact characters in the transcript.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..model import Action, ActionKind, Diagnostic, Field
+from ..model import Action, ActionKind, Diagnostic, Field, Severity
 from ..syntax import Lang, language_for, syntax_errors, unsafe_code
 from . import RuleContext
 
@@ -42,9 +43,16 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
 
 
 def _syntax(f: Field, lang: Lang, what: str) -> Iterable[Diagnostic]:
+    verdict = lang.verdict(f.value)
+    if verdict == "off":
+        return
+    # A grammar that rejects some valid files (docs/languages.md) is only a warning: never blocks.
+    unsure = verdict == "warning"
     for problem in syntax_errors(f.value, lang, limit=MAX_SYNTAX_ERRORS):
         yield Diagnostic(
             "syntax-error",
-            f"{lang.name} syntax error in {what}: {problem.message}",
+            f"{lang.name} syntax error in {what}: {problem.message}"
+            + (f" (a warning: the {lang.name} grammar rejects some valid code)" if unsure else ""),
             f.value_span(problem.start, max(problem.end, problem.start + 1)),
+            severity=Severity.WARNING if unsure else None,
         )
