@@ -60,7 +60,7 @@ class Lang:
     bare: str = ""
     """The language that reads a piece of this language's code that lacks ``<?`` (PHP's
     ``<?php``): a search block taken from the middle of a PHP file is code, not HTML text."""
-    template_marks: tuple[str, ...] = ()
+    template: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
     """Text that makes a file a template of this language rather than this language (``{{`` of
     a Helm chart, ``<%`` of ERB): such a file is never judged."""
     layout_tokens: bool = True
@@ -69,7 +69,7 @@ class Lang:
 
     def verdict(self, code: str) -> Verdict:
         """What a syntax error in ``code`` is (see ``judged``): "off" for a template."""
-        if self.judged != "off" and any(mark in code for mark in self.template_marks):
+        if self.judged != "off" and self.template is not None and self.template.search(code):
             return "off"
         return self.judged
 
@@ -444,7 +444,8 @@ LANGUAGES: tuple[Lang, ...] = (
         _grammar("tree_sitter_yaml"),
         strings=frozenset({"double_quote_scalar", "single_quote_scalar", "block_scalar"}),
         names=(".clang-format", ".clang-tidy", ".yamllint"),
-        template_marks=("{{", "{%", "<%"),  # Helm, Jinja/Ansible, ERB (Rails fixtures)
+        # Helm, Jinja/Ansible, ERB (Rails fixtures); not GitHub's `${{ expression }}`
+        template=re.compile(r"(?<!\$)\{\{|\{%|<%"),
         layout_tokens=False,
     ),
     Lang(
@@ -486,8 +487,14 @@ _BY_FILE_NAME: tuple[tuple[int, str, Lang | None], ...] = tuple(
 )
 
 
-# The globs of _BY_FILE_NAME as one regex per component count, each glob a group named by its
-# index: the alternation tries them in order, so the first that matches wins, as in the list.
+# A name without wildcards is looked up (component count, name) -> its first index; the globs
+# with wildcards make one regex per component count, each glob a group named by its index: the
+# alternation tries them in order, so the first that matches wins, as in the list. (Compiling
+# every name into the regex made it the slowest part of importing the package.)
+_EXACT_NAMES: dict[tuple[int, str], int] = {}
+for _i, (_count, _glob, _) in enumerate(_BY_FILE_NAME):
+    if not any(ch in _glob for ch in "*?["):
+        _EXACT_NAMES.setdefault((_count, _glob), _i)
 _NAME_PATTERNS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
     (
         count,
@@ -495,12 +502,13 @@ _NAME_PATTERNS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
             "|".join(
                 f"(?P<g{i}>{fnmatch.translate(glob)})"
                 for i, (c, glob, _) in enumerate(_BY_FILE_NAME)
-                if c == count
+                if c == count and any(ch in glob for ch in "*?[")
             )
         ),
     )
-    for count in sorted({c for c, _, _ in _BY_FILE_NAME})
+    for count in sorted({c for c, g, _ in _BY_FILE_NAME if any(ch in g for ch in "*?[")})
 )
+_COUNTS = sorted({c for c, _, _ in _BY_FILE_NAME})
 _KNOWN: dict[tuple[str | None, str | None], Lang | None] = {}
 
 
@@ -534,6 +542,10 @@ def _language_for(path: str | None, language: str | None) -> Lang | None:
         parts = path.replace("\\", "/").lower().rsplit("/", 3)
         name = parts[-1]
         first = -1  # the first glob of _BY_FILE_NAME that matches, as the loop over them found
+        for count in _COUNTS:
+            index = _EXACT_NAMES.get((count, "/".join(parts[-count:])), -1)
+            if index >= 0:
+                first = index if first < 0 else min(first, index)
         for count, pattern in _NAME_PATTERNS:
             m = pattern.match("/".join(parts[-count:]))
             if m is not None and m.lastgroup is not None:

@@ -226,6 +226,14 @@ def test_yaml_templates_are_not_judged(root: Path, tx, path: str, content: str) 
     assert plan.ok and not plan.outcomes[0].diagnostics
 
 
+def test_a_github_workflow_expression_is_yaml_not_a_template() -> None:
+    # `${{ matrix.os }}` is a plain scalar of valid YAML: a workflow is still judged.
+    broken = "jobs:\n  test:\n    runs-on: ${{ matrix.os }}\n    steps: [a\n"
+    found = [d for d in analyze(create(".github/workflows/ci.yml", broken)).diagnostics
+             if d.code == "syntax-error"]
+    assert found and found[0].severity is None
+
+
 def test_a_rewrite_of_a_c_file_is_not_called_truncated_by_a_grammar_that_misreads_it() -> None:
     from action_lsp.rules.truncation import dropped_definitions
 
