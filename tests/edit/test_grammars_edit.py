@@ -245,3 +245,19 @@ def test_a_rewrite_of_a_c_file_is_not_called_truncated_by_a_grammar_that_misread
     # Java, judged at error, keeps the check.
     jold = "class A {\n" + "".join(f"  void m{i}() {{}}\n" for i in range(6)) + "}\n"
     assert dropped_definitions(jold, "class A {\n  void m0() {}\n}\n", "A.java") == (2, 7)
+
+
+def test_a_warning_only_new_syntax_error_is_not_offered_apply_anyway(root: Path, tx) -> None:
+    # A Kotlin break only warns and is applied as it is: "Apply anyway" would lift nothing.
+    from action_lsp.server.commands import forcible
+
+    text, (search, replace) = BREAKS["App.kt"]
+    (root / "App.kt").write_text(text)
+    plan = plan_changes([tx().modify("App.kt", (search, replace))], Workspace(root))
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "new-syntax-error" and not forcible(d, [])
+    text, (search, replace) = BREAKS["App.java"]
+    (root / "App.java").write_text(text)
+    plan = plan_changes([tx().modify("App.java", (search, replace))], Workspace(root))
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "new-syntax-error" and forcible(d, [])
