@@ -32,6 +32,7 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             lang = language_for(language=action.text("language") or "python")
             if lang is None:
                 continue
+            lang = lang.for_snippet(f.value)  # PHP to run has no `<?php`: code, not HTML text
             yield from _syntax(f, lang, f"{action.type} code")
             for use in unsafe_code(f.value, lang):
                 yield Diagnostic(

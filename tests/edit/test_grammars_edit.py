@@ -261,3 +261,17 @@ def test_a_warning_only_new_syntax_error_is_not_offered_apply_anyway(root: Path,
     plan = plan_changes([tx().modify("App.java", (search, replace))], Workspace(root))
     (d,) = plan.outcomes[0].diagnostics
     assert d.code == "new-syntax-error" and forcible(d, [])
+
+
+def test_code_to_run_is_checked_in_its_declared_language() -> None:
+    def found(language: str, code: str) -> list[str]:
+        text = f'<aether-sandbox language="{language}">\n{code}</aether-sandbox>\n'
+        return [d.message for d in analyze(text).diagnostics if d.code == "syntax-error"]
+
+    # PHP run as code has no `<?php`: it is read as PHP, not as HTML text.
+    assert found("php", "echo strlen('abc');\n") == []
+    assert found("php", "echo strlen('abc';\n")
+    assert found("bash", 'for f in *.txt; do echo "$f"; done\n') == []
+    assert found("bash", 'for f in *.txt; do echo "$f"\n')
+    assert found("ruby", "puts [1, 2].sum\n") == []
+    assert found("ruby", "puts [1, 2.sum\n")
