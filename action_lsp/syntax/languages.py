@@ -2,8 +2,10 @@
 
 ``LANGUAGES`` is the one list of supported languages; adding one is one entry there. A file's
 language comes from its name (``Lang.names``: ``tsconfig.json`` is JSON with comments) or its
-extension; a file whose extension is unknown (a template such as ``app.ts.hbs``) has none, so no
-syntax check ever judges it. Grammars are loaded on first use and cached. A tree-sitter ``Parser`` is not thread-safe, so each thread gets
+extension; a file whose extension is unknown (a template such as ``app.ts.hbs``) or whose name no
+grammar describes (``Dockerfile``, ``Makefile``, ``*.blade.php``: ``_NO_GRAMMAR``) has none, so no
+syntax check ever judges it. How far a grammar's syntax errors are trusted is ``Lang.judged``,
+measured on real files (docs/languages.md). Grammars are loaded on first use and cached. A tree-sitter ``Parser`` is not thread-safe, so each thread gets
 its own parser per language (:meth:`Lang.parser`).
 """
 
@@ -470,10 +472,12 @@ LANGUAGES: tuple[Lang, ...] = (
 )
 
 # Files that no grammar describes, whatever their extension or declared language says: a
-# Dockerfile or Makefile is not a shell script, a Blade template not PHP.
+# Dockerfile or Makefile is not a shell script, a zsh start-up file not Bash, a Blade template
+# not PHP.
 _NO_GRAMMAR: tuple[str, ...] = (
     "dockerfile", "containerfile", "*.dockerfile", "dockerfile.*", "makefile", "gnumakefile",
     "*.mk", "jenkinsfile", "procfile", "justfile", "*.blade.php",
+    ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",  # zsh, not Bash
 )
 
 _BY_NAME: dict[str, Lang] = {key: lang for lang in LANGUAGES for key in (lang.name, *lang.aliases)}
