@@ -32,8 +32,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             lang = language_for(language=action.text("language") or "python")
             if lang is None:
                 continue
-            lang = lang.for_snippet(f.value)  # PHP to run has no `<?php`: code, not HTML text
-            yield from _syntax(f, lang, f"{action.type} code")
+            # PHP to run has no `<?php`: it is code, not HTML text (named as declared).
+            yield from _syntax(f, lang.for_snippet(f.value), f"{action.type} code", lang.name)
             for use in unsafe_code(f.value, lang):
                 yield Diagnostic(
                     "unsafe-code",
@@ -43,7 +43,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
                 )
 
 
-def _syntax(f: Field, lang: Lang, what: str) -> Iterable[Diagnostic]:
+def _syntax(f: Field, lang: Lang, what: str, name: str = "") -> Iterable[Diagnostic]:
+    name = name or lang.name
     verdict = lang.verdict(f.value)
     if verdict == "off":
         return
@@ -52,8 +53,8 @@ def _syntax(f: Field, lang: Lang, what: str) -> Iterable[Diagnostic]:
     for problem in syntax_errors(f.value, lang, limit=MAX_SYNTAX_ERRORS):
         yield Diagnostic(
             "syntax-error",
-            f"{lang.name} syntax error in {what}: {problem.message}"
-            + (f" (a warning: the {lang.name} grammar rejects some valid code)" if unsure else ""),
+            f"{name} syntax error in {what}: {problem.message}"
+            + (f" (a warning: the {name} grammar rejects some valid code)" if unsure else ""),
             f.value_span(problem.start, max(problem.end, problem.start + 1)),
             severity=Severity.WARNING if unsure else None,
         )
