@@ -125,14 +125,18 @@ CODES: dict[str, Code] = {
              "`os`/`subprocess` and the like let code escape the API it is meant to use."),
         Code("syntax-error", E, "File content or code that its language's grammar rejects.",
              "Checked with the tree-sitter grammar chosen from `language=` or the path's "
-             "extension; the range points at the error inside the transcript."),
+             "extension; the range points at the error inside the transcript. A grammar that "
+             "rejects some valid files (C#, Kotlin, Swift, HTML, CSS) reports a warning only, "
+             "and C, C++ and Markdown are not judged (docs/languages.md has the numbers)."),
         Code("repetition", W, "An action plan that repeats itself.",
              "The same action three times running, or a repeating cycle of actions, is the "
              "loop the planner's repetition analyser stops."),
         Code("new-syntax-error", E, "A modify action would introduce a syntax error into a file that parsed before.",
              "The file would no longer parse with its grammar after the transcript's edits (an "
              "edit a later action repairs is not reported). The action is not applied unless "
-             "forced (`apply --force`); check the replacement and the place it matched.",
+             "forced (`apply --force`); check the replacement and the place it matched. For a "
+             "language whose grammar is trusted as a warning only (docs/languages.md) it is a "
+             "warning and does not block.",
              needs_workspace=True),
         Code("bad-marker", E, "A SEARCH/REPLACE marker line the agent would not read (wrong number of marker characters, a missing `=======`, a doubled REPLACE, a block never closed).",
              "The agent's own parser rejects the block or silently applies a different edit. "

@@ -647,9 +647,11 @@ def _language(path: str | None) -> object | None:
     except ImportError:  # the syntax package is optional at this layer
         return None
     try:
-        return languages.language_for(path=path)
+        lang = languages.language_for(path=path)
     except Exception:  # a grammar that fails to load: fall back to the other strategies
         return None
+    # Tokens drop layout, which is the structure of YAML and Markdown: no token matching there.
+    return lang if lang is not None and lang.layout_tokens else None
 
 
 def _syntax(text: _Text, s: _Search, lang: object) -> Located | Refused | None:

@@ -689,6 +689,8 @@ class _Planner:
             if final_ok[key]:
                 continue
             outcome.diagnostics.append(d)
+            if d.severity is Severity.WARNING:
+                continue  # the grammar is not sure enough to block (see _new_syntax_error)
             if self.forces(index):
                 d.severity = Severity.WARNING
                 d.message += " (applied anyway: forced)"
@@ -897,7 +899,7 @@ def _parses(rel: str, text: str) -> bool:
     except ImportError:
         return True
     lang = language_for(path=rel)
-    if lang is None:
+    if lang is None or lang.verdict(text) == "off":
         return True
     try:
         return not syntax_errors(text, lang, limit=1)
@@ -936,6 +938,9 @@ def _new_syntax_error(rel: str, before: str, after: str, span: Span) -> Diagnost
     lang = language_for(path=rel)
     if lang is None:
         return None
+    verdict = lang.verdict(after)
+    if verdict == "off" or lang.verdict(before) == "off":
+        return None
     try:
         if syntax_errors(before, lang, limit=1):
             return None
@@ -946,10 +951,14 @@ def _new_syntax_error(rel: str, before: str, after: str, span: Span) -> Diagnost
         return None
     p = problems[0]
     line = after.count("\n", 0, p.start) + 1
+    # A grammar that rejects some valid code (docs/languages.md) warns and never blocks.
+    unsure = verdict == "warning"
     return Diagnostic(
         "new-syntax-error",
-        f"{rel} parsed before this edit but not after it: line {line}: {p.message}",
+        f"{rel} parsed before this edit but not after it: line {line}: {p.message}"
+        + (f" (a warning: the {lang.name} grammar rejects some valid code)" if unsure else ""),
         span,
+        severity=Severity.WARNING if unsure else None,
         data={"line": line},
     )
 

@@ -93,7 +93,7 @@ def match(text: _Text, s: _Search, lang: object) -> Located | Refused | None:
     if not isinstance(lang, Lang):
         return None
     try:
-        s_toks = tokens(s.norm, lang)
+        s_toks = tokens(s.norm, lang.for_snippet(s.norm))
         if len(s_toks) < MIN_TOKENS:
             return None
         f_toks = tokens(text.norm, lang)
@@ -153,7 +153,7 @@ def _by_definition(
     text: _Text, s: _Search, lang: Lang, f_toks: list[Token], s_toks: list[Token]
 ) -> Located | Refused | None:
     try:
-        s_defs = definitions(s.norm, lang)
+        s_defs = definitions(s.norm, lang.for_snippet(s.norm))
     except Exception:
         return None
     tops = _top_level(s_defs, 0, len(s.norm))

@@ -1,7 +1,8 @@
 """``syntax-error`` and ``unsafe-code``: file content and code checked with tree-sitter.
 
 The grammar comes from the action's ``language`` field or its path's extension; code to execute
-(``execute_code``, ``aether-sandbox``) defaults to Python. Ranges map through the field's
+(``execute_code``, ``aether-sandbox``) defaults to Python. A language's ``judged`` (see
+docs/languages.md) makes its syntax errors errors, warnings, or nothing. Ranges map through the field's
 :class:`~action_lsp.model.SourceMap`, so an error inside a JSON-escaped string points at the
 exact characters in the transcript.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..model import Action, ActionKind, Diagnostic, Field
+from ..model import Action, ActionKind, Diagnostic, Field, Severity
 from ..syntax import Lang, language_for, syntax_errors, unsafe_code
 from . import RuleContext
 
@@ -31,7 +32,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             lang = language_for(language=action.text("language") or "python")
             if lang is None:
                 continue
-            yield from _syntax(f, lang, f"{action.type} code")
+            # PHP to run has no `<?php`: it is code, not HTML text (named as declared).
+            yield from _syntax(f, lang.for_snippet(f.value), f"{action.type} code", lang.name)
             for use in unsafe_code(f.value, lang):
                 yield Diagnostic(
                     "unsafe-code",
@@ -41,10 +43,18 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
                 )
 
 
-def _syntax(f: Field, lang: Lang, what: str) -> Iterable[Diagnostic]:
+def _syntax(f: Field, lang: Lang, what: str, name: str = "") -> Iterable[Diagnostic]:
+    name = name or lang.name
+    verdict = lang.verdict(f.value)
+    if verdict == "off":
+        return
+    # A grammar that rejects some valid files (docs/languages.md) is only a warning: never blocks.
+    unsure = verdict == "warning"
     for problem in syntax_errors(f.value, lang, limit=MAX_SYNTAX_ERRORS):
         yield Diagnostic(
             "syntax-error",
-            f"{lang.name} syntax error in {what}: {problem.message}",
+            f"{name} syntax error in {what}: {problem.message}"
+            + (f" (a warning: the {name} grammar rejects some valid code)" if unsure else ""),
             f.value_span(problem.start, max(problem.end, problem.start + 1)),
+            severity=Severity.WARNING if unsure else None,
         )

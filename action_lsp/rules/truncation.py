@@ -108,13 +108,15 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
 def dropped_definitions(old: str, new: str, path: str) -> tuple[int, int] | None:
     """``(kept, before)`` when a whole-file write keeps fewer than half of the old file's
     named definitions (at least 4 before), else None."""
-    from ..syntax import language_for
+    from ..syntax import language_for, parse_ok
     from ..syntax.tokens import definitions
 
     lang = language_for(path=path)
-    if lang is None:
-        return None
+    if lang is None or lang.verdict(new) == "off":
+        return None  # a grammar not judged (C, C++, Markdown) may miss what a write keeps
     try:
+        if lang.verdict(new) == "warning" and not parse_ok(new, lang):
+            return None  # definitions inside code the grammar rejects are not seen
         before = {(d.kind, d.name) for d in definitions(old, lang)}
         if len(before) < 4:
             return None

@@ -40,7 +40,7 @@ from pygls.uris import from_fs_path
 from ..edit import FileChange, Plan, WriteError, plan_changes, unified_diff, write_plan
 from ..edit.plan import blocking_diagnostics
 from ..edit.workspace import PathProblem
-from ..model import ActionKind, Diagnostic
+from ..model import ActionKind, Diagnostic, Severity
 from ..text import LineIndex
 from .convert import lsp_range
 from .documents import OpenDocument
@@ -131,6 +131,8 @@ def forcible(d: Diagnostic, blockers: Sequence[Diagnostic]) -> bool:
     read-only file, truncated content, an overwrite."""
     if d.code in NEVER_FORCED:
         return False
+    if d.code == "new-syntax-error" and d.severity is Severity.WARNING:
+        return False  # a grammar trusted as a warning only: the action is applied as it is
     if d.code in FORCIBLE or (d.code == "file-exists" and (d.data or {}).get("overwrite")):
         return True
     return any(b is d for b in blockers)

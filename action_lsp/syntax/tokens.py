@@ -61,13 +61,14 @@ _FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )
 _CLASS_VALUES = frozenset({"class"})
-_CONTAINERS = frozenset({"class", "impl", "trait", "interface"})
+_CONTAINERS = frozenset({"class", "impl", "trait", "interface", "struct", "enum", "extension"})
 
 
 def definitions(code: str, lang: Lang) -> list[Definition]:
     """Functions, classes, methods, types, ... of ``code``, in document order (nested included).
 
-    A function directly inside a class, impl or trait is reported as ``method``.
+    A function directly inside a class, struct, enum, extension, impl, trait or interface is
+    reported as ``method``.
     """
     table = lang.definitions
     if not table:
@@ -102,6 +103,8 @@ def _definition(parsed: Parsed, node: Node, kind: str, enclosing: str | None) ->
         parent = node.parent
         if parent is not None and parent.named_child_count == 1:
             outer = parent  # the whole `const f = () => ...;`
+    elif node.type.endswith("_specifier") and node.child_by_field_name("body") is None:
+        return None  # C/C++ `struct s *p`: names a type, defines none
     elif node.type in ("type_spec", "type_alias"):
         parent = node.parent
         if (
@@ -110,6 +113,11 @@ def _definition(parsed: Parsed, node: Node, kind: str, enclosing: str | None) ->
             and parent.named_child_count == 1
         ):
             outer = parent  # the whole `type T struct {...}`
+    elif node.type == "class_declaration" and parsed.lang.name == "swift":
+        # Swift's grammar has one node for class, struct, enum, actor and extension.
+        which = node.child_by_field_name("declaration_kind")
+        word = parsed.text(which) if which is not None else "class"
+        kind = word if word in ("struct", "enum", "extension") else "class"
     if kind == "function" and enclosing in _CONTAINERS:
         kind = "method"
     name = _name(parsed, node)
@@ -132,10 +140,27 @@ def _definition(parsed: Parsed, node: Node, kind: str, enclosing: str | None) ->
     return Definition(kind, name, start, parsed.end(outer))
 
 
+_DECLARATOR_NAMES = frozenset({
+    "identifier", "field_identifier", "qualified_identifier", "destructor_name",
+    "operator_name", "template_function",
+})
+
+
 def _name(parsed: Parsed, node: Node) -> str:
     name = node.child_by_field_name("name")
     if name is not None:
         return parsed.text(name)
+    if node.type == "function_definition":  # C/C++: the name is inside the declarator chain
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type not in _DECLARATOR_NAMES:
+            declarator = declarator.child_by_field_name("declarator")
+        return parsed.text(declarator) if declarator is not None else ""
+    if node.type == "section":  # Markdown: a section is named by its heading's text
+        heading = node.named_children[0] if node.named_children else None
+        if heading is None or not heading.type.endswith("heading"):
+            return ""
+        text = heading.child_by_field_name("heading_content")
+        return " ".join(parsed.text(text).split()) if text is not None else ""
     if node.type == "impl_item":  # `impl Type` or `impl Trait for Type`
         target = node.child_by_field_name("type")
         trait = node.child_by_field_name("trait")
