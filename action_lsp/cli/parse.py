@@ -19,7 +19,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..model import Action
-    from ..text import LineIndex
+    from ..stream import TextPositions
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from ..dialects import NAMES
     from ..document import analyze
-    from ..text import LineIndex
+    from ..stream import TextPositions
     from .output import Style, clean, dumps, use_color
 
     path = Path(args.path)
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     text = read_transcript(path)
     dialects = selected_dialects(args.dialect)
     analysis = analyze(text, dialects)
-    lines = LineIndex(text)
+    lines = TextPositions(text)  # (no table of every line: a session of blank lines has millions)
     if args.format == "json":
         sys.stdout.write(dumps({"actions": [_json(a, lines) for a in analysis.actions]}) + "\n")
         return 0
@@ -84,7 +84,7 @@ def _describe(a: Action) -> str:
     return title + size
 
 
-def _json(a: Action, lines: LineIndex) -> dict[str, Any]:
+def _json(a: Action, lines: TextPositions) -> dict[str, Any]:
     from ..dialects import file_view
 
     r = lines.range(a.span, "utf-16")
