@@ -415,8 +415,8 @@ class _Planner:
         state = self.state(action)
         span = _field_span(action, "path")
         if state.text is None or state.is_dir:
-            msg = f"{state.target.rel} does not exist" if state.text is None else (
-                f"{state.target.rel} is a directory")
+            msg = f"{state.target.rel} is a directory; only files are deleted" if state.is_dir else (
+                f"{state.target.rel} does not exist")
             raise ActionFailed(_diag("file-not-found", msg, span), msg)
         self.writable(state, span)
         state.edits.add(0, len(state.text), "", state.text)
@@ -433,8 +433,8 @@ class _Planner:
         if to is None or not isinstance(to.value, str):
             raise ActionFailed(None, "the rename has no target")
         if src.text is None or src.is_dir:
-            msg = f"{src.target.rel} does not exist" if src.text is None else (
-                f"{src.target.rel} is a directory; only files are renamed")
+            msg = f"{src.target.rel} is a directory; only files are renamed" if src.is_dir else (
+                f"{src.target.rel} does not exist")
             raise ActionFailed(_diag("file-not-found", msg, span), msg)
         dst = self.state(Action(action.dialect, action.type, action.kind, action.span,
                                 action.name_span, {"path": to}))
