@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args
 
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, Severity, Span
 from ..paths import PathCode
+from .compose import ComposedEdits
 from .locate import (
     Located,
     Refused,
@@ -109,47 +110,14 @@ class ActionFailed(Exception):
         self.reason = reason
 
 
-class _Edits:
+class _Edits(ComposedEdits):
     """Edits in original coordinates, composed from edits given in current coordinates."""
-
-    def __init__(self) -> None:
-        self.items: list[TextEditTuple] = []
 
     def add(self, s: int, e: int, t: str, current: str) -> None:
         """Record replacing ``current[s:e]`` by ``t`` (``current``: the text before it)."""
         if self is _UNKEPT:
             return
-        before: list[TextEditTuple] = []
-        group: list[tuple[int, int, TextEditTuple]] = []  # (current start, current end, item)
-        after: list[TextEditTuple] = []
-        delta = 0  # growth of the text by the items seen so far
-        delta_before = 0
-        for item in self.items:
-            o_s, o_e, text = item
-            c_s = o_s + delta
-            c_e = c_s + len(text)
-            if c_e < s:
-                before.append(item)
-                delta_before = delta + len(text) - (o_e - o_s)
-            elif c_s > e:
-                after.append(item)
-            else:
-                group.append((c_s, c_e, item))
-            delta += len(text) - (o_e - o_s)
-        if not group:
-            merged = (s - delta_before, e - delta_before, t)
-        else:
-            first_cs, _, first = group[0]
-            _, last_ce, last = group[-1]
-            us, ue = min(s, first_cs), max(e, last_ce)
-            o_start = first[0] if us == first_cs else s - delta_before
-            if ue == last_ce:
-                o_end = last[1]
-            else:
-                grown = sum(len(it[2]) - (it[1] - it[0]) for _, _, it in group)
-                o_end = e - delta_before - grown
-            merged = (o_start, o_end, current[us:s] + t + current[e:ue])
-        self.items = [*before, merged, *after]
+        super().add(s, e, t, current)
 
 
 _UNKEPT = _Edits()  # the edits of a check-only plan: never composed (see plan_changes)
