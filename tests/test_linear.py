@@ -154,3 +154,57 @@ def test_composed_edits_are_the_file_s_change() -> None:
             rebuilt.append(old[pos:s] + t)
             pos = e
         assert "".join(rebuilt) + old[pos:] == current
+
+
+# -- the commands on whole documents (issue 21) ---------------------------------------------------
+
+DOCUMENTS = adversarial.DOCUMENTS
+WORKSPACES = adversarial.WORKSPACES
+
+
+def _command_ops(command: str, text: str, tmp_path: Path, files: dict[str, str] | None = None) -> int:
+    """Operations of one command on ``text`` (a transcript; ``files``: the workspace it edits)."""
+    import contextlib
+    import io
+
+    from action_lsp.cli import main
+
+    ws = tmp_path / f"ws{len(text)}"
+    ws.mkdir()
+    for rel, content in (files or {}).items():
+        (ws / rel).write_text(content, encoding="utf-8")
+    transcript = ws / "t.jsonl"
+    transcript.write_text(text.replace("/w", str(ws)), encoding="utf-8")
+
+    def run(_: str) -> None:
+        if command == "outline":  # what the server's documentSymbol does
+            doc = IncrementalDocument(transcript.read_text(encoding="utf-8"))
+            for a in doc.analysis().actions:
+                doc.lines.range(a.span, "utf-16"), doc.lines.range(a.name_span, "utf-16")
+            return
+        args = [command, str(transcript)] + (["--root", str(ws)] if command == "apply" else [])
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(args)
+
+    return count_ops(run, "").total
+
+
+@pytest.mark.parametrize("command", ["parse", "check", "outline"])
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_commands_on_whole_documents_grow_linearly(name: str, command: str, tmp_path: Path) -> None:
+    """A one-line JSON export: every action's column was counted from the line's start (10x the
+    calls took 60-76x the time); a session of blank lines: a unit (and a line-table entry) each."""
+    shape = DOCUMENTS[name]
+    a = _command_ops(command, shape(N), tmp_path)
+    b = _command_ops(command, shape(4 * N), tmp_path)
+    assert b / a <= MAX_RATIO, f"{name} {command}: {a} operations at n={N}, {b} at {4 * N} ({b / a:.1f}x)"
+
+
+@pytest.mark.parametrize("name", sorted(WORKSPACES))
+def test_apply_of_many_edits_of_one_file_grows_linearly_in_python_work(name: str, tmp_path: Path) -> None:
+    """The Python work of ``apply`` (dry run) on n edits of one file. (Each edit still searches
+    the whole current file at C speed, which this count does not see: see docs/performance.md.)"""
+    make = WORKSPACES[name]
+    a = _command_ops("apply", make(N)[0], tmp_path, make(N)[1])
+    b = _command_ops("apply", make(4 * N)[0], tmp_path, make(4 * N)[1])
+    assert b / a <= MAX_RATIO, f"{name}: {a} operations at n={N}, {b} at {4 * N} ({b / a:.1f}x)"
