@@ -243,12 +243,18 @@ _NONE: Any = ()  # a shared empty sequence (a tuple: appending to it fails loudl
 PLAIN = Unit(0, 0, 0, actions=_NONE, diagnostics=_NONE, separators=_NONE, watch=_NONE, blocks=_NONE)
 
 
+def _line_total(units: list[Unit]) -> int:
+    """Lines held by the units of a line-structured document (a blank run is one unit)."""
+    return sum(getattr(u, "lines", 1) for u in units)
+
+
 def _lean(unit: Unit) -> Unit:
     """``unit`` as an open document keeps it (its start, end and look-ahead live on in the
     document's columns; see ``PLAIN``). Nothing changes a unit once it is checked."""
     if not (unit.actions or unit.diagnostics or unit.separators or unit.watch) and not (
-        isinstance(unit, RecordUnit) and (unit.results or unit.calls)
-    ):  # a session line's results and calls link it to other lines: kept
+        isinstance(unit, RecordUnit) and (unit.results or unit.calls or unit.lines > 1)
+    ):  # a session line's results and calls link it to other lines, a blank run's line count
+        # how far they reach: kept
         return PLAIN
     unit.blocks = _NONE
     for name in ("actions", "diagnostics", "separators", "watch"):
@@ -506,7 +512,7 @@ class IncrementalDocument:
         those lines, or one that failed (the distance to its answer may have changed), can."""
         units, starts = self._units, self._starts
         changed: set[str] | None = None
-        if len(dropped) == len(fresh):
+        if len(dropped) == len(fresh) and _line_total(dropped) == _line_total(fresh):
             changed = {i for u in (*dropped, *fresh) for i in getattr(u, "results", ())}
         for k in range(max(0, first - MAX_RUN), first):
             unit = units[k]

@@ -37,9 +37,11 @@ if TYPE_CHECKING:
     from .dialects import Dialect, DialectSet
 
 _LOADS = json.JSONDecoder(strict=False).decode
-SNIFF_LIMIT = 1 << 22  # characters of a first line read to decide (a longer one is no header)
+SNIFF_LIMIT = 1 << 22  # characters of a first line read to decide (a longer one is looked past)
+SNIFF_LINES = 8  # lines that open an object but cannot be decoded, looked past for the first record
 MAX_RUN = 64  # lines after a tool call in which its result is looked for
 _NONBLANK = re.compile(r"\S")
+_BLANKS = re.compile(r"\s+")  # (one character class: a repeated group keeps a stack per repeat)
 
 Results = dict[str, tuple[str | None, int, int]]
 """The tool results a line gives: call id -> (failure message, None when the call succeeded;
@@ -56,6 +58,7 @@ class RecordUnit(Unit):
     results: Results = field(default_factory=dict)  # the results this line gives
     calls: tuple[str, ...] = ()  # ids of the calls on this line that later lines answer
     failures: Failures = ()  # what those answers said: the calls that failed
+    lines: int = 1  # lines it holds (a run of blank lines is one unit)
 
 
 def first_line(text: str) -> tuple[int, int] | None:
@@ -70,30 +73,60 @@ def first_line(text: str) -> tuple[int, int] | None:
     return None
 
 
+def _first_record(text: str) -> tuple[dict[str, Any] | None, int]:
+    """The first record (a JSON object) of ``text``, or None, and the end of the last line read.
+
+    A line that opens an object but cannot be decoded here (longer than ``SNIFF_LIMIT``,
+    nested deeper than ``json.loads`` recurses, an integer over Python's 4,300 digits, broken
+    JSON) is looked past, up to ``SNIFF_LINES`` of them: the record reader reads it like any
+    other line (a ``bad-json`` when it cannot be decoded), and the records after it are read.
+    A first line that opens no object is an ordinary transcript.
+    """
+    n = len(text)
+    pos = end = 0
+    for _ in range(SNIFF_LINES):
+        while pos < n:
+            end = line_end(text, pos)
+            first = _NONBLANK.search(text, pos, end)
+            if first is not None:
+                break
+            pos = next_line(text, end)
+        else:
+            return None, n
+        if text[first.start()] != "{":
+            return None, end
+        if end - pos <= SNIFF_LIMIT:
+            try:
+                record = _LOADS(text[pos:end])
+            except (ValueError, RecursionError):  # json.loads recurses: deep nesting too
+                record = None
+            if isinstance(record, dict):
+                return record, end
+        pos = next_line(text, end)
+    return None, end
+
+
 def records_owner(text: str, dialects: DialectSet) -> Dialect | None:
     """The dialect that reads ``text`` as records, or None (an ordinary transcript)."""
     candidates = [d for d in dialects.dialects if d.records]
     if not candidates:
         return None
-    line = first_line(text)
-    if line is None:
-        return None
-    a, b = line
-    if b - a > SNIFF_LIMIT or text[a:b].lstrip()[:1] != "{":
-        return None
-    try:
-        first = _LOADS(text[a:b])
-    except (ValueError, RecursionError):  # json.loads recurses: deep nesting is no record either
-        return None
-    if not isinstance(first, dict):
+    first = _first_record(text)[0]
+    if first is None:
         return None
     return next((d for d in candidates if d.claims_records(first)), None)
 
 
 def sniff_extent(text: str) -> int:
     """How far :func:`records_owner` reads: an edit before this offset may change the answer."""
-    line = first_line(text)
-    return len(text) if line is None else line[1] + 1
+    end = _first_record(text)[1]
+    return len(text) if end >= len(text) else end + 1
+
+
+def sniff_decided(head: str) -> bool:
+    """Whether :func:`records_owner` gives the same answer for every text that starts with
+    ``head`` (the lines it read end inside it)."""
+    return _first_record(head)[1] < len(head)
 
 
 def line_end(text: str, pos: int) -> int:
@@ -159,11 +192,36 @@ def scan_records(text: str, dialects: DialectSet, owner: Dialect, start: int = 0
     n = len(text)
     pos = start
     while pos < n:
+        blank = _blank_lines(text, pos)
+        if blank > pos:  # a run of blank lines: one unit, not one a line
+            lines.forget(pos, blank)
+            yield RecordUnit(pos, blank, blank, lines=_line_count(text, pos, blank))
+            pos = blank
+            continue
         unit = _line_unit(ctx, lines, owner, pos)
         yield unit
         pos = unit.end
     if pos == start:  # an empty text is one empty unit, as scan() gives
         yield RecordUnit(start, n, n)
+
+
+def _blank_lines(text: str, pos: int) -> int:
+    """The end of the blank lines from the line start ``pos`` on (with their line breaks; to
+    the end of the text when only blanks follow), or ``pos`` when its line is not blank."""
+    m = _BLANKS.match(text, pos)
+    if m is None:
+        return pos
+    end = m.end()
+    if end == len(text):
+        return end
+    last = max(text.rfind("\n", pos, end), text.rfind("\r", pos, end))
+    return last + 1 if last >= 0 else pos
+
+
+def _line_count(text: str, start: int, end: int) -> int:
+    """How many lines ``text[start:end]`` holds (the last one may lack its line break)."""
+    breaks = text.count("\n", start, end) + text.count("\r", start, end) - text.count("\r\n", start, end)
+    return breaks + (end > start and text[end - 1] not in "\r\n")
 
 
 def rescan_line(text: str, dialects: DialectSet, owner: Dialect, failures: Failures) -> RecordUnit:
@@ -227,7 +285,9 @@ def call_failures(units: Sequence[Any], starts: Any, k: int) -> Failures:
     def rows() -> Iterator[tuple[int, int, Results]]:
         for j in range(k + 1, last):
             s = int(starts[j])
-            yield s, s, getattr(units[j], "results", None) or {}
+            results = getattr(units[j], "results", None) or {}
+            for _ in range(min(MAX_RUN, getattr(units[j], "lines", 1))):  # a blank run: each line
+                yield s, s, results
 
     return first_failures(unit.calls, int(starts[k]), rows())[0]
 
@@ -270,6 +330,11 @@ class _Lines:
             found = self.owner.record_results(decoded[0], text, a, b)
             results = {k: (m, w.start - a, w.end - a) for k, (m, w) in found.items()}
         return b, nxt, results, decoded
+
+    def forget(self, a: int, b: int) -> None:
+        """Drop the lines read ahead in ``[a, b)`` (blank lines the scan steps over)."""
+        if self._ahead:
+            self._ahead = {k: v for k, v in self._ahead.items() if not a <= k < b}
 
     def take(self, a: int) -> tuple[int, int, Results, tuple[Any, Diagnostic | None] | None]:
         """The line at ``a`` as scanned: its end, the next line's start, its results and its

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from .dialects import Dialect, DialectSet
 from .document import scan_units
 from .model import Diagnostic, Span, shift_diagnostic
-from .records import first_line, records_owner
+from .records import records_owner, sniff_decided
 from .rules import RuleContext
 from .text import Encoding, Position, Range, units
 
@@ -337,15 +337,12 @@ class _Pieces:
 
 
 def _sniff(pieces: _Pieces, window: int) -> str:
-    """Enough of the text to hold the first non-blank line whole (what :func:`records_owner`
-    decides on), or all of it."""
-    from .records import SNIFF_LIMIT
-
+    """Enough of the text to hold the lines :func:`records_owner` decides on whole (the first
+    non-blank one, and those it looks past), or all of it."""
     size = window
     while True:
         head = pieces.peek(size)
-        line = first_line(head)
-        if pieces.eof or (line is not None and (line[1] < len(head) or line[1] - line[0] > SNIFF_LIMIT)):
+        if pieces.eof or sniff_decided(head):
             return head
         size = 2 * max(size, len(head))
 

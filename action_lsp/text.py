@@ -12,6 +12,7 @@ after it in one vector operation instead of a Python loop over 100,000 lines.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Sequence
@@ -79,8 +80,14 @@ def index_at_units(text: str, count: int, encoding: Encoding) -> int:
     return len(data[:cut].decode("utf-8", "surrogatepass"))
 
 
+MARK = 1024  # characters between the remembered column counts of a long line (see _marks)
+
+
 class _Positions:
-    """Shared conversions; subclasses provide ``_slice``, ``_length``, ``_line_of``, ``_start``."""
+    """Shared conversions; subclasses provide ``_slice``, ``_length``, ``_line_of``, ``_start``
+    and an empty ``_column_marks``."""
+
+    _column_marks: dict[tuple[int, Encoding], list[int]]
 
     def _slice(self, start: int, end: int) -> str:
         raise NotImplementedError
@@ -132,11 +139,32 @@ class _Positions:
         """``[line_start(n) for n in lines]``."""
         return [self._start(n) for n in lines]
 
+    def _marks(self, start: int, encoding: Encoding, upto: int) -> list[int]:
+        """Code units of the line at ``start`` before each multiple of ``MARK`` characters
+        along it, up to the ``upto``-th: worked out once per line, so that the columns of
+        thousands of places on one long line (a compact JSON export) measure it once."""
+        key = (start, encoding)
+        marks = self._column_marks.get(key)
+        if marks is None:
+            marks = self._column_marks[key] = [0]
+        while len(marks) <= upto:
+            at = start + (len(marks) - 1) * MARK
+            marks.append(marks[-1] + units(self._slice(at, at + MARK), encoding))
+        return marks
+
+    def _column(self, start: int, offset: int, encoding: Encoding) -> int:
+        if encoding == "utf-32":
+            return offset - start
+        k = (offset - start) // MARK
+        if not k:
+            return units(self._slice(start, offset), encoding)
+        return self._marks(start, encoding, k)[k] + units(self._slice(start + k * MARK, offset), encoding)
+
     def position(self, offset: int, encoding: Encoding = "utf-16") -> Position:
         offset = max(0, min(offset, self._length()))
         line = self._line_of(offset)
         start = self._start(line)
-        return Position(line, units(self._slice(start, offset), encoding))
+        return Position(line, self._column(start, offset, encoding))
 
     def range(self, span: Span, encoding: Encoding = "utf-16") -> Range:
         return Range(self.position(span.start, encoding), self.position(span.end, encoding))
@@ -150,7 +178,15 @@ class _Positions:
             return 0
         start = self._start(position.line)
         end = self.line_end(position.line)
-        return start + index_at_units(self._slice(start, end), position.character, encoding)
+        count = position.character
+        if encoding == "utf-32":
+            return start + max(0, min(count, end - start))
+        if end - start <= MARK:
+            return start + index_at_units(self._slice(start, end), count, encoding)
+        marks = self._marks(start, encoding, (end - start) // MARK)
+        k = max(0, bisect.bisect_right(marks, count, 0, (end - start) // MARK + 1) - 1)
+        at = start + k * MARK
+        return at + index_at_units(self._slice(at, min(end, at + MARK)), count - marks[k], encoding)
 
 
 class LineIndex(_Positions):
@@ -159,6 +195,7 @@ class LineIndex(_Positions):
     def __init__(self, text: str) -> None:
         self.text = text
         self._starts = line_starts(text)
+        self._column_marks = {}
 
     def _slice(self, start: int, end: int) -> str:
         return self.text[start:end]
@@ -283,6 +320,7 @@ class EditableLineIndex(_Positions):
 
     def __init__(self, text: str) -> None:
         self._store = ChunkedText(text)
+        self._column_marks = {}
         # Straight into the array: a list of a million Python ints would cost 40 MB meanwhile.
         ends = (m.end() for m in _EOL.finditer(text))
         self._starts = np.fromiter(itertools.chain((0,), ends), dtype=np.int64)
@@ -331,6 +369,7 @@ class EditableLineIndex(_Positions):
         ending), so the recomputed window is ``[start, start + len(new_text)]`` inclusive.
         """
         self._store.replace(start, end, new_text)
+        self._column_marks.clear()
         delta = len(new_text) - (end - start)
         stop = start + len(new_text)
         starts = self._starts

@@ -101,3 +101,92 @@ SHAPES: dict[str, Shape] = {
     "comments": lambda n: "```actions\n{" + "/* c */ // d\n" * n + "\n```\n",
     "headings": lambda n: "# user:\n<create_file>\n" * n,
 }
+
+
+# -- Whole documents and workspaces for the commands (issue 21) ---------------------------------
+# Measured by ``bench/bench_commands.py`` (parse, check, apply and the server's outline, at two
+# sizes, with peak RSS) and counted by ``tests/test_linear.py``.
+
+
+def _json_line(value: object) -> str:
+    import json
+
+    return json.dumps(value, separators=(",", ":"))
+
+
+def openai_export(n: int) -> str:
+    """A compact OpenAI chat export: ``n`` write_file calls on one line."""
+    import json
+
+    calls = [{"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function",
+              "function": {"name": "write_file", "arguments": json.dumps({"path": f"f{i}.py", "content": "x = 1\n"})}}]}
+             for i in range(n)]
+    return _json_line({"messages": calls})
+
+
+def swe_agent_traj(n: int) -> str:
+    """A SWE-agent trajectory (``.traj``) of ``n`` create steps, on one line."""
+    steps = [{"action": f"str_replace_editor create /repo/f{i}.py --file_text 'x = 1\n'", "observation": "File created",
+              "state": {"working_dir": "/repo"}, "thought": "t"} for i in range(n)]
+    return _json_line({"trajectory": steps})
+
+
+def _claude_record(content: list[object]) -> str:
+    return _json_line({"type": "assistant", "sessionId": "s", "uuid": "u", "cwd": "/w",
+                       "message": {"role": "assistant", "content": content}})
+
+
+def session_blank_lines(n: int) -> str:
+    """A Claude Code session: one Write, then ``100 n`` blank lines, then another Write."""
+    write = {"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "/w/a.py", "content": "x\n"}}
+    return _claude_record([write]) + "\n" + "\n" * (100 * n) + _claude_record([{**write, "id": "t2"}]) + "\n"
+
+
+DOCUMENTS: dict[str, Shape] = {
+    "openai-export-one-line": openai_export,
+    "swe-agent-traj-one-line": swe_agent_traj,
+    "session-blank-lines": session_blank_lines,
+}
+"""Transcripts for ``parse``, ``check`` and the server (no workspace needed)."""
+
+SHAPES["openai-export-one-line"] = openai_export
+SHAPES["swe-agent-traj-one-line"] = swe_agent_traj
+
+
+def _lines_file(n: int) -> str:
+    return "".join(f"v{i:07d} = {i}\n" for i in range(2 * n))
+
+
+def _shuffled(n: int) -> list[int]:
+    import random
+
+    order = list(range(0, 2 * n, 2))
+    random.Random(3).shuffle(order)
+    return order
+
+
+def multiedit(n: int) -> tuple[str, dict[str, str]]:
+    """One MultiEdit of ``n`` edits (every other line of a ``2n``-line file, shuffled)."""
+    edits = [{"old_string": f"v{i:07d} = {i}\n", "new_string": f"v{i:07d} = {i + 1}\n"} for i in _shuffled(n)]
+    call = {"type": "tool_use", "id": "t1", "name": "MultiEdit", "input": {"file_path": "/w/a.py", "edits": edits}}
+    return _claude_record([call]) + "\n", {"a.py": _lines_file(n)}
+
+
+def diff_hunks(n: int) -> tuple[str, dict[str, str]]:
+    """A unified diff of ``n`` one-line hunks on one ``2n``-line file."""
+    hunks = "".join(f"@@ -{i + 1},1 +{i + 1},1 @@\n-v{i:07d} = {i}\n+v{i:07d} = {i + 1}\n" for i in range(0, 2 * n, 2))
+    return "```diff\n--- a/a.py\n+++ b/a.py\n" + hunks + "```\n", {"a.py": _lines_file(n)}
+
+
+def codex_chunks(n: int) -> tuple[str, dict[str, str]]:
+    """A Codex patch of ``n`` chunks on one ``2n``-line file."""
+    chunks = "".join(f"@@\n-v{i:07d} = {i}\n+v{i:07d} = {i + 1}\n" for i in range(0, 2 * n, 2))
+    return "*** Begin Patch\n*** Update File: a.py\n" + chunks + "*** End Patch\n", {"a.py": _lines_file(n)}
+
+
+WORKSPACES: dict[str, Callable[[int], tuple[str, dict[str, str]]]] = {
+    "multiedit-one-file": multiedit,
+    "diff-hunks-one-file": diff_hunks,
+    "codex-chunks-one-file": codex_chunks,
+}
+"""Transcripts with the files they edit, for ``apply`` (``n`` edits of one file)."""

@@ -7,7 +7,9 @@ Counted while :func:`count_ops` runs:
   on the document (it is handed in as a ``str`` subclass that counts), and ``search``/
   ``finditer``/``match`` of every compiled regex in the scanning modules (module-level ones are
   replaced by counting proxies, and ``re.compile`` in ``dialects.tags`` and ``jsonscan`` makes
-  counting ones), plus the C JSON string decoder.
+  counting ones), plus the C JSON string decoder;
+- the characters whose columns are measured (``units`` / ``index_at_units`` of
+  :mod:`action_lsp.text`): a column counted from the start of a long line each time shows.
 
 A search counts from where it started to where its match ended (or to the end of its range when
 it failed), so the same text read again and again adds up: a quadratic scan shows as an
@@ -214,6 +216,19 @@ def count_ops(fn: Callable[[str], Any], text: str) -> Meter:
 
     js._scanstring = counted_scanstring
     js._fence_pattern = counted_fence_pattern
+
+    # Columns are measured by the C codecs (one call): count the characters handed to them.
+    text_mod = importlib.import_module("action_lsp.text")
+    stream_mod = importlib.import_module("action_lsp.stream")
+    for mod, attr in ((text_mod, "units"), (text_mod, "index_at_units"), (stream_mod, "units")):
+        original = getattr(mod, attr)
+
+        def measured(s: str, *args: Any, _original: Any = original) -> Any:
+            meter.chars += len(s)
+            return _original(s, *args)
+
+        saved.append((mod, attr, original))
+        setattr(mod, attr, measured)
 
     def profile(frame: Any, event: str, arg: Any) -> None:
         if event == "call" or event == "c_call":

@@ -92,3 +92,119 @@ def test_each_line_s_code_spans_are_worked_out_once_however_many_tags_search(mon
     text = SHAPES["all-openers"](1200)  # 300 lines, 100 of them fence lines
     analyze(text)
     assert len(worked) <= 2 * len(set(worked)), f"{len(worked)} line passes for {len(set(worked))} lines"
+
+
+# -- the edit engine: many edits of one file ------------------------------------------------------
+
+
+def _many_edits(n: int, seed: int = 3) -> tuple[str, list[tuple[str, str]]]:
+    """A file of 2n lines and n edits of every other line, in a shuffled order (a MultiEdit, a
+    diff's hunks or a Codex patch's chunks: each edit is composed with those before it)."""
+    import random
+
+    text = "".join(f"v{i:07d} = {i}\n" for i in range(2 * n))
+    pairs = [(f"v{i:07d} = {i}\n", f"v{i:07d} = {i + 1}\n") for i in range(0, 2 * n, 2)]
+    random.Random(seed).shuffle(pairs)
+    return text, pairs
+
+
+def test_composing_many_edits_of_one_file_is_linear(tmp_path: Path) -> None:
+    """Each edit was composed with every edit kept before it (a MultiEdit of 20,000 edits took
+    30 s); now each finds its neighbours in a balanced tree."""
+    from action_lsp.edit.plan import _Edits
+
+    def compose(n: int) -> int:
+        text, pairs = _many_edits(n)
+
+        def run(_: str) -> None:
+            edits, current = _Edits(), text
+            for search, replace in pairs:
+                at = current.index(search)
+                edits.add(at, at + len(search), replace, current)
+                current = current[:at] + replace + current[at + len(search):]
+
+        return count_ops(run, "").total
+
+    a, b = compose(N), compose(4 * N)
+    assert b / a <= MAX_RATIO, f"{a} operations for {N} edits, {b} for {4 * N} ({b / a:.1f}x)"
+
+
+def test_composed_edits_are_the_file_s_change() -> None:
+    """Composed in any order, the edits (in the old text's coordinates) rebuild the new text,
+    merging the ones that touch."""
+    import itertools
+    import random
+
+    from action_lsp.edit.plan import _Edits
+
+    rng = random.Random(11)
+    for _ in range(200):
+        old = "".join(rng.choice("ab\n") for _ in range(rng.randrange(0, 40)))
+        edits, current = _Edits(), old
+        for _ in range(rng.randrange(1, 12)):
+            s = rng.randrange(len(current) + 1)
+            e = min(len(current), s + rng.choice([0, 0, 1, 2, 5]))
+            t = "".join(rng.choice("xy\n") for _ in range(rng.choice([0, 1, 3])))
+            edits.add(s, e, t, current)
+            current = current[:s] + t + current[e:]
+        items = edits.items
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(items)), items
+        rebuilt, pos = [], 0
+        for s, e, t in items:
+            rebuilt.append(old[pos:s] + t)
+            pos = e
+        assert "".join(rebuilt) + old[pos:] == current
+
+
+# -- the commands on whole documents (issue 21) ---------------------------------------------------
+
+DOCUMENTS = adversarial.DOCUMENTS
+WORKSPACES = adversarial.WORKSPACES
+
+
+def _command_ops(command: str, text: str, tmp_path: Path, files: dict[str, str] | None = None) -> int:
+    """Operations of one command on ``text`` (a transcript; ``files``: the workspace it edits)."""
+    import contextlib
+    import io
+
+    from action_lsp.cli import main
+
+    ws = tmp_path / f"ws{len(text)}"
+    ws.mkdir()
+    for rel, content in (files or {}).items():
+        (ws / rel).write_text(content, encoding="utf-8")
+    transcript = ws / "t.jsonl"
+    transcript.write_text(text.replace("/w", str(ws)), encoding="utf-8")
+
+    def run(_: str) -> None:
+        if command == "outline":  # what the server's documentSymbol does
+            doc = IncrementalDocument(transcript.read_text(encoding="utf-8"))
+            for a in doc.analysis().actions:
+                doc.lines.range(a.span, "utf-16"), doc.lines.range(a.name_span, "utf-16")
+            return
+        args = [command, str(transcript)] + (["--root", str(ws)] if command == "apply" else [])
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(args)
+
+    return count_ops(run, "").total
+
+
+@pytest.mark.parametrize("command", ["parse", "check", "outline"])
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_commands_on_whole_documents_grow_linearly(name: str, command: str, tmp_path: Path) -> None:
+    """A one-line JSON export: every action's column was counted from the line's start (10x the
+    calls took 60-76x the time); a session of blank lines: a unit (and a line-table entry) each."""
+    shape = DOCUMENTS[name]
+    a = _command_ops(command, shape(N), tmp_path)
+    b = _command_ops(command, shape(4 * N), tmp_path)
+    assert b / a <= MAX_RATIO, f"{name} {command}: {a} operations at n={N}, {b} at {4 * N} ({b / a:.1f}x)"
+
+
+@pytest.mark.parametrize("name", sorted(WORKSPACES))
+def test_apply_of_many_edits_of_one_file_grows_linearly_in_python_work(name: str, tmp_path: Path) -> None:
+    """The Python work of ``apply`` (dry run) on n edits of one file. (Each edit still searches
+    the whole current file at C speed, which this count does not see: see docs/performance.md.)"""
+    make = WORKSPACES[name]
+    a = _command_ops("apply", make(N)[0], tmp_path, make(N)[1])
+    b = _command_ops("apply", make(4 * N)[0], tmp_path, make(4 * N)[1])
+    assert b / a <= MAX_RATIO, f"{name}: {a} operations at n={N}, {b} at {4 * N} ({b / a:.1f}x)"

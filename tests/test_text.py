@@ -136,3 +136,78 @@ def test_lines_looked_up_at_once_are_those_looked_up_one_by_one() -> None:
             assert lines == [index.line_of(o) for o in offsets]
             assert index.line_starts_of(lines) == [index.line_start(n) for n in lines]
         assert EditableLineIndex(text).lines_of([]) == [] == EditableLineIndex(text).line_starts_of([])
+
+
+def _long_line(n: int) -> str:
+    """One line of ``n`` characters with a two-byte, a three-byte and an astral one now and then."""
+    pieces = ["abc", "é", "x" * 50, "€", "😀", "y" * 300]
+    out, size, k = [], 0, 0
+    while size < n:
+        out.append(pieces[k % len(pieces)])
+        size += len(out[-1])
+        k += 1
+    return "".join(out)[:n]
+
+
+def test_columns_far_along_one_long_line_are_right_in_every_encoding() -> None:
+    """A compact JSON export is one line: its columns are counted from marks along the line,
+    and must equal counting from the line's start."""
+    text = "head\n" + _long_line(20_000) + "\ntail"
+    rng = random.Random(5)
+    for index in (LineIndex(text), EditableLineIndex(text)):
+        for _ in range(300):
+            offset = rng.randrange(len(text) + 1)
+            for enc in ("utf-8", "utf-16", "utf-32"):
+                pos = index.position(offset, enc)  # type: ignore[arg-type]
+                start = text.rfind("\n", 0, offset) + 1
+                expected = len(text[start:offset].encode({"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[enc]))
+                expected //= {"utf-8": 1, "utf-16": 2, "utf-32": 4}[enc]
+                assert pos == Position(text.count("\n", 0, offset), expected), (offset, enc)
+                assert index.offset(pos, enc) == offset, (offset, enc)  # type: ignore[arg-type]
+        # a column inside a character rounds down to its start; past the line, its end
+        emoji = text.index("😀", 1000)
+        line_start = text.index("\n") + 1
+        col = index.position(emoji, "utf-16").character
+        assert index.offset(Position(1, col + 1), "utf-16") == emoji
+        assert index.offset(Position(1, 10**9), "utf-8") == text.index("\ntail")
+        assert index.offset(Position(1, 0), "utf-8") == line_start
+
+
+def test_columns_stay_right_after_edits_on_a_long_line() -> None:
+    text = _long_line(10_000)
+    index = EditableLineIndex(text)
+    assert index.position(9_000, "utf-16").character == len(text[:9_000].encode("utf-16-le")) // 2
+    index.replace(10, 10, "😀😀")
+    text = text[:10] + "😀😀" + text[10:]
+    assert index.position(9_000, "utf-16").character == len(text[:9_000].encode("utf-16-le")) // 2
+    assert index.offset(Position(0, 9_500), "utf-8") == len(text.encode()[:9_500].decode("utf-8", "ignore"))
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+@pytest.mark.parametrize("cls", [LineIndex, EditableLineIndex])
+def test_columns_of_every_place_on_one_long_line_count_the_line_about_once(
+    monkeypatch: pytest.MonkeyPatch, encoding: str, cls: type
+) -> None:
+    """Each position on a 200,000-character line was counted from the line's start (a sliced
+    copy of it measured): 20,000 actions on one line took seconds. The characters measured
+    are now the line's length once, plus at most two marks' spacing per conversion."""
+    import action_lsp.text as text_module
+
+    measured = [0]
+    for name in ("units", "index_at_units"):
+        original = getattr(text_module, name)
+
+        def counting(s: str, *args: object, _original: object = original) -> object:
+            measured[0] += len(s)
+            return _original(s, *args)  # type: ignore[operator]
+
+        monkeypatch.setattr(text_module, name, counting)
+    line = _long_line(200_000)
+    index = cls(line)
+    asked = 0
+    for offset in range(0, len(line), 100):
+        pos = index.position(offset, encoding)
+        index.offset(pos, encoding)
+        asked += 2
+    bound = 2 * len(line) + 2 * text_module.MARK * asked
+    assert measured[0] <= bound, f"{measured[0]:,} characters measured for a line of {len(line):,}"

@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     from ..edit import Workspace, WriteError, plan_changes, unified_diff, write_plan
     from ..edit.journal import recover_messages
     from ..edit.plan import blocking_diagnostics
-    from ..text import LineIndex
+    from ..stream import TextPositions
     from .output import Style, clean, use_color
 
     source = Path(args.transcript)
@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
         )
 
     plan = planned(only)
-    lines = LineIndex(text)
+    lines = TextPositions(text)  # (no table of every line: a session of blank lines has millions)
 
     for outcome in plan.outcomes:
         action = actions[outcome.action_index]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..model import Action
-    from ..text import LineIndex
+    from ..stream import TextPositions
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -55,13 +56,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 class _Parsed:
     name: str
     actions: list[Action]
-    lines: LineIndex
+    lines: TextPositions
 
 
 def run(args: argparse.Namespace) -> int:
     from ..dialects import DialectSet
     from ..document import analyze
-    from ..text import LineIndex
+    from ..stream import TextPositions
     from .output import Style, clean, dumps, use_color
 
     if sum(1 for p in args.paths if p == STDIN) > 1:
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             status = 2
             continue
         analysis = analyze(text, dialects)
-        parsed.append(_Parsed(display_name(path, args.stdin_filename), analysis.actions, LineIndex(text)))
+        parsed.append(_Parsed(display_name(path, args.stdin_filename), analysis.actions, TextPositions(text)))  # (no table of every line)
     if args.format == "json":
         if len(args.paths) == 1:
             data: dict[str, Any] = {"actions": [_json(a, f.lines) for f in parsed for a in f.actions]}
@@ -103,14 +104,13 @@ def run(args: argparse.Namespace) -> int:
         where_w = max(len(w) for _, _, _, w, _ in rows)
         dialect_w = max(len(a.dialect) for _, _, a, _, _ in rows)
         kind_w = max(len(k) for _, _, _, _, k in rows)
+    rows_at = iter(rows)  # in file order
     for f in parsed:
         if not f.actions:
             looked = ", ".join(dialects or (d.name for d in DialectSet().dialects))  # those in effect
             print(f"{clean(f.name)}: no actions found (dialects: {looked}).")
             continue
-        for g, n, a, where, kind in rows:
-            if g is not f:
-                continue
+        for _f, n, a, where, kind in itertools.islice(rows_at, len(f.actions)):
             shown = style("red", f"{kind:<{kind_w}}") if a.failure is not None else style("cyan", f"{kind:<{kind_w}}")
             print(
                 f"{style('bold', f'{n:>{width}}.')} {where:<{where_w}}  {a.dialect:<{dialect_w}}  "
@@ -158,7 +158,7 @@ def _describe(a: Action) -> str:
     return title + size
 
 
-def _json(a: Action, lines: LineIndex) -> dict[str, Any]:
+def _json(a: Action, lines: TextPositions) -> dict[str, Any]:
     from ..dialects import file_view
 
     r = lines.range(a.span, "utf-16")

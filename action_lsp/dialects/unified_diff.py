@@ -93,6 +93,8 @@ class _Section:
     plus: Line | None = None
     rename_from: Line | None = None
     rename_to: Line | None = None
+    copy_from: Line | None = None
+    copy_to: Line | None = None
     new_mode: bool = False
     deleted_mode: bool = False
     hunks: list[_Hunk] = field(default_factory=list)
@@ -136,6 +138,10 @@ class _Parser:
                     cur.rename_from = line
                 elif self.at(i, "rename to "):
                     cur.rename_to = line
+                elif self.at(i, "copy from "):
+                    cur.copy_from = line
+                elif self.at(i, "copy to "):
+                    cur.copy_to = line
                 elif self.at(i, "new file mode"):
                     cur.new_mode = True
                 elif self.at(i, "deleted file mode"):
@@ -336,6 +342,16 @@ def _edits(text: str, section: _Section) -> list[Edit]:
     return edits
 
 
+def _copy_not_applied(text: str, sec: _Section) -> Diagnostic:
+    """A git copy (``copy from``/``copy to``): reported, not applied (its hunks change the copy,
+    not the file named after it, and action-lsp makes no copies)."""
+    lines = [ln for ln in (sec.copy_from, sec.copy_to) if ln is not None]
+    names = " / ".join(f"`{text[ln.start : ln.end].strip()}`" for ln in lines)
+    return Diagnostic(
+        "bad-patch", f"a git copy ({names}) is not applied: action-lsp does not copy files; "
+        "copy it yourself, then apply the rest", Span(lines[0].start, lines[-1].end))
+
+
 def _actions(dialect: str, text: str, parser: _Parser, group: Span) -> list[Action]:
     actions: list[Action] = []
     for sec in parser.sections:
@@ -346,6 +362,9 @@ def _actions(dialect: str, text: str, parser: _Parser, group: Span) -> list[Acti
         if isinstance(view, str):
             parser.diagnostics.append(Diagnostic(
                 "bad-patch", f"this diff does not parse: {view}", name_span))
+            continue
+        if sec.copy_from is not None or sec.copy_to is not None:
+            parser.diagnostics.append(_copy_not_applied(text, sec))
             continue
         # unidiff calls any two names a rename and a hunk `+0,0` a deletion: what the header
         # lines say decides (`/dev/null`, git's mode and rename lines).

@@ -57,6 +57,7 @@ except ImportError:  # pragma: no cover - Windows: no locking between processes
 
 JOURNAL_DIR = ".action-lsp-journal"
 JOURNAL_FILE = "journal.json"
+MAX_JOURNAL_BYTES = 64 << 20  # a journal.json larger than this is refused unread (and never written)
 BACKUP_FILE = "backup"
 COMMITTED_FILE = "committed"
 # A committed write being undone: the file exists from the rollback's first step on (so a
@@ -195,9 +196,10 @@ def _a_file(digest: str | None) -> bool:
     return digest is not None and not digest.startswith("<")
 
 
-def _read_own(path: Path) -> bytes:
+def _read_own(path: Path, limit: int) -> bytes:
     """The bytes of one of the journal's own files, which must be a regular file (a planted
-    link to a FIFO or to /dev/zero must not hang or fill the memory of a recovery)."""
+    link to a FIFO or to /dev/zero must not hang or fill the memory of a recovery) of at most
+    ``limit`` bytes (what a write could have made; a larger one is refused unread)."""
     fd = _open_regular(path)
     if fd is None:
         raise FileNotFoundError(errno.ENOENT, "no such file", str(path))
@@ -205,7 +207,12 @@ def _read_own(path: Path) -> bytes:
         raise JournalError(f"{path} is not a regular file; the journal is left untouched: "
                            "check it, then delete the directory")
     with open(fd, "rb") as fh:
-        return fh.read()
+        too_large = os.fstat(fd).st_size > limit
+        data = b"" if too_large else fh.read(limit + 1)
+    if too_large or len(data) > limit:
+        raise JournalError(f"{path} is larger than a write makes it ({limit:,} bytes at most); "
+                           "the journal is left untouched: check it, then delete the directory")
+    return data
 
 
 def _open_regular(path: Path) -> int | str | None:
@@ -394,7 +401,10 @@ class Journal:
             "dirs": [self.store(d) for d in self.dirs],
             "entries": [asdict(e) for e in self.entries],
         }
-        _replace_file(self.jdir / JOURNAL_FILE, json.dumps(record).encode(), strict=True)
+        data = json.dumps(record).encode()
+        if len(data) > MAX_JOURNAL_BYTES:  # (a recovery refuses to read more)
+            raise JournalError(f"too many changes for one write ({len(self.entries):,} files)")
+        _replace_file(self.jdir / JOURNAL_FILE, data, strict=True)
 
     def commit(self) -> None:
         fd = os.open(self.jdir / COMMITTED_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -550,13 +560,14 @@ class _Files:
     def restoring(self) -> int | None:
         """The entry a rollback was rewriting in place when it stopped, if any."""
         try:
-            return int((self.jdir / RESTORING_FILE).read_text(encoding="ascii"))
-        except (OSError, ValueError):
+            return int(_read_own(self.jdir / RESTORING_FILE, 32).decode("ascii"))
+        except (OSError, ValueError, JournalError):
             return None
 
     def old_bytes(self, e: Entry) -> bytes:
         if self._backup is None:
-            self._backup = _read_own(self.jdir / BACKUP_FILE)
+            sizes = [off + n for off, n in (x.backup for x in self.entries if x.backup)]
+            self._backup = _read_own(self.jdir / BACKUP_FILE, max(sizes, default=0))
         assert e.backup is not None
         off, n = e.backup
         data = self._backup[off : off + n]
@@ -787,7 +798,7 @@ def _recover_locked(
     root: Path, jdir: Path, *, keep_dir: bool = False, extra_roots: Iterable[Path | str] = ()
 ) -> Recovery | None:
     try:
-        raw = _read_own(jdir / JOURNAL_FILE)
+        raw = _read_own(jdir / JOURNAL_FILE, MAX_JOURNAL_BYTES)
     except FileNotFoundError:
         # A commit mark without a journal: killed while removing the journal of a finished
         # write. Anything else: killed while writing the journal (nothing was touched yet),

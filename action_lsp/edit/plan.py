@@ -20,6 +20,7 @@ from typing import Any, Literal, get_args
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, Severity, Span
 from ..paths import PathCode
 from ..rules.encoding import first_surrogate
+from .compose import ComposedEdits
 from .locate import (
     Located,
     Refused,
@@ -120,47 +121,14 @@ class ActionFailed(Exception):
         self.reason = reason
 
 
-class _Edits:
+class _Edits(ComposedEdits):
     """Edits in original coordinates, composed from edits given in current coordinates."""
-
-    def __init__(self) -> None:
-        self.items: list[TextEditTuple] = []
 
     def add(self, s: int, e: int, t: str, current: str) -> None:
         """Record replacing ``current[s:e]`` by ``t`` (``current``: the text before it)."""
         if self is _UNKEPT:
             return
-        before: list[TextEditTuple] = []
-        group: list[tuple[int, int, TextEditTuple]] = []  # (current start, current end, item)
-        after: list[TextEditTuple] = []
-        delta = 0  # growth of the text by the items seen so far
-        delta_before = 0
-        for item in self.items:
-            o_s, o_e, text = item
-            c_s = o_s + delta
-            c_e = c_s + len(text)
-            if c_e < s:
-                before.append(item)
-                delta_before = delta + len(text) - (o_e - o_s)
-            elif c_s > e:
-                after.append(item)
-            else:
-                group.append((c_s, c_e, item))
-            delta += len(text) - (o_e - o_s)
-        if not group:
-            merged = (s - delta_before, e - delta_before, t)
-        else:
-            first_cs, _, first = group[0]
-            _, last_ce, last = group[-1]
-            us, ue = min(s, first_cs), max(e, last_ce)
-            o_start = first[0] if us == first_cs else s - delta_before
-            if ue == last_ce:
-                o_end = last[1]
-            else:
-                grown = sum(len(it[2]) - (it[1] - it[0]) for _, _, it in group)
-                o_end = e - delta_before - grown
-            merged = (o_start, o_end, current[us:s] + t + current[e:ue])
-        self.items = [*before, merged, *after]
+        super().add(s, e, t, current)
 
 
 _UNKEPT = _Edits()  # the edits of a check-only plan: never composed (see plan_changes)
@@ -440,8 +408,8 @@ class _Planner:
         state = self.state(action)
         span = _field_span(action, "path")
         if state.text is None or state.is_dir:
-            msg = f"{state.target.rel} does not exist" if state.text is None else (
-                f"{state.target.rel} is a directory")
+            msg = f"{state.target.rel} is a directory; only files are deleted" if state.is_dir else (
+                f"{state.target.rel} does not exist")
             raise ActionFailed(_diag("file-not-found", msg, span), msg)
         self.writable(state, span)
         state.edits.add(0, len(state.text), "", state.text)
@@ -458,8 +426,8 @@ class _Planner:
         if to is None or not isinstance(to.value, str):
             raise ActionFailed(None, "the rename has no target")
         if src.text is None or src.is_dir:
-            msg = f"{src.target.rel} does not exist" if src.text is None else (
-                f"{src.target.rel} is a directory; only files are renamed")
+            msg = f"{src.target.rel} is a directory; only files are renamed" if src.is_dir else (
+                f"{src.target.rel} does not exist")
             raise ActionFailed(_diag("file-not-found", msg, span), msg)
         dst = self.state(Action(action.dialect, action.type, action.kind, action.span,
                                 action.name_span, {"path": to}))
@@ -1100,7 +1068,9 @@ def _judged(judgement: Judgement, action: Action, outcome: ActionOutcome) -> Non
             _field_span(action, "path"))
         if action.edits:
             span = action.edits[0].search.span
-        outcome.diagnostics.append(_diag("applied", f"{rel} already holds this action's result", span))
+        said = (f"{rel} is already deleted" if action.kind is ActionKind.DELETE_FILE
+                else f"{rel} already holds this action's result")
+        outcome.diagnostics.append(_diag("applied", said, span))
         return
     by = judgement.by
     outcome.skipped = True
