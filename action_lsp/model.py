@@ -11,7 +11,7 @@ import enum
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 # Spans and source maps are made by the million and never changed once made; they are not
 # ``frozen`` dataclasses only because a frozen dataclass's ``__init__`` (``object.__setattr__``
@@ -303,12 +303,41 @@ FILE_OPS = ("create", "write", "modify", "delete", "rename", "mkdir")
 
 
 @dataclass(frozen=True, slots=True)
+class EditRules:
+    """What one agent's modify means where agents differ; each dialect (and, for tool calls,
+    each tool) states its own (the table in docs/edit-engine.md, "Each agent's meaning").
+
+    An *empty* search text (not one of only whitespace: that is an ordinary search text) on a
+    missing file: ``create`` it with the replacement, or ``refuse``; on an empty (or blank)
+    file: ``write`` the replacement (or ``append`` it), or ``refuse``; on a file with content: ``append`` the
+    replacement, or ``refuse``. ``in_original``: the edits of one action are all located in
+    the text before the action (matches that overlap are a ``conflicting-edits`` error);
+    otherwise they apply in sequence, each on the text the previous left, and one may not
+    match text an earlier edit of the action wrote unless ``rewrites`` (its agent documents
+    that). ``agent`` names whose rules these are, in messages (``Claude Code's Edit``);
+    ``empty_hint`` says what to use instead of an empty search text."""
+
+    agent: str = "this format"
+    on_missing: Literal["create", "refuse"] = "refuse"
+    on_empty: Literal["write", "append", "refuse"] = "refuse"
+    on_text: Literal["append", "refuse"] = "refuse"
+    in_original: bool = False
+    rewrites: bool = False
+    empty_hint: str = ""
+
+
+#: The rules of a format that gives an empty search text no meaning (the seed formats).
+NO_EMPTY_SEARCH = EditRules()
+
+
+@dataclass(frozen=True, slots=True)
 class FileView:
     """The normalized view of a file action, the same for every dialect: what the edit engine
     applies. ``op`` is one of :data:`FILE_OPS`; ``write`` creates *or replaces* a whole file
     (``create`` refuses to replace one); ``to`` is a rename's target, ``content`` a create's or
     write's text, ``edits`` a modify's search/replace pairs. ``final_newline``: the agent's
-    tool ends the file it modifies with a line break (Codex's ``apply_patch`` does)."""
+    tool ends the file it modifies with a line break (Codex's ``apply_patch`` does). ``rules``:
+    what the agent means by an empty search text and by several edits (:class:`EditRules`)."""
 
     op: str
     path: Field
@@ -316,6 +345,7 @@ class FileView:
     content: Field | None = None
     edits: tuple[FileEdit, ...] = ()
     final_newline: bool = False
+    rules: EditRules = NO_EMPTY_SEARCH
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.op, "path": self.path.value}

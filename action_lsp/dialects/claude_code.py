@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonscan import JNode, parse_json
-from ..model import Action, Diagnostic, Field, Fix, Span
+from ..model import Action, Diagnostic, EditRules, Field, Fix, Span
 from .base import Construct, Dialect, ScanContext
 from .tool_use import (
     Call,
@@ -32,6 +32,7 @@ from .tool_use import (
     call_action,
     first_line,
     relative_path,
+    tool_rules,
     tool_specs,
 )
 
@@ -60,6 +61,9 @@ class ClaudeCodeDialect(Dialect):
 
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None  # a recorded session is not written by hand
+
+    def edit_rules(self, action: Action) -> EditRules:
+        return tool_rules(action)
 
     def parse_record(
         self, ctx: ScanContext, start: int, end: int, record: Any, problem: Diagnostic | None

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
-from ..model import Action, Diagnostic, Field, FileView, Fix, Span
+from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
 from .tool_use import (
@@ -42,6 +42,7 @@ from .tool_use import (
     decode_arguments,
     failed,
     first_line,
+    tool_rules,
     tool_specs,
 )
 
@@ -130,6 +131,9 @@ class ToolCalls(Dialect):
 
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None
+
+    def edit_rules(self, action: Action) -> EditRules:
+        return tool_rules(action)
 
     def file_view(self, action: Action) -> FileView | None:
         view = super().file_view(action)

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsonscan import JNode, parse_json, trailing_data_error
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
 from ..schema import ActionSpec, opt, req, text
 
-__all__ = ["Call", "Input", "call_action", "decode_arguments", "failed", "relative_path", "tool_specs"]
+__all__ = ["Call", "Input", "call_action", "decode_arguments", "failed", "relative_path", "tool_rules", "tool_specs"]
 
 
 @dataclass(slots=True)
@@ -124,7 +124,8 @@ class Call:
 
 # Tool names, lower-cased, by what they do.
 _WRITE = {"write", "write_file", "create_file", "writefile", "createfile", "write_to_file"}
-_EDIT = {"edit", "edit_file", "str_replace", "replace_in_file", "multiedit", "multi_edit"}
+_EDIT = {"edit", "edit_file", "str_replace", "replace_in_file", "multiedit", "multi_edit",
+         "replace", "replace_string_in_file", "multi_replace_string_in_file"}
 _EDITOR = {"str_replace_based_edit_tool", "str_replace_editor", "text_editor"}
 _SHELL = {"bash", "shell", "execute_command", "run_command", "exec_command", "run_terminal_cmd",
           "shell_command", "local_shell", "container.exec", "run_shell_command"}
@@ -132,6 +133,49 @@ _READ = {"read", "read_file", "view", "view_file", "readfile", "cat"}
 _PATCH = {"apply_patch", "applypatch"}
 _PATH_KEYS = ("file_path", "path", "filePath", "filepath", "file", "target_file", "filename")
 _CONTENT_KEYS = ("content", "file_text", "contents", "text", "new_content")
+_SEARCH_KEYS = ("old_string", "old_str", "oldText", "old_text", "oldString", "search")
+_REPLACE_KEYS = ("new_string", "new_str", "newText", "new_text", "newString", "replace")
+
+# What each edit tool means where agents differ (docs/edit-engine.md, "Each agent's meaning").
+_NO_EMPTY = "give the text to replace"
+#: Claude Code's Edit / MultiEdit: an empty old_string creates a missing file and writes one
+#: that is empty or blank; on a file with content it is refused ("Cannot create new file - file
+#: already exists"). MultiEdit applies its edits in sequence and refuses an old_string found in
+#: a previous edit's new_string.
+CLAUDE_EDIT = EditRules("Claude Code's Edit", on_missing="create", on_empty="write", empty_hint=_NO_EMPTY)
+CLAUDE_MULTIEDIT = EditRules("Claude Code's MultiEdit", on_missing="create", on_empty="write",
+                             empty_hint=_NO_EMPTY)
+#: Anthropic's text editor tool, OpenHands' and SWE-agent's ``str_replace_editor``: str_replace
+#: needs an existing file and an old_str that occurs exactly once; an empty one never does.
+STR_REPLACE = EditRules("the str_replace command", empty_hint="use the create command to write a file")
+#: GitHub Copilot Chat's replace_string_in_file (``applyEdit``): an empty oldString creates a
+#: missing file and writes an empty or blank one, and is refused on a file with content;
+#: multi_replace_string_in_file prepares every replacement on the original file, then merges.
+COPILOT_REPLACE = EditRules("Copilot's replace_string_in_file", on_missing="create", on_empty="write",
+                            empty_hint=_NO_EMPTY)
+COPILOT_MULTI = EditRules("Copilot's multi_replace_string_in_file", on_missing="create", on_empty="write",
+                          in_original=True, empty_hint=_NO_EMPTY)
+#: Gemini CLI's replace (edit.ts): an empty old_string creates a missing file; on any existing
+#: file, empty or not, it is refused ("Attempted to create a file that already exists").
+GEMINI_REPLACE = EditRules("Gemini CLI's replace", on_missing="create", empty_hint=_NO_EMPTY)
+#: Any other edit tool (an MCP server's edit_file, a bare str_replace, ...): its meaning of an
+#: empty search text is not known; it is refused, and its edits apply in sequence.
+OTHER_EDIT = EditRules("this tool", empty_hint=_NO_EMPTY)
+_TOOL_RULES = {
+    "edit": CLAUDE_EDIT,
+    "multiedit": CLAUDE_MULTIEDIT,
+    "replace_string_in_file": COPILOT_REPLACE,
+    "multi_replace_string_in_file": COPILOT_MULTI,
+    "replace": GEMINI_REPLACE,
+}
+
+
+def tool_rules(action: Action) -> EditRules:
+    """The rules of the edit tool ``action`` calls (its name, and its ``command``)."""
+    low = action.type.lower()
+    if low in _EDITOR:
+        return STR_REPLACE
+    return _TOOL_RULES.get(low, OTHER_EDIT)
 
 
 def tool_specs(*names: str) -> dict[str, ActionSpec]:
@@ -229,13 +273,13 @@ def call_action(call: Call) -> Action:
                 if item.kind != "object":
                     continue
                 sub = Input(item, inp.outer)
-                s = sub.field("search", "old_string", "old_str", "oldText", "old_text", "search")
-                r = sub.field("replace", "new_string", "new_str", "newText", "new_text", "replace")
+                s = sub.field("search", *_SEARCH_KEYS)
+                r = sub.field("replace", *_REPLACE_KEYS)
                 if s is not None and r is not None:
                     edits.append(Edit(s, r, replace_all=_replace_all(sub)))
         else:
-            s = take("search", "old_string", "old_str", "oldText", "old_text", "search")
-            r = take("replace", "new_string", "new_str", "newText", "new_text", "replace")
+            s = take("search", *_SEARCH_KEYS)
+            r = take("replace", *_REPLACE_KEYS)
             if s is not None and r is not None:
                 edits.append(Edit(s, r, replace_all=inp is not None and _replace_all(inp)))
     elif command == "insert":

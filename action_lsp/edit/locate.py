@@ -14,8 +14,10 @@ Strategies, tried in order; the first that finds one place wins, and every strat
 5. ``fuzzy`` — a bounded rapidfuzz match over windows of about the block's line count, accepted
    only above :data:`FUZZY_THRESHOLD` and :data:`FUZZY_MARGIN` points ahead of the runner-up.
 
-An empty (or blank) search text means *append*: the place is the end of the file (Aider's
-convention for "put this in the file"; on a missing file the plan creates it).
+An empty search text is located at the end of the file (the ``append`` place); whether an
+agent means that, or creating or writing the file, or nothing, is the plan's question
+(:class:`~action_lsp.model.EditRules`). A search text of only whitespace is an ordinary one,
+found exactly or not at all.
 
 Everything here works on ``str`` offsets (code points) of the text as given.
 """
@@ -399,8 +401,8 @@ def _moved(found: Located | Refused, offset: int, lines: int) -> Located | Refus
 def exact_places(file_text: str, search: str) -> list[Located]:
     """Every exact, non-overlapping occurrence of ``search`` in order (as ``str.replace``
     counts them; a file whose only difference is CRLF line endings still counts): the places
-    of a ``replace_all`` edit. Empty for a blank search."""
-    if not search.strip():
+    of a ``replace_all`` edit. Empty for an empty search."""
+    if not search:
         return []
     haystack, needle, text = file_text, search, None
     if file_text.find(search) < 0 and ("\r\n" in file_text or "\r\n" in search):
@@ -463,15 +465,15 @@ def _listed(lines: Sequence[int]) -> str:
 
 
 def _locate(file_text: str, search: str, path: str | None) -> Located | Refused:
-    if not search.strip():
+    if not search:
         return _append(file_text)
     found = _exact(file_text, search)
     if found is not None:
         return found
     text = _Text(file_text)
     s = _Search(search)
-    if not s.nb_pos:
-        return Refused("search-not-found", "search text is blank")
+    if not s.nb_pos:  # only whitespace: found as written or not at all (no layout to ignore)
+        return Refused("search-not-found", "search text (only whitespace) not found as written")
     for strategy in (_whitespace, _blank_lines):
         found = strategy(text, s)
         if found is not None:

@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, Severity, Span
+from ..model import (
+    NO_EMPTY_SEARCH,
+    Action,
+    ActionKind,
+    Diagnostic,
+    Edit,
+    EditRules,
+    Field,
+    Severity,
+    Span,
+)
 from ..paths import PathCode
 from .locate import (
     Located,
@@ -223,6 +233,7 @@ class _Planner:
         self.forced = force
         self.force = False  # whether the action being planned is forced (see forces())
         self.final_newline = False  # the action's tool ends a changed file with a line break
+        self.rules = NO_EMPTY_SEARCH  # what the action's agent means (empty search, several edits)
         self.states: dict[Path, _State] = {}
         self.order: list[Path] = []
         # Directories the plan needs (ancestors of files and directories it creates), with the
@@ -478,9 +489,9 @@ class _Planner:
                     start = floor
                 for anchor in edit.anchors:
                     start = _after_anchor(text, anchor, start, rel)
-                if edit.at_end and search.strip():
+                if edit.at_end and search:
                     start = max(start, _last_lines(text, search))
-            if (edit is not None and edit.replace_all and text is not None and search.strip()
+            if (edit is not None and edit.replace_all and text is not None and search
                     and _norm(search) != _norm(replace)):
                 done = self.replace_all(index, k, text, search, replace, rel, s_span, start, outcome)
                 if done is None:
@@ -503,14 +514,14 @@ class _Planner:
                 text = text[:at] + piece + text[at:]
                 strategies.append("insert")
                 continue
-            if text is None:
-                if not search.strip():  # empty search on a missing file: create it
-                    self.check_place(index, state, path_span, as_dir=False)
-                    text = ""
-                    edits.append((0, 0, replace))
-                    text = replace
-                    strategies.append("create")
+            if not search:  # an empty search text: what its agent means by it
+                whole = self.empty_search(index, state, text, replace, s_span, path_span)
+                if whole is not None:
+                    edits.append((0, len(text or ""), whole[0]))
+                    text = whole[0]
+                    strategies.append(whole[1])
                     continue
+            if text is None:
                 msg = f"{rel} does not exist"
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
             hint = line  # the agent's own line hint (Roo's :start_line:), if it gave one
@@ -592,7 +603,7 @@ class _Planner:
             edits.append((found.start, found.end, new_piece))
             strategies.append(found.describe())
             text = text[: found.start] + new_piece + text[found.end :]
-            if search.strip():  # an append (no old lines) does not move on (as in Codex)
+            if search:  # an append (no old lines) does not move on (as in Codex)
                 floor = found.start + len(new_piece)
         if already == len(pairs) and any(d.code == "applied" for d in outcome.diagnostics):
             outcome.applied = True
@@ -617,6 +628,29 @@ class _Planner:
             broken = _new_syntax_error(rel, before, current, pairs[-1][3])
             if broken is not None:
                 self.breaks.append((index, outcome, broken, state))
+
+    def empty_search(self, index: int, state: _State, text: str | None, replace: str,
+                     s_span: Span, path_span: Span) -> tuple[str, str] | None:
+        """An empty search text, as the action's agent reads it (:class:`EditRules`): the
+        whole new text and how it was made (``create``, ``write``), None to append (the
+        locator's ``append`` place), or ``empty-search`` where the agent refuses."""
+        rules, rel = self.rules, state.target.rel
+        if text is None:
+            if rules.on_missing == "create":
+                self.check_place(index, state, path_span, as_dir=False)
+                return replace, "create"
+            where = f"{rel}, which does not exist"
+        else:
+            mode = rules.on_text if text.strip() else rules.on_empty
+            if mode == "write":
+                return replace, "write"
+            if mode == "append":
+                return None
+            where = f"{rel}, which has content" if text.strip() else f"{rel}, which is empty"
+        msg = f"{rules.agent} gives an empty search text no meaning on {where}; nothing is written"
+        if rules.empty_hint:
+            msg += f" ({rules.empty_hint})"
+        raise ActionFailed(_diag("empty-search", msg, s_span), msg)
 
     def replace_all(self, index: int, k: int, text: str, search: str, replace: str, rel: str,
                     s_span: Span, start: int, outcome: ActionOutcome) -> list[TextEditTuple] | None:
@@ -935,6 +969,10 @@ class _Blockers:
         return self.blockers[best] if best >= 0 else None
 
 
+#: The rules of an action no dialect's file view reads (built by hand, or a dialect that gives
+#: no view): an empty search text creates a missing file and is refused on an existing one.
+HAND_BUILT = EditRules("this action", on_missing="create", on_empty="write")
+
 _KIND_OF_OP = {
     "create": ActionKind.CREATE_FILE,
     "write": ActionKind.WRITE_FILE,
@@ -945,16 +983,16 @@ _KIND_OF_OP = {
 }
 
 
-def _from_view(action: Action) -> tuple[Action, bool]:
+def _from_view(action: Action) -> tuple[Action, bool, EditRules]:
     """The action as its dialect's normalized file view says (``path``, ``to``, ``content``,
-    edits with their flags), and whether its tool ends a changed file with a line break: the
-    planner reads every dialect the same way. Actions of no registered dialect (built by hand)
-    are taken as they are."""
+    edits with their flags), whether its tool ends a changed file with a line break, and its
+    agent's rules: the planner reads every dialect the same way. Actions of no registered
+    dialect (built by hand) are taken as they are, with :data:`HAND_BUILT` rules."""
     from ..dialects import file_view
 
     view = file_view(action)
     if view is None:
-        return action, False
+        return action, False, HAND_BUILT
     fields = {"path": view.path}
     if view.to is not None:
         fields["to"] = view.to
@@ -965,7 +1003,7 @@ def _from_view(action: Action) -> tuple[Action, bool]:
     return Action(
         action.dialect, action.type, _KIND_OF_OP[view.op], action.span, action.name_span,
         fields, action.group, action.group_label, edits, action.partial,
-    ), view.final_newline
+    ), view.final_newline, view.rules
 
 
 def _line_start(text: str, line: int) -> int:
@@ -1038,7 +1076,7 @@ def plan_changes(
             outcome.reason = (f"not applied because of the transcript's {blocker.code}: "
                               f"{blocker.message} ({hint})")
             continue
-        action, planner.final_newline = _from_view(action)
+        action, planner.final_newline, planner.rules = _from_view(action)
         kind = action.kind
         handler = {
             ActionKind.CREATE_FILE: planner.create,
