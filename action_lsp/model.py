@@ -257,6 +257,7 @@ class Edit:
     anchors: tuple[Field, ...] = ()
     after_previous: bool = False
     at_end: bool = False
+    count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +270,8 @@ class FileEdit:
     search text, which is then searched after the last of them (Codex's ``@@ class Foo``).
     ``after_previous``: the search starts after the place of the action's edit before it
     (Codex's chunks are in file order). ``at_end``: the search text ends the file (Codex's
-    ``*** End of File``).
+    ``*** End of File``). ``count``: the search text must occur exactly this many times, and
+    every occurrence is replaced (Gemini CLI's ``expected_replacements``).
     """
 
     search: Field
@@ -279,6 +281,7 @@ class FileEdit:
     anchors: tuple[Field, ...] = ()
     after_previous: bool = False
     at_end: bool = False
+    count: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"search": self.search.value, "replace": self.replace.value}
@@ -292,11 +295,13 @@ class FileEdit:
             out["after_previous"] = True
         if self.at_end:
             out["at_end"] = True
+        if self.count is not None:
+            out["count"] = self.count
         return out
 
     @classmethod
     def of(cls, e: Edit) -> FileEdit:
-        return cls(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end)
+        return cls(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end, e.count)
 
 
 FILE_OPS = ("create", "write", "modify", "delete", "rename", "mkdir")
@@ -314,7 +319,9 @@ class EditRules:
     the text before the action (matches that overlap are a ``conflicting-edits`` error);
     otherwise they apply in sequence, each on the text the previous left, and one may not
     match text an earlier edit of the action wrote unless ``rewrites`` (its agent documents
-    that). ``agent`` names whose rules these are, in messages (``Claude Code's Edit``);
+    that). ``search_in_replacement`` False: an edit whose search text is part of an earlier
+    edit's replacement is refused (Claude Code's MultiEdit: "old_string is a substring of a
+    new_string from a previous edit"). ``agent`` names whose rules these are, in messages (``Claude Code's Edit``);
     ``empty_hint`` says what to use instead of an empty search text."""
 
     agent: str = "this format"
@@ -324,6 +331,7 @@ class EditRules:
     in_original: bool = False
     rewrites: bool = False
     empty_hint: str = ""
+    search_in_replacement: bool = True
 
 
 #: The rules of a format that gives an empty search text no meaning (the seed formats).
@@ -567,7 +575,8 @@ def shift_action(a: Action, delta: int) -> Action:
         a.group.shift(delta) if a.group else None,
         a.group_label,
         [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line, e.replace_all,
-              tuple(shift_field(f, delta) for f in e.anchors), e.after_previous, e.at_end) for e in a.edits],
+              tuple(shift_field(f, delta) for f in e.anchors), e.after_previous, e.at_end, e.count)
+         for e in a.edits],
         a.partial,
         a.in_progress,
         a.failure,

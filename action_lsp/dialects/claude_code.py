@@ -74,7 +74,7 @@ class ClaudeCodeDialect(Dialect):
         if problem is not None:
             diagnostics.append(problem)
         elif isinstance(record, dict):
-            self._calls(ctx.text, start, end, record, actions, calls)
+            self._calls(ctx.text, start, end, record, actions, calls, diagnostics)
         return Construct(Span(start, end), actions, diagnostics, lookahead=end), calls
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
@@ -96,7 +96,8 @@ class ClaudeCodeDialect(Dialect):
         return found
 
     def _calls(
-        self, text: str, a: int, b: int, record: dict[str, Any], actions: list[Action], calls: dict[str, list[int]]
+        self, text: str, a: int, b: int, record: dict[str, Any], actions: list[Action], calls: dict[str, list[int]],
+        diagnostics: list[Diagnostic],
     ) -> None:
         """The ``tool_use`` blocks of an assistant record, as actions."""
         content = _content(record)
@@ -118,7 +119,7 @@ class ClaudeCodeDialect(Dialect):
         for block in blocks.value.items or ():
             if block.kind != "object" or block.value.get("type") != "tool_use":
                 continue
-            action = self._call(block, line, relativize)
+            action = self._call(block, line, relativize, diagnostics)
             if action is None:
                 continue
             call_id = block.value.get("id")
@@ -126,7 +127,7 @@ class ClaudeCodeDialect(Dialect):
                 calls.setdefault(call_id, []).append(len(actions))
             actions.append(action)
 
-    def _call(self, block: JNode, line: Span, relativize: Any) -> Action | None:
+    def _call(self, block: JNode, line: Span, relativize: Any, diagnostics: list[Diagnostic]) -> Action | None:
         name = block.get("name")
         if name is None or name.value.kind != "string":
             return None
@@ -141,7 +142,9 @@ class ClaudeCodeDialect(Dialect):
             "assistant message",
             relativize,
         )
-        return call_action(call)
+        action = call_action(call)
+        diagnostics.extend(call.diagnostics)
+        return action
 
 
 def _content(record: Any) -> list[Any] | None:

@@ -9,6 +9,7 @@ point into the transcript (the path, search or replace field of the action).
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import stat
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -192,18 +193,27 @@ def _diag(code: str, message: str, span: Span, **data: object) -> Diagnostic:
 
 
 def _pairs(action: Action) -> list[tuple[str, str, Span, Span]]:
+    """The action's (search, replace) texts and their spans. A search or replacement that is
+    missing or not a string is a ``bad-argument`` failure: never read as empty (an append, a
+    deletion)."""
     if action.edits:
-        out = []
-        for e in action.edits:
-            s, r = e.search.value, e.replace.value
-            out.append(
-                (s if isinstance(s, str) else "", r if isinstance(r, str) else "",
-                 e.search.span, e.replace.span)
-            )
-        return out
-    s = action.text("search") or ""
-    r = action.text("replace") or ""
-    return [(s, r, _field_span(action, "search"), _field_span(action, "replace", "search"))]
+        return [(_text(e.search, action), _text(e.replace, action), e.search.span, e.replace.span)
+                for e in action.edits]
+    s, r = action.fields.get("search"), action.fields.get("replace")
+    if s is None:
+        msg = f"this {action.type} has no search text; it is never applied"
+        raise ActionFailed(_diag("bad-argument", msg, action.name_span), msg)
+    replace = "" if r is None else _text(r, action)  # no replacement: a deletion, as written
+    return [(_text(s, action), replace, s.span, r.span if r is not None else s.span)]
+
+
+def _text(f: Field, action: Action) -> str:
+    """A field's value that must be text (``bad-argument`` when it is not)."""
+    if isinstance(f.value, str):
+        return f.value
+    shown = "null" if f.value is None else type(f.value).__name__
+    msg = f"`{f.name}` of this {action.type} is {shown}, not text; it is never applied"
+    raise ActionFailed(_diag("bad-argument", msg, f.span), msg)
 
 
 def _norm(text: str) -> str:
@@ -348,9 +358,11 @@ class _Planner:
         state = self.state(action)
         rel = state.target.rel
         span = _field_span(action, "path")
-        content = action.text("content")
-        if content is None:
-            content = ""
+        f = action.fields.get("content")
+        if f is None:
+            msg = f"this {action.type} has no content to write; it is never applied (never an empty file)"
+            raise ActionFailed(_diag("bad-argument", msg, action.name_span), msg)
+        content = _text(f, action)
         if state.is_dir:
             msg = f"{rel} is a directory; a file cannot be created there"
             raise ActionFailed(_diag("file-exists", msg, span), msg)
@@ -480,6 +492,18 @@ class _Planner:
         already = 0
         pairs = _pairs(action)
         floor = 0  # where the last edit's place ends (Codex's chunks are searched in order)
+        # Every edit located in the text before the action (its agent's rule), or each in the
+        # text the ones before it left.
+        in_original = self.rules.in_original and len(pairs) > 1
+        owners: list[int] = []  # the edit (index into pairs) each of `edits` belongs to
+
+        def put(k: int, s: int, e: int, t: str) -> None:
+            nonlocal text
+            edits.append((s, e, t))
+            owners.append(k)
+            if not in_original:
+                text = t if text is None else text[:s] + t + text[e:]
+
         for k, (search, replace, s_span, r_span) in enumerate(pairs):
             edit = action.edits[k] if k < len(action.edits) else None
             line = edit.line if edit is not None else None
@@ -491,15 +515,17 @@ class _Planner:
                     start = _after_anchor(text, anchor, start, rel)
                 if edit.at_end and search:
                     start = max(start, _last_lines(text, search))
-            if (edit is not None and edit.replace_all and text is not None and search
+            every = edit is not None and (edit.replace_all or (edit.count or 0) > 1)
+            if every and edit is not None and edit.count is not None and text is not None and search:
+                self.count(edit.count, text[start:], search, rel, s_span)
+            if (every and text is not None and search
                     and _norm(search) != _norm(replace)):
                 done = self.replace_all(index, k, text, search, replace, rel, s_span, start, outcome)
                 if done is None:
                     already += 1
                     continue
                 for place in done:
-                    edits.append(place)
-                    text = text[: place[0]] + place[2] + text[place[1] :]
+                    put(k, *place)
                 strategies.append(f"exact (replace_all: {len(done)} "
                                   f"place{'s' if len(done) > 1 else ''})")
                 floor = done[0][1] + sum(len(t) - (b - a) for a, b, t in done)
@@ -510,15 +536,13 @@ class _Planner:
                 piece = replace
                 if at == len(text) and text and not text.endswith(("\n", "\r")):
                     piece = _newline_of(state) + piece
-                edits.append((at, at, piece))
-                text = text[:at] + piece + text[at:]
+                put(k, at, at, piece)
                 strategies.append("insert")
                 continue
             if not search:  # an empty search text: what its agent means by it
                 whole = self.empty_search(index, state, text, replace, s_span, path_span)
                 if whole is not None:
-                    edits.append((0, len(text or ""), whole[0]))
-                    text = whole[0]
+                    put(k, 0, len(text or ""), whole[0])
                     strategies.append(whole[1])
                     continue
             if text is None:
@@ -600,15 +624,20 @@ class _Planner:
                     "before applying",
                     s_span, strategy=found.strategy, line=found.line, score=found.score, **where,
                 ))
-            edits.append((found.start, found.end, new_piece))
+            put(k, found.start, found.end, new_piece)
             strategies.append(found.describe())
-            text = text[: found.start] + new_piece + text[found.end :]
             if search:  # an append (no old lines) does not move on (as in Codex)
                 floor = found.start + len(new_piece)
         if already == len(pairs) and any(d.code == "applied" for d in outcome.diagnostics):
             outcome.applied = True
         if not edits:
             return
+        if len(pairs) > 1:
+            edits = self.one_call(edits, owners, pairs, rel, in_original)
+            if in_original:
+                text = state.text or ""
+                for s, e, t in edits:
+                    text = text[:s] + t + text[e:]
         if self.final_newline and text and not text.endswith(("\n", "\r")):
             # The agent's tool ends every file it changes with a line break (Codex's does).
             edits.append((len(text), len(text), _newline_of(state)))
@@ -628,6 +657,58 @@ class _Planner:
             broken = _new_syntax_error(rel, before, current, pairs[-1][3])
             if broken is not None:
                 self.breaks.append((index, outcome, broken, state))
+
+    def count(self, want: int, text: str, search: str, rel: str, span: Span) -> None:
+        """Gemini CLI's ``expected_replacements``: the search text must occur exactly ``want``
+        times (every one is then replaced); any other count is refused."""
+        found = len(exact_places(text, search))
+        if found != want:
+            msg = (f"{rel}: expected_replacements is {want}, but the search text occurs {found} "
+                   f"time{'' if found == 1 else 's'}; {self.rules.agent} refuses the edit")
+            raise ActionFailed(_diag("search-not-found" if not found else "search-ambiguous", msg, span), msg)
+
+    def one_call(self, edits: list[TextEditTuple], owners: list[int],
+                 pairs: Sequence[tuple[str, str, Span, Span]], rel: str, in_original: bool) -> list[TextEditTuple]:
+        """The edits of one action, checked by its agent's rule: located in the original text,
+        no two may overlap (returned last first, each valid in the text the ones before it
+        leave); applied in sequence, none may change text an earlier edit of the action wrote,
+        unless its agent documents that (``EditRules.rewrites``). A ``conflicting-edits``
+        failure otherwise: none of the action's edits is written."""
+        agent = self.rules.agent
+        if in_original:
+            order = sorted(range(len(edits)), key=lambda i: (edits[i][0], edits[i][1]))
+            for a, b in itertools.pairwise(order):
+                (s1, e1, _), (s2, e2, _) = edits[a], edits[b]
+                if owners[a] != owners[b] and (s2 < e1 or (s1, e1) == (s2, e2)):
+                    first, second = sorted((owners[a], owners[b]))
+                    msg = (f"{rel}: edits {first + 1} and {second + 1} of this action overlap in the "
+                           f"original text ({agent} locates every edit in the original file); none is "
+                           "written")
+                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[second][2],
+                                             edits=[first, second]), msg)
+            return [edits[i] for i in reversed(order)]
+        if not self.rules.search_in_replacement:
+            for k, (search, *_rest) in enumerate(pairs):
+                j = next((j for j in range(k) if search and search in pairs[j][1]), None)
+                if j is not None:
+                    msg = (f"{rel}: the search text of edit {k + 1} of this action is part of the "
+                           f"replacement of its edit {j + 1}; {agent} refuses such an edit; none is written")
+                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
+        if self.rules.rewrites:
+            return edits
+        written: list[tuple[int, int, int]] = []  # (start, end, owner) in the running text
+        for (s, e, t), k in zip(edits, owners, strict=True):
+            for ws, we, j in written:
+                if j != k and s < we and ws < e:
+                    msg = (f"{rel}: edit {k + 1} of this action changes text that its edit {j + 1} "
+                           f"wrote; {agent} applies them in sequence, and an edit rewriting another's "
+                           "replacement is not what either meant; none is written")
+                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
+            delta = len(t) - (e - s)
+            written = [(ws + delta, we + delta, j) if ws >= e else (ws, we, j) for ws, we, j in written
+                       if not (ws >= s and we <= e)]
+            written.append((s, s + len(t), k))
+        return edits
 
     def empty_search(self, index: int, state: _State, text: str | None, replace: str,
                      s_span: Span, path_span: Span) -> tuple[str, str] | None:
@@ -998,7 +1079,7 @@ def _from_view(action: Action) -> tuple[Action, bool, EditRules]:
         fields["to"] = view.to
     if view.content is not None:
         fields["content"] = view.content
-    edits = [Edit(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end)
+    edits = [Edit(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end, e.count)
              for e in view.edits]
     return Action(
         action.dialect, action.type, _KIND_OF_OP[view.op], action.span, action.name_span,

@@ -158,3 +158,154 @@ def test_an_empty_search_on_a_missing_file_is_refused_where_it_means_nothing(
     err = capsys.readouterr().err
     assert code == 1 and "new.py" in err
     assert _tree(root) == {}
+
+
+# -- arguments of the wrong type are errors, never a write ------------------------------------
+
+BAD_ARGUMENTS = {
+    "create without file_text": ("str_replace_editor", {"command": "create", "path": "a.txt"}),
+    "create with a number": ("str_replace_editor", {"command": "create", "path": "a.txt", "file_text": 5}),
+    "Write with null content": ("Write", {"file_path": "a.txt", "content": None}),
+    "Edit with null new_string": ("Edit", {"file_path": "a.txt", "old_string": "keep", "new_string": None}),
+    "Edit with a number": ("Edit", {"file_path": "a.txt", "old_string": "keep", "new_string": 7}),
+    "Edit without new_string": ("Edit", {"file_path": "a.txt", "old_string": "keep"}),
+    "Edit with a string replace_all": ("Edit", {"file_path": "a.txt", "old_string": "keep", "new_string": "k",
+                                                "replace_all": "yes"}),
+    "insert_line 1e308": ("str_replace_editor", {"command": "insert", "path": "a.txt", "insert_line": 1e308,
+                                                 "new_str": "x"}),
+    "insert_line -1": ("str_replace_editor", {"command": "insert", "path": "a.txt", "insert_line": -1,
+                                              "new_str": "x"}),
+    "MultiEdit edits as an object": ("MultiEdit", {"file_path": "a.txt",
+                                                   "edits": {"old_string": "keep", "new_string": "k"}}),
+    "MultiEdit item without new_string": ("MultiEdit", {"file_path": "a.txt", "edits": [{"old_string": "keep"}]}),
+    "str_replace with a number": ("str_replace_editor", {"command": "str_replace", "path": "a.txt",
+                                                         "old_str": "keep", "new_str": 3}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ARGUMENTS))
+def test_a_mistyped_argument_is_a_bad_argument_error_and_nothing_is_written(
+        tmp_path: Path, capsys, case: str) -> None:
+    root = _workspace(tmp_path, {"a.txt": "keep me\n"})
+    name, inp = BAD_ARGUMENTS[case]
+    t = tmp_path / "t.json"
+    t.write_text(_calls((name, inp)))
+    assert main(["check", str(t)]) == 1
+    out = capsys.readouterr().out
+    assert "[bad-argument]" in out and "noop-edit" not in out
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 1
+    err = capsys.readouterr().err
+    assert "[bad-argument]" in err and "noop-edit" not in err and "modified" not in err
+    assert _tree(root) == {"a.txt": "keep me\n"}
+
+
+def test_a_bad_argument_stands_at_the_argument(tmp_path: Path) -> None:
+    from action_lsp.document import analyze
+
+    text = _calls(("Edit", {"file_path": "a.txt", "old_string": "keep", "new_string": None}))
+    (d,) = [d for d in analyze(text).diagnostics if d.code == "bad-argument"]
+    assert text[d.span.start:d.span.end] == "null"
+    assert "new_string" in d.message
+
+
+def test_a_claude_code_session_reports_a_bad_argument(tmp_path: Path, capsys) -> None:
+    root = _workspace(tmp_path, {"a.txt": "keep me\n"})
+    record = {"type": "assistant", "sessionId": "s", "cwd": str(root), "message": {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "Edit",
+         "input": {"file_path": str(root / "a.txt"), "old_string": "keep", "new_string": None}}]}}
+    t = tmp_path / "s.jsonl"
+    t.write_text(json.dumps(record) + "\n")
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 1
+    assert "[bad-argument]" in capsys.readouterr().err
+    assert _tree(root) == {"a.txt": "keep me\n"}
+
+
+def test_str_replace_without_new_str_deletes_as_the_tool_documents(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"a.txt": "keep me\n"})
+    call = _calls(("str_replace_editor", {"command": "str_replace", "path": "a.txt", "old_str": "keep "}))
+    assert _apply(tmp_path, root, call, "t.json") == 0
+    assert _tree(root) == {"a.txt": "me\n"}
+
+
+@pytest.mark.parametrize("args", [
+    {"command": "create", "path": "/workspace/a.txt", "file_text": 5},
+    {"command": "str_replace", "path": "/workspace/a.txt", "old_str": "keep", "new_str": 5},
+])
+def test_an_openhands_event_with_a_mistyped_argument_never_writes(tmp_path: Path, capsys, args: dict[str, Any]) -> None:
+    root = _workspace(tmp_path, {"a.txt": "keep me\n"})
+    events = [{"id": 1, "source": "agent", "action": "edit", "args": args}]
+    assert _apply(tmp_path, root, json.dumps(events, indent=4), "t.json") == 1
+    assert "[bad-argument]" in capsys.readouterr().err
+    assert _tree(root) == {"a.txt": "keep me\n"}
+
+
+# -- several edits in one call ------------------------------------------------------------------
+
+DOC = "function a() {}\nfunction b() {}\n"
+
+
+def _multi(*pairs: tuple[str, str], path: str = "a.js") -> str:
+    return _calls(("multi_replace_string_in_file", {"explanation": "docs", "replacements": [
+        {"filePath": path, "oldString": s, "newString": r} for s, r in pairs]}))
+
+
+def test_overlapping_replacements_located_in_the_original_conflict(tmp_path: Path, capsys) -> None:
+    root = _workspace(tmp_path, {"a.js": DOC})
+    call = _multi(("function a() {}\nfunction b() {}", "/** doc */\nfunction a() {}\nfunction b() {}"),
+                  ("function b() {}", "/** doc */\nfunction b() {}"))
+    assert _apply(tmp_path, root, call, "t.json") == 1
+    err = capsys.readouterr().err
+    assert "[conflicting-edits]" in err and "edits 1 and 2" in err
+    assert _tree(root) == {"a.js": DOC}
+
+
+def test_replacements_are_located_in_the_original_not_in_sequence(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"a.txt": "alpha\nbeta\n"})
+    # In sequence the second would find two `beta`s; located in the original, each has one place.
+    assert _apply(tmp_path, root, _multi(("alpha", "beta"), ("beta", "gamma"), path="a.txt"), "t.json") == 0
+    assert _tree(root) == {"a.txt": "beta\ngamma\n"}
+
+
+def test_a_multi_replace_over_two_files_edits_both(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"a.txt": "one\n", "b.txt": "two\n"})
+    call = _calls(("multi_replace_string_in_file", {"replacements": [
+        {"filePath": "a.txt", "oldString": "one", "newString": "1"},
+        {"filePath": "b.txt", "oldString": "two", "newString": "2"}]}))
+    assert _apply(tmp_path, root, call, "t.json") == 0
+    assert _tree(root) == {"a.txt": "1\n", "b.txt": "2\n"}
+
+
+def test_a_multiedit_may_not_rewrite_what_its_earlier_edit_wrote(tmp_path: Path, capsys) -> None:
+    root = _workspace(tmp_path, {"a.py": "x = 1\n"})
+    call = _calls(("MultiEdit", {"file_path": "a.py", "edits": [
+        {"old_string": "x = 1", "new_string": "x = 1\ny = 2"},
+        {"old_string": "y = 2", "new_string": "y = 3"}]}))
+    assert _apply(tmp_path, root, call, "t.json") == 1
+    assert "[conflicting-edits]" in capsys.readouterr().err
+    assert _tree(root) == {"a.py": "x = 1\n"}
+
+
+def test_a_multiedit_applies_its_edits_in_sequence(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"a.py": "x = 1\ny = 1\n"})
+    call = _calls(("MultiEdit", {"file_path": "a.py", "edits": [
+        {"old_string": "x = 1", "new_string": "x = 2"},
+        {"old_string": "x = 2\ny = 1", "new_string": "x = 2\ny = 2"}]}))
+    # The second edit reads the first one's result (MultiEdit's documented order); its
+    # old_string is no part of the first one's new_string, which is all Claude Code refuses.
+    assert _apply(tmp_path, root, call, "t.json") == 0
+    assert _tree(root) == {"a.py": "x = 2\ny = 2\n"}
+
+
+# -- Gemini CLI's expected_replacements -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("count", "ok"), [(2, True), (3, False), (1, False)])
+def test_gemini_expected_replacements_counts_the_occurrences(tmp_path: Path, capsys, count: int, ok: bool) -> None:
+    root = _workspace(tmp_path, {"a.py": "v = 0\nv = 0\n"})
+    call = _calls(("replace", {"file_path": "a.py", "old_string": "v = 0", "new_string": "v = 1",
+                               "expected_replacements": count}))
+    assert _apply(tmp_path, root, call, "t.json") == (0 if ok else 1)
+    assert _tree(root) == {"a.py": "v = 1\nv = 1\n" if ok else "v = 0\nv = 0\n"}
+    if not ok:
+        assert "expected_replacements" in capsys.readouterr().err or count == 1
+
