@@ -76,9 +76,15 @@ class ReplacementTransform:
     strip_trailing_blank: int = 0
     final_newline: bool | None = None
     separator: str = ""
+    #: (indentation width of the search text's first non-blank line, of the file line it was
+    #: found at): a replacement whose first non-blank line is already indented as the file's
+    #: is not shifted again (the model wrote the search text unindented, the replacement not).
+    widths: tuple[int, int] | None = None
 
     def apply(self, replacement: str) -> str:
         text = replacement.replace("\r\n", "\n")
+        if self.reindent and self.widths is not None and self._indented_as_file(text):
+            return replace(self, reindent=False, widths=None).apply(replacement)
         if self.strip_leading_blank or self.strip_trailing_blank or self.reindent:
             ends_nl = text.endswith("\n")
             lines = (text[:-1] if ends_nl else text).split("\n") if text else []
@@ -108,6 +114,14 @@ class ReplacementTransform:
         if self.newline != "\n":
             text = text.replace("\n", self.newline)
         return text
+
+    def _indented_as_file(self, text: str) -> bool:
+        assert self.widths is not None
+        searched, found = self.widths
+        first = next((ln for ln in text.split("\n") if ln.strip()), None)
+        if first is None or searched == found:
+            return False
+        return indent_width(_leading_ws(first), self.tab_size) == found
 
     def _reindent(self, line: str) -> str:
         if not line.strip():
@@ -574,7 +588,10 @@ def _line_located(
         shift = _mode_shift(pairs) if mode else _uniform_shift(pairs)
     reindent, delta, tab, tabs = (shift[0], shift[1], shift[2], shift[3]) if shift else (
         False, 0, 4, False)
+    pair = next(((f, q) for f, q in pairs or () if q.strip() and f.strip()), None)
     transform = ReplacementTransform(
+        widths=(indent_width(_leading_ws(pair[1]), tab), indent_width(_leading_ws(pair[0]), tab))
+        if pair is not None else None,
         newline=text.newline_at(start),
         reindent=reindent,
         shift=delta,

@@ -309,3 +309,41 @@ def test_gemini_expected_replacements_counts_the_occurrences(tmp_path: Path, cap
     if not ok:
         assert "expected_replacements" in capsys.readouterr().err or count == 1
 
+
+
+# -- indentation with care ------------------------------------------------------------------------
+
+
+def _modify(path: str, search: str, replace: str) -> str:
+    return f"<modify_file>\n<path>{path}</path>\n<search>\n{search}</search>\n<replace>\n{replace}</replace>\n</modify_file>\n"
+
+
+def test_a_replacement_already_indented_as_the_file_is_not_indented_again(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"a.js": "  // some comment\n\n  function oldFunc() {}\n"})
+    transcript = _modify("a.js", "\nfunction oldFunc() {}", "\n  function newFunc() {}")
+    assert _apply(tmp_path, root, transcript) == 0
+    assert _tree(root) == {"a.js": "  // some comment\n\n  function newFunc() {}\n"}
+
+
+def test_a_replacement_indented_as_the_search_text_takes_the_files_indentation(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"a.py": "class A:\n    def f(self):\n        return 1\n"})
+    transcript = _modify("a.py", "def f(self):\n    return 1\n", "def f(self):\n    return 2\n")
+    assert _apply(tmp_path, root, transcript) == 0
+    assert _tree(root) == {"a.py": "class A:\n    def f(self):\n        return 2\n"}
+
+
+def test_indentation_differing_line_by_line_is_layout_where_the_grammar_ignores_it(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"a.js": "function f() {\n  if (x) {\n    a();\n  }\n}\n"})
+    transcript = _modify("a.js", "  if (x) {\n      a();\n  }\n", "  if (x) {\n      b();\n  }\n")
+    # Applied, the replacement as the model wrote it (Roo Code's "mixed indentation" case).
+    assert _apply(tmp_path, root, transcript) == 0
+    assert _tree(root) == {"a.js": "function f() {\n  if (x) {\n      b();\n  }\n}\n"}
+
+
+def test_indentation_differing_line_by_line_stays_a_question_in_python(tmp_path: Path, capsys) -> None:
+    before = "def f():\n    if x:\n        a()\n"
+    root = _workspace(tmp_path, {"a.py": before})
+    transcript = _modify("a.py", "    if x:\n            a()\n", "    if x:\n            b()\n")
+    assert _apply(tmp_path, root, transcript) == 1
+    assert "[search-not-found]" in capsys.readouterr().err
+    assert _tree(root) == {"a.py": before}
