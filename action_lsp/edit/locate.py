@@ -498,6 +498,11 @@ def _locate(file_text: str, search: str, path: str | None) -> Located | Refused:
         if found is not None:
             return found
     found = _fuzzy(text, s)
+    if found is not None and lang is not None:
+        found, name = _same_definitions(text, s, lang, found)
+        if found is None and name is not None:
+            return Refused("search-not-found", f"search text not found: `{name}` is not defined in "
+                           f"{path}; nothing close")
     if found is not None:
         return found
     return Refused(
@@ -675,6 +680,21 @@ def _syntax(text: _Text, s: _Search, lang: object) -> Located | Refused | None:
     from . import syntaxmatch
 
     return syntaxmatch.match(text, s, lang)
+
+
+def _same_definitions(text: _Text, s: _Search, lang: object,
+                      found: Located | Refused) -> tuple[Located | Refused | None, str | None]:
+    """``found`` (a fuzzy place, or two) without the places that are another definition than
+    the search block's (see :func:`syntaxmatch.same_definitions`); None when none is left."""
+    from . import syntaxmatch
+
+    places = [found] if isinstance(found, Located) else found.candidates
+    kept, name = syntaxmatch.same_definitions(text, s, lang, places)
+    if len(kept) == len(places):
+        return found, name
+    if not kept:
+        return None, name
+    return kept[0], name
 
 
 # --------------------------------------------------------------------------- fuzzy

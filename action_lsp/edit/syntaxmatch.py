@@ -288,3 +288,34 @@ def _region(
     return Located(
         text.to_raw(start), text.to_raw(end), strategy, transform, text.line_of(start), score
     )
+
+
+def same_definitions(text: _Text, s: _Search, lang: object,
+                     places: Sequence[Located]) -> tuple[list[Located], str | None]:
+    """The places that may be the search block's own code: when the block defines names (per
+    the file's grammar), a place that defines other names and none of the block's is another
+    definition -- ``add`` is never the closest match of ``div`` -- and is dropped. Also the
+    block's first defined name (None when it defines none, or the grammar cannot tell)."""
+    if not isinstance(lang, Lang):
+        return list(places), None
+    try:
+        wanted = _top_level(definitions(s.norm, lang), 0, len(s.norm))
+        if not wanted:
+            return list(places), None
+        defs = definitions(text.norm, lang)
+    except Exception:
+        return list(places), None
+    names = {d.name for d in wanted}
+    kept = []
+    for p in places:
+        start, end = _norm_offset(text, p.start), _norm_offset(text, p.end)
+        inside = {d.name for d in defs if start <= d.start < end}
+        if inside and not inside & names:
+            continue
+        kept.append(p)
+    return kept, wanted[0].name
+
+
+def _norm_offset(text: _Text, raw: int) -> int:
+    """A raw offset of the file text in its LF-normalised text."""
+    return raw - sum(1 for k, c in enumerate(text.crlf) if c + k < raw) if text.crlf else raw
