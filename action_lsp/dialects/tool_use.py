@@ -264,7 +264,9 @@ def call_action(call: Call) -> Action:
     args = _Arguments(call, take)
     others: list[tuple[Field, list[Edit]]] = []  # the files after the first of a multi-file call
     if low in _WRITE or command == "create":
-        kind = ActionKind.WRITE_FILE
+        # The str_replace editors' create refuses an existing file ("Cannot overwrite files
+        # using command `create`"); a Write tool creates or replaces.
+        kind = ActionKind.CREATE_FILE if command == "create" else ActionKind.WRITE_FILE
         path(*_PATH_KEYS)
         args.text("content", _CONTENT_KEYS)
     elif low in _EDIT or command == "str_replace":

@@ -38,7 +38,8 @@ PEER_IS_WRONG = {
 # `empty_ok`, so an empty one is no `missing-field`; the suites now guard them.)
 KNOWN_BUG: dict[str, str] = {}
 
-MIN_CASES = {"roo": 30, "cline": 12, "aider": 6, "codex": 10}
+MIN_CASES = {"roo": 30, "cline": 12, "aider": 6, "codex": 10, "claude-code": 10, "gemini": 8, "copilot": 8,
+             "str-replace": 10}
 
 
 def _bench() -> ModuleType:
