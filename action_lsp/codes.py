@@ -108,6 +108,24 @@ CODES: dict[str, Code] = {
              needs_workspace=True, fix="Apply at the chosen place."),
         Code("search-fuzzy", INFO, "The search block matched only by a tolerant strategy; the message names it.",
              "Review the preview diff before applying.", needs_workspace=True),
+        Code("bad-argument", E, "An edit tool's argument that is missing or of the wrong type.",
+             "A `file_text` that is not a string, a `new_string` that is `null`, an `insert_line` "
+             "that is not a whole number, `edits` that are not a list: the agent's tool rejects "
+             "the call, so action-lsp never applies it (an empty file or a deletion would be a "
+             "guess)."),
+        Code("empty-search", E, "An empty search text where its agent gives it no meaning.",
+             "What an empty search text means belongs to the agent: Aider appends the "
+             "replacement, Claude Code's `Edit` and Copilot create a missing (or write an empty) "
+             "file, Gemini CLI creates a missing file only, the `str_replace` editors (Anthropic, "
+             "OpenHands, SWE-agent) and the seed formats give it no meaning. Where the agent "
+             "refuses, nothing is written (docs/edit-engine.md, \"Each agent's meaning\").",
+             needs_workspace=True),
+        Code("conflicting-edits", E, "Edits of one action that overlap.",
+             "Agents that locate all the edits of a call in the original text (Copilot's "
+             "`multi_replace_string_in_file`, Cline's blocks) cannot apply two that overlap; "
+             "agents that apply them in sequence never let one edit match text an earlier edit "
+             "of the same call wrote unless they document it. None of the action's edits is "
+             "written.", needs_workspace=True),
         Code("noop-edit", W, "The replacement equals the search text, or is already in the file.",
              "Applying it changes nothing.", needs_workspace=True),
         Code("applied", H, "The action's result is already in the workspace.",

@@ -11,7 +11,7 @@ import enum
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Literal, overload
 
 # Spans and source maps are made by the million and never changed once made; they are not
 # ``frozen`` dataclasses only because a frozen dataclass's ``__init__`` (``object.__setattr__``
@@ -257,6 +257,7 @@ class Edit:
     anchors: tuple[Field, ...] = ()
     after_previous: bool = False
     at_end: bool = False
+    count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +270,8 @@ class FileEdit:
     search text, which is then searched after the last of them (Codex's ``@@ class Foo``).
     ``after_previous``: the search starts after the place of the action's edit before it
     (Codex's chunks are in file order). ``at_end``: the search text ends the file (Codex's
-    ``*** End of File``).
+    ``*** End of File``). ``count``: the search text must occur exactly this many times, and
+    every occurrence is replaced (Gemini CLI's ``expected_replacements``).
     """
 
     search: Field
@@ -279,6 +281,7 @@ class FileEdit:
     anchors: tuple[Field, ...] = ()
     after_previous: bool = False
     at_end: bool = False
+    count: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"search": self.search.value, "replace": self.replace.value}
@@ -292,14 +295,47 @@ class FileEdit:
             out["after_previous"] = True
         if self.at_end:
             out["at_end"] = True
+        if self.count is not None:
+            out["count"] = self.count
         return out
 
     @classmethod
     def of(cls, e: Edit) -> FileEdit:
-        return cls(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end)
+        return cls(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end, e.count)
 
 
 FILE_OPS = ("create", "write", "modify", "delete", "rename", "mkdir")
+
+
+@dataclass(frozen=True, slots=True)
+class EditRules:
+    """What one agent's modify means where agents differ; each dialect (and, for tool calls,
+    each tool) states its own (the table in docs/edit-engine.md, "Each agent's meaning").
+
+    An *empty* search text (not one of only whitespace: that is an ordinary search text) on a
+    missing file: ``create`` it with the replacement, or ``refuse``; on an empty (or blank)
+    file: ``write`` the replacement (or ``append`` it), or ``refuse``; on a file with content: ``append`` the
+    replacement, or ``refuse``. ``in_original``: the edits of one action are all located in
+    the text before the action (matches that overlap are a ``conflicting-edits`` error);
+    otherwise they apply in sequence, each on the text the previous left, and one may not
+    match text an earlier edit of the action wrote unless ``rewrites`` (its agent documents
+    that). ``search_in_replacement`` False: an edit whose search text is part of an earlier
+    edit's replacement is refused (Claude Code's MultiEdit: "old_string is a substring of a
+    new_string from a previous edit"). ``agent`` names whose rules these are, in messages (``Claude Code's Edit``);
+    ``empty_hint`` says what to use instead of an empty search text."""
+
+    agent: str = "this format"
+    on_missing: Literal["create", "refuse"] = "refuse"
+    on_empty: Literal["write", "append", "refuse"] = "refuse"
+    on_text: Literal["append", "refuse"] = "refuse"
+    in_original: bool = False
+    rewrites: bool = False
+    empty_hint: str = ""
+    search_in_replacement: bool = True
+
+
+#: The rules of a format that gives an empty search text no meaning (the seed formats).
+NO_EMPTY_SEARCH = EditRules()
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +344,8 @@ class FileView:
     applies. ``op`` is one of :data:`FILE_OPS`; ``write`` creates *or replaces* a whole file
     (``create`` refuses to replace one); ``to`` is a rename's target, ``content`` a create's or
     write's text, ``edits`` a modify's search/replace pairs. ``final_newline``: the agent's
-    tool ends the file it modifies with a line break (Codex's ``apply_patch`` does)."""
+    tool ends the file it modifies with a line break (Codex's ``apply_patch`` does). ``rules``:
+    what the agent means by an empty search text and by several edits (:class:`EditRules`)."""
 
     op: str
     path: Field
@@ -316,6 +353,7 @@ class FileView:
     content: Field | None = None
     edits: tuple[FileEdit, ...] = ()
     final_newline: bool = False
+    rules: EditRules = NO_EMPTY_SEARCH
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.op, "path": self.path.value}
@@ -537,7 +575,8 @@ def shift_action(a: Action, delta: int) -> Action:
         a.group.shift(delta) if a.group else None,
         a.group_label,
         [Edit(shift_field(e.search, delta), shift_field(e.replace, delta), e.line, e.replace_all,
-              tuple(shift_field(f, delta) for f in e.anchors), e.after_previous, e.at_end) for e in a.edits],
+              tuple(shift_field(f, delta) for f in e.anchors), e.after_previous, e.at_end, e.count)
+         for e in a.edits],
         a.partial,
         a.in_progress,
         a.failure,

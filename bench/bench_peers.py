@@ -4,9 +4,12 @@
 
 Each case under ``bench/peers/<suite>/`` (see ``bench/peers/README.md``) holds a workspace, a
 transcript in the seed xml-tags dialect, and what the peer's own test expects: the resulting
-files, or a refusal. The case is run exactly as a user would run it: the files are written to a
-temporary directory and ``action-lsp apply --write --root DIR TRANSCRIPT`` runs in-process (no
-``--force``, no ``--accept-fuzzy``). It is then classified:
+files, or a refusal. The transcript is run in the peer's own format (:func:`own_transcript`:
+Aider's blocks, Cline's ``replace_in_file``, Roo Code's ``apply_diff``, a Codex patch), so the
+peer's own meaning of an edit applies (what an empty search text means differs between agents).
+The case is run exactly as a user would run it: the files are written to a temporary directory
+and ``action-lsp apply --write --root DIR TRANSCRIPT`` runs in-process (no ``--force``, no
+``--accept-fuzzy``). It is then classified:
 
 - ``applied right``: we wrote what the peer's test expects;
 - ``refused right``: the peer refuses and so do we (nothing written);
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent / "peers"
-SUITES = ("roo", "cline", "aider", "codex")
+SUITES = ("roo", "cline", "aider", "codex", "claude-code", "gemini", "copilot", "str-replace")
 CLASSES = ("applied right", "refused right", "missed", "applied, peer refuses", "wrong")
 RIGHT = frozenset({"applied right", "refused right"})
 
@@ -121,6 +124,59 @@ def strategies(stderr: str) -> list[str]:
     return found
 
 
+def _pairs(transcript: str) -> list[tuple[str, list[tuple[str, str]]]] | None:
+    """The ``(path, [(search, replace), ...])`` of each ``<modify_file>`` of a seed transcript,
+    read by action-lsp's own parser; None when it holds anything else."""
+    from action_lsp.dialects import DialectSet, by_name
+    from action_lsp.document import analyze
+
+    dialect = by_name("xml-tags")
+    assert dialect is not None
+    out = []
+    for a in analyze(transcript, DialectSet([dialect])).actions:
+        if a.type != "modify_file" or not isinstance(a.path, str):
+            return None
+        out.append((a.path, [(str(e.search.value), str(e.replace.value)) for e in a.edits]))
+    return out
+
+
+def _lines(text: str) -> list[str]:
+    return text[:-1].split("\n") if text else []
+
+
+def _block(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def own_transcript(case: dict[str, Any]) -> str:
+    """The case's edit in its peer's own format (Aider's SEARCH/REPLACE block, Cline's
+    ``<replace_in_file>``, Roo Code's ``<apply_diff>``, a Codex patch), so that the peer's own
+    meaning of it applies (an empty search, several blocks). The stored seed transcript is kept
+    when a block is not whole lines (the peers' formats are line based)."""
+    pairs = _pairs(case["transcript"])
+    seed: str = case["transcript"]
+    if not pairs or any(t and not t.endswith("\n") for _, ps in pairs for p in ps for t in p):
+        return seed
+    suite = case["suite"]
+    out = ["The edit, in the peer's own format.", ""]
+    for path, ps in pairs:
+        if suite == "aider":
+            for search, replace in ps:
+                out += [path, "```", "<<<<<<< SEARCH", search + "=======", replace + ">>>>>>> REPLACE", "```", ""]
+        elif suite in ("cline", "roo"):
+            tag, opener, closer = (("replace_in_file", "------- SEARCH", "+++++++ REPLACE") if suite == "cline"
+                                   else ("apply_diff", "<<<<<<< SEARCH", ">>>>>>> REPLACE"))
+            body = "".join(f"{opener}\n{search}=======\n{replace}{closer}\n" for search, replace in ps)
+            out += [f"<{tag}>", f"<path>{path}</path>", "<diff>", body + "</diff>", f"</{tag}>", ""]
+        elif suite == "codex":
+            chunks = ["@@\n" + "".join(f"-{ln}\n" for ln in _lines(s)) + "".join(f"+{ln}\n" for ln in _lines(r))
+                      for s, r in ps]
+            out += ["*** Begin Patch", f"*** Update File: {path}", "".join(chunks) + "*** End Patch", ""]
+        else:
+            return seed
+    return "\n".join(out)
+
+
 def run_case(case: dict[str, Any], *, force: bool = False) -> Result:
     """Run one case (``force``: with ``--force``, which also lets transcript errors through)."""
     from action_lsp.cli import main as cli_main
@@ -133,7 +189,7 @@ def run_case(case: dict[str, Any], *, force: bool = False) -> Result:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(text.encode("utf-8"))
         transcript = Path(tmp) / "transcript.md"
-        transcript.write_bytes(case["transcript"].encode("utf-8"))
+        transcript.write_bytes(own_transcript(case).encode("utf-8"))
         err, out = io.StringIO(), io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
             extra = ["--force"] if force else []

@@ -25,7 +25,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..edit.plan import Plan
+    from ..edit.plan import ActionOutcome, Plan
     from ..model import Action, Diagnostic
     from .output import Style
 
@@ -205,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
     declare_dialects(configuration_of(root))
     actions, found = parse_transcript(text)
     if not actions:
+        if _show_errors(path, text, found, ()):
+            print(f"{path}: no actions found; nothing to apply: the transcript has the errors above.",
+                  file=sys.stderr)
+            return 1
         print(f"{path}: no actions found; nothing to apply.", file=sys.stderr)
         return 0
     only = parse_select(args.select, len(actions))
@@ -252,6 +256,9 @@ def run(args: argparse.Namespace) -> int:
             if change.kind == "mkdir":
                 print(f"would create directory {clean(change.rel)}/", file=err)
         if not plan.changes and not failed:
+            if _show_errors(path, text, found, plan.outcomes):
+                print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
+                return 1
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
         if failed:
             print(f"{_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
@@ -260,6 +267,9 @@ def run(args: argparse.Namespace) -> int:
 
     if failed:
         print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
+        return 1
+    if not plan.changes and _show_errors(path, text, found, plan.outcomes):
+        print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
         return 1
     try:
         warnings = write_plan(plan, root=ws.root, label=f"apply --write {path}")
@@ -279,6 +289,26 @@ def run(args: argparse.Namespace) -> int:
     if not plan.changes:
         print("nothing to write.", file=err)
     return 0
+
+
+def _show_errors(path: str, text: str, found: Sequence[Diagnostic], outcomes: Sequence[ActionOutcome]) -> bool:
+    """Print the transcript's error-severity diagnostics that no action's outcome has shown
+    (a broken patch that yields no action); whether there were any. A transcript with errors
+    and nothing to apply is a failure, never "nothing to apply"."""
+    from ..codes import default_severity
+    from ..model import Severity
+    from ..text import LineIndex
+    from .output import clean
+
+    shown = {id(o.blocked_by) for o in outcomes if o.blocked_by is not None}
+    errors = [d for d in found if id(d) not in shown
+              and (d.severity or default_severity(d.code)) is Severity.ERROR]
+    lines = LineIndex(text)
+    for d in errors:
+        pos = lines.position(d.span.start, "utf-32")
+        print(f"{path}:{pos.line + 1}:{pos.character + 1}: error: {clean(d.message)} [{d.code}]",
+              file=sys.stderr)
+    return bool(errors)
 
 
 def _print_diff(diff: str, style: Style) -> None:

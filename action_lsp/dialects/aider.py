@@ -53,6 +53,7 @@ from ..model import (
     ActionKind,
     Diagnostic,
     Edit,
+    EditRules,
     Field,
     Fix,
     Severity,
@@ -245,6 +246,10 @@ class Aider(Dialect):
     description = "Aider's SEARCH/REPLACE blocks (file name on the line before the fence; any fence or none)"
     order = 60
     specs = SPECS
+    # Aider's rule (editblock_coder.do_replace): an empty SEARCH creates a missing file and
+    # appends the REPLACE text to an existing one, empty or not. Each block is its own action,
+    # applied in sequence on the file the blocks before it left.
+    rules = EditRules("Aider", on_missing="create", on_empty="append", on_text="append", rewrites=True)
     fence_bodies = True
     line_markers = ("<<<",)  # a SEARCH marker, or a typo of one (parse_line tells)
     lookbehind_lines = 3

@@ -14,7 +14,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..markdown import FenceOpen
-from ..model import Action, ActionKind, Diagnostic, FileEdit, FileView, Fix, Severity, Span
+from ..model import (
+    NO_EMPTY_SEARCH,
+    Action,
+    ActionKind,
+    Diagnostic,
+    EditRules,
+    FileEdit,
+    FileView,
+    Fix,
+    Severity,
+    Span,
+)
 
 if TYPE_CHECKING:
     from ..jsonscan import JResult
@@ -195,6 +206,13 @@ class Dialect:
         return None
 
     path_fields: tuple[str, ...] = ("path", "from", "to")  # fields holding workspace paths
+    #: What its modify actions mean where agents differ (:class:`~action_lsp.model.EditRules`):
+    #: by default an empty search text has no meaning and is refused (the seed formats).
+    rules: EditRules = NO_EMPTY_SEARCH
+
+    def edit_rules(self, action: Action) -> EditRules:
+        """The rules of ``action``'s agent (a tool-call dialect answers per tool)."""
+        return self.rules
 
     def command_field(self, type_name: str) -> str:
         """The field holding a command action's command line."""
@@ -231,7 +249,7 @@ class Dialect:
                 if search is None or replace is None:
                     return None
                 edits = (FileEdit(search, replace),)
-            return FileView(op, path, edits=edits)
+            return FileView(op, path, edits=edits, rules=self.edit_rules(action))
         return FileView(op, path)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonscan import JNode, parse_json
-from ..model import Action, Diagnostic, Field, Fix, Span
+from ..model import Action, Diagnostic, EditRules, Field, Fix, Span
 from .base import Construct, Dialect, ScanContext
 from .tool_use import (
     Call,
@@ -32,6 +32,7 @@ from .tool_use import (
     call_action,
     first_line,
     relative_path,
+    tool_rules,
     tool_specs,
 )
 
@@ -61,6 +62,9 @@ class ClaudeCodeDialect(Dialect):
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None  # a recorded session is not written by hand
 
+    def edit_rules(self, action: Action) -> EditRules:
+        return tool_rules(action)
+
     def parse_record(
         self, ctx: ScanContext, start: int, end: int, record: Any, problem: Diagnostic | None
     ) -> tuple[Construct, dict[str, list[int]]]:
@@ -70,7 +74,7 @@ class ClaudeCodeDialect(Dialect):
         if problem is not None:
             diagnostics.append(problem)
         elif isinstance(record, dict):
-            self._calls(ctx.text, start, end, record, actions, calls)
+            self._calls(ctx.text, start, end, record, actions, calls, diagnostics)
         return Construct(Span(start, end), actions, diagnostics, lookahead=end), calls
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
@@ -92,7 +96,8 @@ class ClaudeCodeDialect(Dialect):
         return found
 
     def _calls(
-        self, text: str, a: int, b: int, record: dict[str, Any], actions: list[Action], calls: dict[str, list[int]]
+        self, text: str, a: int, b: int, record: dict[str, Any], actions: list[Action], calls: dict[str, list[int]],
+        diagnostics: list[Diagnostic],
     ) -> None:
         """The ``tool_use`` blocks of an assistant record, as actions."""
         content = _content(record)
@@ -114,7 +119,7 @@ class ClaudeCodeDialect(Dialect):
         for block in blocks.value.items or ():
             if block.kind != "object" or block.value.get("type") != "tool_use":
                 continue
-            action = self._call(block, line, relativize)
+            action = self._call(block, line, relativize, diagnostics)
             if action is None:
                 continue
             call_id = block.value.get("id")
@@ -122,7 +127,7 @@ class ClaudeCodeDialect(Dialect):
                 calls.setdefault(call_id, []).append(len(actions))
             actions.append(action)
 
-    def _call(self, block: JNode, line: Span, relativize: Any) -> Action | None:
+    def _call(self, block: JNode, line: Span, relativize: Any, diagnostics: list[Diagnostic]) -> Action | None:
         name = block.get("name")
         if name is None or name.value.kind != "string":
             return None
@@ -137,7 +142,9 @@ class ClaudeCodeDialect(Dialect):
             "assistant message",
             relativize,
         )
-        return call_action(call)
+        action = call_action(call)
+        diagnostics.extend(call.diagnostics)
+        return action
 
 
 def _content(record: Any) -> list[Any] | None:

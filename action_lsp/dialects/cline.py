@@ -39,7 +39,18 @@ them.
 
 from __future__ import annotations
 
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, FileEdit, FileView, SourceMap, Span
+from ..model import (
+    Action,
+    ActionKind,
+    Diagnostic,
+    Edit,
+    EditRules,
+    Field,
+    FileEdit,
+    FileView,
+    SourceMap,
+    Span,
+)
 from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
 from .base import ScanContext
 from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
@@ -191,6 +202,15 @@ SPECS = specs(
 
 _STYLES: dict[str, MarkerStyle] = {"replace_in_file": CLINE, "apply_diff": ROO}
 
+#: Cline's ``replace_in_file`` (``constructNewFileContent``): an empty SEARCH writes an empty
+#: file and is refused on one with content; the blocks are sought in the original file.
+#: Roo Code's ``apply_diff`` refuses an empty SEARCH and applies its blocks in sequence.
+_RULES = {
+    "replace_in_file": EditRules("Cline's replace_in_file", on_empty="write", in_original=True,
+                                 empty_hint="use write_to_file to write a whole file"),
+    "apply_diff": EditRules("Roo Code's apply_diff", empty_hint="use write_to_file or insert_content"),
+}
+
 
 class Cline(TagDialect):
     name = "cline"
@@ -225,6 +245,9 @@ class Cline(TagDialect):
                     diff.key_span or diff.span,
                 )
             )
+
+    def edit_rules(self, action: Action) -> EditRules:
+        return _RULES.get(action.type, self.rules)
 
     def file_view(self, action: Action) -> FileView | None:
         path = action.fields.get("path")

@@ -34,6 +34,7 @@ from ..model import (
     ActionKind,
     Diagnostic,
     Edit,
+    EditRules,
     Field,
     FileView,
     Fix,
@@ -313,11 +314,18 @@ def patch_extent(text: str, start: int) -> int:
     return n
 
 
+#: Codex's rules (``apply_patch``'s ``compute_replacements``): a chunk with no old lines
+#: appends its new lines to the file (empty or not); an update of a missing file is refused.
+#: The chunks of one update are sought in order, each after the place of the one before.
+RULES = EditRules("Codex's apply_patch", on_missing="refuse", on_empty="append", on_text="append",
+                  empty_hint="`*** Update File:` needs an existing file; `*** Add File:` creates one")
+
+
 def patch_view(view: FileView | None) -> FileView | None:
     """The file view of an action read from a patch: Codex ends every file it updates with a
-    line break (``apply_patch`` joins the lines and adds one)."""
+    line break (``apply_patch`` joins the lines and adds one), and reads it by its rules."""
     if view is not None and view.op == "modify" and view.edits and all(e.after_previous for e in view.edits):
-        return dataclasses.replace(view, final_newline=True)
+        return dataclasses.replace(view, final_newline=True, rules=RULES)
     return view
 
 

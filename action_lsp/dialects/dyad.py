@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
 from ..schema import ActionSpec, one_of, opt, req, specs, text
 from .base import ScanContext
 from .search_replace import DYAD, parse_blocks
@@ -169,6 +169,8 @@ def _trimmed_body(text: str, start: int, end: int) -> tuple[int, int]:
 
 class Dyad(TagDialect):
     name = "dyad"
+    # Dyad's search-replace blocks: an empty SEARCH has no documented meaning; refused.
+    rules = EditRules("<dyad-search-replace>", empty_hint="use <dyad-write> to write a whole file")
     description = "Dyad's <dyad-write>, <dyad-search-replace>, <dyad-rename>, <dyad-delete> and other dyad-* tags"
     order = 50
     specs = SPECS

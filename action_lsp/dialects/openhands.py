@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, Fix, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, Fix, Span
 from ..schema import ActionSpec
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics, key_span
@@ -83,6 +83,9 @@ def _working_dir(events: list[JNode]) -> str | None:
 
 class OpenHands(Dialect):
     name = "openhands"
+    # str_replace_editor (openhands-aci): str_replace needs an existing file and an old_str that
+    # occurs exactly once; an empty one is refused. One edit per event.
+    rules = EditRules("OpenHands' str_replace", empty_hint="use the create command to write a file")
     description = "OpenHands trajectories (event-stream JSON): edit/write/read/run events and their observations"
     order = 74
     prose_json = True

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsonscan import JNode, JResult
-from ..model import Action, ActionKind, Edit, Field, Fix, SourceMap, Span
+from ..model import Action, ActionKind, Edit, EditRules, Field, Fix, SourceMap, Span
 from ..schema import ActionSpec, opt, req, text
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
@@ -234,6 +234,8 @@ def _string(node: JNode, key: str) -> JNode | None:
 
 class SweAgent(Dialect):
     name = "swe-agent"
+    # str_replace_editor (edit_anthropic) and the windowed `edit` refuse an empty search text.
+    rules = EditRules("SWE-agent's edit tools", empty_hint="use create to write a file")
     description = "SWE-agent trajectories (.traj JSON): str_replace_editor, edit/insert of the open file, shell commands"
     order = 73
     prose_json = True
@@ -361,7 +363,7 @@ class SweAgent(Dialect):
             if name == "insert":
                 new = field("content", words[1])
                 piece = new.value if new.value.endswith("\n") else new.value + "\n"
-                at: int | None = None
+                at = 0  # no line: at the end of the file (the tool's default)
                 if len(words) >= 3 and words[2].value.lstrip("-").isdigit():
                     at = max(0, int(words[2].value)) + 1
                 empty = Field("search", "", Span(new.span.start, new.span.start))

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
-from ..model import Action, Diagnostic, Field, FileView, Fix, Span
+from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
 from .tool_use import (
@@ -42,6 +42,7 @@ from .tool_use import (
     decode_arguments,
     failed,
     first_line,
+    tool_rules,
     tool_specs,
 )
 
@@ -130,6 +131,9 @@ class ToolCalls(Dialect):
 
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None
+
+    def edit_rules(self, action: Action) -> EditRules:
+        return tool_rules(action)
 
     def file_view(self, action: Action) -> FileView | None:
         view = super().file_view(action)
@@ -272,7 +276,7 @@ class ToolCalls(Dialect):
                 for block in items("content", obj):
                     bv = block.value
                     if bv.get("type") == "tool_use":
-                        self._anthropic_call(block, group, label, actions, calls)
+                        self._anthropic_call(block, group, label, actions, diagnostics, calls)
                     elif bv.get("type") == "tool_result" and bv.get("is_error"):
                         call_id = str(bv.get("tool_use_id", ""))
                         member = block.get("tool_use_id")
@@ -283,11 +287,11 @@ class ToolCalls(Dialect):
 
     def _add(self, call: Call, call_id: Any, actions: list[Action], diagnostics: list[Diagnostic],
              calls: dict[str, list[int]]) -> None:
-        diagnostics.extend(call.diagnostics)
         action = call_action(call)
+        diagnostics.extend(call.diagnostics)
         patch = action.fields.get("patch")
         found = self._patch_actions(action, patch) if patch is not None else None
-        added = found[0] if found else [action]
+        added = found[0] if found else [action, *call.more]
         if isinstance(call_id, str):
             calls[call_id] = list(range(len(actions), len(actions) + len(added)))
         actions.extend(added)
@@ -361,14 +365,14 @@ class ToolCalls(Dialect):
         self._add(call, call_id, actions, diagnostics, calls)
 
     def _anthropic_call(self, block: JNode, group: Span, label: str, actions: list[Action],
-                        calls: dict[str, list[int]]) -> None:
+                        diagnostics: list[Diagnostic], calls: dict[str, list[int]]) -> None:
         name = block.get("name")
         if name is None or name.value.kind != "string":
             return
         inp = block.get("input")
         call = Call(self.name, name.value.value, name.value.inner_span, block.span,
                     Input(inp.value) if inp is not None and inp.value.kind == "object" else None, group, label)
-        self._add(call, block.value.get("id"), actions, [], calls)
+        self._add(call, block.value.get("id"), actions, diagnostics, calls)
 
 
 DIALECT = ToolCalls()

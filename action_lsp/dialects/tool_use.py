@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..jsonscan import JNode, parse_json, trailing_data_error
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
 from ..schema import ActionSpec, opt, req, text
 
-__all__ = ["Call", "Input", "call_action", "decode_arguments", "failed", "relative_path", "tool_specs"]
+__all__ = ["Call", "Input", "call_action", "decode_arguments", "failed", "relative_path", "tool_rules", "tool_specs"]
 
 
 @dataclass(slots=True)
@@ -120,11 +120,15 @@ class Call:
     relativize: Callable[[Field], Field] | None = None  # maps absolute paths into the workspace
     raw: Field | None = None  # an input given as a bare string (Codex's custom_tool_call)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    #: The actions after the first of a call that edits several files (Copilot's
+    #: multi_replace_string_in_file), made by :func:`call_action`.
+    more: list[Action] = field(default_factory=list)
 
 
 # Tool names, lower-cased, by what they do.
 _WRITE = {"write", "write_file", "create_file", "writefile", "createfile", "write_to_file"}
-_EDIT = {"edit", "edit_file", "str_replace", "replace_in_file", "multiedit", "multi_edit"}
+_EDIT = {"edit", "edit_file", "str_replace", "replace_in_file", "multiedit", "multi_edit",
+         "replace", "replace_string_in_file", "multi_replace_string_in_file"}
 _EDITOR = {"str_replace_based_edit_tool", "str_replace_editor", "text_editor"}
 _SHELL = {"bash", "shell", "execute_command", "run_command", "exec_command", "run_terminal_cmd",
           "shell_command", "local_shell", "container.exec", "run_shell_command"}
@@ -132,6 +136,49 @@ _READ = {"read", "read_file", "view", "view_file", "readfile", "cat"}
 _PATCH = {"apply_patch", "applypatch"}
 _PATH_KEYS = ("file_path", "path", "filePath", "filepath", "file", "target_file", "filename")
 _CONTENT_KEYS = ("content", "file_text", "contents", "text", "new_content")
+_SEARCH_KEYS = ("old_string", "old_str", "oldText", "old_text", "oldString", "search")
+_REPLACE_KEYS = ("new_string", "new_str", "newText", "new_text", "newString", "replace")
+
+# What each edit tool means where agents differ (docs/edit-engine.md, "Each agent's meaning").
+_NO_EMPTY = "give the text to replace"
+#: Claude Code's Edit / MultiEdit: an empty old_string creates a missing file and writes one
+#: that is empty or blank; on a file with content it is refused ("Cannot create new file - file
+#: already exists"). MultiEdit applies its edits in sequence and refuses an old_string found in
+#: a previous edit's new_string.
+CLAUDE_EDIT = EditRules("Claude Code's Edit", on_missing="create", on_empty="write", empty_hint=_NO_EMPTY)
+CLAUDE_MULTIEDIT = EditRules("Claude Code's MultiEdit", on_missing="create", on_empty="write",
+                             rewrites=True, search_in_replacement=False, empty_hint=_NO_EMPTY)
+#: Anthropic's text editor tool, OpenHands' and SWE-agent's ``str_replace_editor``: str_replace
+#: needs an existing file and an old_str that occurs exactly once; an empty one never does.
+STR_REPLACE = EditRules("the str_replace command", empty_hint="use the create command to write a file")
+#: GitHub Copilot Chat's replace_string_in_file (``applyEdit``): an empty oldString creates a
+#: missing file and writes an empty or blank one, and is refused on a file with content;
+#: multi_replace_string_in_file prepares every replacement on the original file, then merges.
+COPILOT_REPLACE = EditRules("Copilot's replace_string_in_file", on_missing="create", on_empty="write",
+                            empty_hint=_NO_EMPTY)
+COPILOT_MULTI = EditRules("Copilot's multi_replace_string_in_file", on_missing="create", on_empty="write",
+                          in_original=True, empty_hint=_NO_EMPTY)
+#: Gemini CLI's replace (edit.ts): an empty old_string creates a missing file; on any existing
+#: file, empty or not, it is refused ("Attempted to create a file that already exists").
+GEMINI_REPLACE = EditRules("Gemini CLI's replace", on_missing="create", empty_hint=_NO_EMPTY)
+#: Any other edit tool (an MCP server's edit_file, a bare str_replace, ...): its meaning of an
+#: empty search text is not known; it is refused, and its edits apply in sequence.
+OTHER_EDIT = EditRules("this tool", empty_hint=_NO_EMPTY)
+_TOOL_RULES = {
+    "edit": CLAUDE_EDIT,
+    "multiedit": CLAUDE_MULTIEDIT,
+    "replace_string_in_file": COPILOT_REPLACE,
+    "multi_replace_string_in_file": COPILOT_MULTI,
+    "replace": GEMINI_REPLACE,
+}
+
+
+def tool_rules(action: Action) -> EditRules:
+    """The rules of the edit tool ``action`` calls (its name, and its ``command``)."""
+    low = action.type.lower()
+    if low in _EDITOR:
+        return STR_REPLACE
+    return _TOOL_RULES.get(low, OTHER_EDIT)
 
 
 def tool_specs(*names: str) -> dict[str, ActionSpec]:
@@ -214,36 +261,46 @@ def call_action(call: Call) -> Action:
         if c is not None:
             used.add("command")
             fields["command"] = inp.as_field("command", c[1], c[2])
+    args = _Arguments(call, take)
+    others: list[tuple[Field, list[Edit]]] = []  # the files after the first of a multi-file call
     if low in _WRITE or command == "create":
-        kind = ActionKind.WRITE_FILE
+        # The str_replace editors' create refuses an existing file ("Cannot overwrite files
+        # using command `create`"); a Write tool creates or replaces.
+        kind = ActionKind.CREATE_FILE if command == "create" else ActionKind.WRITE_FILE
         path(*_PATH_KEYS)
-        take("content", *_CONTENT_KEYS)
+        args.text("content", _CONTENT_KEYS)
     elif low in _EDIT or command == "str_replace":
         kind = ActionKind.MODIFY_FILE
         path(*_PATH_KEYS)
-        many = inp.member("edits") if inp is not None else None
-        if many is not None and many[1].kind == "array":
-            used.add("edits")
+        listed = "replacements" if low == "multi_replace_string_in_file" else "edits"
+        many = inp.member(listed) if inp is not None else None
+        if many is not None:
+            used.add(listed)
             assert inp is not None
-            for item in many[1].items or ():
-                if item.kind != "object":
-                    continue
-                sub = Input(item, inp.outer)
-                s = sub.field("search", "old_string", "old_str", "oldText", "old_text", "search")
-                r = sub.field("replace", "new_string", "new_str", "newText", "new_text", "replace")
-                if s is not None and r is not None:
-                    edits.append(Edit(s, r, replace_all=_replace_all(sub)))
+            by_file = _listed_edits(call, inp, many, args)
+            if by_file and "path" not in fields:  # Copilot: each replacement names its file
+                first, group = by_file[0]
+                edits.extend(group)
+                fields["path"] = call.relativize(first) if call.relativize is not None else first
+                others = by_file[1:]
+            elif by_file:
+                edits.extend(e for _, group in by_file for e in group)
         else:
-            s = take("search", "old_string", "old_str", "oldText", "old_text", "search")
-            r = take("replace", "new_string", "new_str", "newText", "new_text", "replace")
-            if s is not None and r is not None:
-                edits.append(Edit(s, r, replace_all=inp is not None and _replace_all(inp)))
+            s = args.text("search", _SEARCH_KEYS)
+            # str_replace_editor's new_str is optional: none (or null) deletes the old text.
+            r = args.text("replace", _REPLACE_KEYS, optional=low in _EDITOR or command == "str_replace")
+            if s is not None and r is None and "replace" not in args.bad:
+                r = Field("replace", "", Span(s.span.end, s.span.end))
+            count = args.count(inp)
+            args.flag(inp)
+            if s is not None and r is not None and not args.bad:
+                edits.append(Edit(s, r, replace_all=inp is not None and _replace_all(inp), count=count))
     elif command == "insert":
         kind = ActionKind.MODIFY_FILE
         path(*_PATH_KEYS)
-        after = take("line", "insert_line")
-        new = take("content", "new_str", "text")
-        if after is not None and new is not None and isinstance(after.value, int) and after.value >= 0:
+        after = args.whole("line", ("insert_line",))
+        new = args.text("content", ("new_str", "text"))
+        if after is not None and new is not None:
             at = after.value + 1  # insert_line N: after line N, i.e. before line N + 1
             piece = new.value if new.value.endswith(("\n", "\r")) or not new.value else new.value + "\n"
             empty = Field("search", "", Span(new.span.start, new.span.start))
@@ -264,6 +321,13 @@ def call_action(call: Call) -> Action:
     if inp is not None:
         for k, f in inp.rest(used).items():
             fields.setdefault(k, f)
+    call.diagnostics.extend(args.problems)
+    call.more = [
+        Action(call.dialect, call.name, kind, call.span, call.name_span,
+               {"path": call.relativize(p) if call.relativize is not None else p},
+               group=call.group, group_label=call.label, edits=group)
+        for p, group in others
+    ]
     return Action(
         call.dialect,
         call.name,
@@ -275,6 +339,143 @@ def call_action(call: Call) -> Action:
         group_label=call.label,
         edits=edits,
     )
+
+
+_KINDS = {"string": "a string", "number": "a number", "bool": "a boolean", "null": "null",
+          "object": "an object", "array": "a list"}
+
+
+class _Arguments:
+    """Reads a tool call's arguments by their types: a missing or mistyped one is a
+    ``bad-argument`` error at the argument (or at the tool's name when it is missing), and
+    its value is not taken -- the agent's tool rejects such a call; it is never applied."""
+
+    def __init__(self, call: Call, take: Callable[..., Field | None]) -> None:
+        self.call = call
+        self.take = take
+        self.problems: list[Diagnostic] = []
+        self.bad: set[str] = set()  # canonical names of the arguments found wrong
+
+    def problem(self, canonical: str, message: str, span: Span) -> None:
+        self.bad.add(canonical)
+        self.problems.append(Diagnostic("bad-argument", message, span))
+
+    def _member(self, canonical: str, names: tuple[str, ...], optional: bool,
+                what: str) -> tuple[str, JNode, Span] | None:
+        inp = self.call.input
+        if inp is None:
+            return None
+        found = inp.member(*names)
+        if found is None and not optional:
+            self.problem(canonical, f"this {self.call.name} call has no `{names[0]}` ({what}); the tool "
+                         "rejects it, and it is never applied", self.call.name_span)
+        return found
+
+    def text(self, canonical: str, names: tuple[str, ...], *, optional: bool = False) -> Field | None:
+        """The string argument among ``names`` (``null`` counts as absent when optional)."""
+        found = self._member(canonical, names, optional, "a string")
+        if found is None:
+            return None
+        key, node, _ = found
+        if node.kind == "null" and optional:
+            self.take(canonical, key)
+            return None
+        if node.kind != "string":
+            self.take(canonical, key)
+            self.problem(canonical, f"`{key}` of this {self.call.name} call is {_KINDS.get(node.kind, node.kind)}, "
+                         "not a string; the tool rejects the call, and it is never applied",
+                         self._span(node))
+            return None
+        return self.take(canonical, key)
+
+    def whole(self, canonical: str, names: tuple[str, ...]) -> Field | None:
+        """The argument among ``names`` that must be a whole number from 0."""
+        found = self._member(canonical, names, False, "a line number")
+        if found is None:
+            return None
+        key, node, _ = found
+        f = self.take(canonical, key)
+        value = node.value
+        if node.kind != "number" or not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            shown = _KINDS.get(node.kind, node.kind) if node.kind != "number" else f"{node.value!r}"
+            self.problem(canonical, f"`{key}` of this {self.call.name} call is {shown}, not a whole number "
+                         "from 0; the tool rejects the call, and it is never applied", self._span(node))
+            return None
+        return f
+
+    def count(self, inp: Input | None) -> int | None:
+        """Gemini CLI's ``expected_replacements``: a whole number from 1 (None when absent)."""
+        found = inp.member("expected_replacements") if inp is not None else None
+        if found is None:
+            return None
+        node = found[1]
+        value = node.value
+        if node.kind != "number" or not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            self.problem("count", f"`expected_replacements` of this {self.call.name} call is not a whole "
+                         "number from 1; the tool rejects the call, and it is never applied", self._span(node))
+            return None
+        return value
+
+    def flag(self, inp: Input | None) -> None:
+        """``replace_all`` must be a boolean when given."""
+        found = inp.member("replace_all", "replaceAll") if inp is not None else None
+        if found is not None and found[1].kind != "bool":
+            node = found[1]
+            self.problem("replace_all", f"`{found[0]}` of this {self.call.name} call is "
+                         f"{_KINDS.get(node.kind, node.kind)}, not true or false; the tool rejects the call, "
+                         "and it is never applied", self._span(node))
+
+    def _span(self, node: JNode) -> Span:
+        inp = self.call.input
+        return inp.span(node.span) if inp is not None else node.span
+
+
+def _listed_edits(call: Call, inp: Input, many: tuple[str, JNode, Span],
+                  args: _Arguments) -> list[tuple[Field, list[Edit]]]:
+    """The edits of a list argument (Claude Code's ``edits``, Copilot's ``replacements``), each
+    an object with its old and new text; anything else is a ``bad-argument``. Grouped by the
+    file an item names (Copilot's ``filePath``; the call's own path when it names none), in the
+    order the files first appear."""
+    key, node, _ = many
+    out: list[Edit] = []
+    paths: list[Field | None] = []
+    if node.kind != "array":
+        args.problem("edits", f"`{key}` of this {call.name} call is {_KINDS.get(node.kind, node.kind)}, not a "
+                     "list of edits; the tool rejects the call, and it is never applied", inp.span(node.span))
+        return []
+    for k, item in enumerate(node.items or (), 1):
+        if item.kind != "object":
+            args.problem("edits", f"edit {k} of this {call.name} call is {_KINDS.get(item.kind, item.kind)}, not "
+                         "an object; the tool rejects the call, and it is never applied", inp.span(item.span))
+            continue
+        sub = Input(item, inp.outer)
+        got: list[Field] = []
+        for canonical, names in (("search", _SEARCH_KEYS), ("replace", _REPLACE_KEYS)):
+            found = sub.member(*names)
+            if found is None:
+                args.problem("edits", f"edit {k} of this {call.name} call has no `{names[0]}`; the tool "
+                             "rejects the call, and it is never applied", inp.span(item.span))
+            elif found[1].kind != "string":
+                args.problem("edits", f"`{found[0]}` of edit {k} of this {call.name} call is "
+                             f"{_KINDS.get(found[1].kind, found[1].kind)}, not a string; the tool rejects the "
+                             "call, and it is never applied", sub.span(found[1].span))
+            else:
+                got.append(sub.as_field(canonical, found[1], found[2]))
+        if len(got) == 2:
+            out.append(Edit(got[0], got[1], replace_all=_replace_all(sub)))
+            at = sub.member(*_PATH_KEYS)
+            paths.append(sub.as_field("path", at[1], at[2]) if at is not None and at[1].kind == "string" else None)
+    if not node.items:
+        args.problem("edits", f"`{key}` of this {call.name} call is an empty list; the tool rejects the "
+                     "call, and it is never applied", inp.span(node.span))
+    if "edits" in args.bad or not out:
+        return []
+    groups: dict[str | None, tuple[Field, list[Edit]]] = {}
+    anchor = Field("path", None, call.name_span)
+    for p, e in zip(paths, out, strict=True):
+        name = p.value if p is not None else None
+        groups.setdefault(name, (p or anchor, []))[1].append(e)
+    return list(groups.values())
 
 
 def _replace_all(inp: Input) -> bool:

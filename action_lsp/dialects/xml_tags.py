@@ -24,7 +24,7 @@ dialect). Both dialects claim them and the first enabled one in registry order r
 
 from __future__ import annotations
 
-from ..model import ActionKind
+from ..model import ActionKind, EditRules
 from ..schema import ActionSpec, one_of, opt, req, specs, text
 from .tag_dialect import TagDialect
 
@@ -43,7 +43,7 @@ SPECS = specs(
         ActionKind.MODIFY_FILE,
         (
             req("path", text(), "the file to change"),
-            req("search", text(), "the exact text to find (empty: append, or create a missing file)", empty_ok=True),
+            req("search", text(), "the exact text to find (never empty: the format gives an empty one no meaning)", empty_ok=True),
             req("replace", text(), "what replaces it (empty: delete it)", empty_ok=True),
         ),
         "Replace text in an existing file (one or more <search>/<replace> pairs).",
@@ -83,6 +83,9 @@ SPECS = specs(
 
 class XmlTags(TagDialect):
     name = "xml-tags"
+    # The seed format defines no meaning for an empty <search>: it is refused, never appended.
+    # Several <search>/<replace> pairs apply in sequence; none may match what an earlier wrote.
+    rules = EditRules("<modify_file>", empty_hint="use <create_file> to write a whole file")
     description = "<create_file>, <modify_file>, <create_directory>, <read_file> and <execute_command> tags with child elements (<path>, <content>, <search>, <replace>, <command>)"
     order = 20
     specs = SPECS

@@ -14,8 +14,10 @@ Strategies, tried in order; the first that finds one place wins, and every strat
 5. ``fuzzy`` — a bounded rapidfuzz match over windows of about the block's line count, accepted
    only above :data:`FUZZY_THRESHOLD` and :data:`FUZZY_MARGIN` points ahead of the runner-up.
 
-An empty (or blank) search text means *append*: the place is the end of the file (Aider's
-convention for "put this in the file"; on a missing file the plan creates it).
+An empty search text is located at the end of the file (the ``append`` place); whether an
+agent means that, or creating or writing the file, or nothing, is the plan's question
+(:class:`~action_lsp.model.EditRules`). A search text of only whitespace is an ordinary one,
+found exactly or not at all.
 
 Everything here works on ``str`` offsets (code points) of the text as given.
 """
@@ -74,9 +76,15 @@ class ReplacementTransform:
     strip_trailing_blank: int = 0
     final_newline: bool | None = None
     separator: str = ""
+    #: (indentation width of the search text's first non-blank line, of the file line it was
+    #: found at): a replacement whose first non-blank line is already indented as the file's
+    #: is not shifted again (the model wrote the search text unindented, the replacement not).
+    widths: tuple[int, int] | None = None
 
     def apply(self, replacement: str) -> str:
         text = replacement.replace("\r\n", "\n")
+        if self.reindent and self.widths is not None and self._indented_as_file(text):
+            return replace(self, reindent=False, widths=None).apply(replacement)
         if self.strip_leading_blank or self.strip_trailing_blank or self.reindent:
             ends_nl = text.endswith("\n")
             lines = (text[:-1] if ends_nl else text).split("\n") if text else []
@@ -106,6 +114,14 @@ class ReplacementTransform:
         if self.newline != "\n":
             text = text.replace("\n", self.newline)
         return text
+
+    def _indented_as_file(self, text: str) -> bool:
+        assert self.widths is not None
+        searched, found = self.widths
+        first = next((ln for ln in text.split("\n") if ln.strip()), None)
+        if first is None or searched == found:
+            return False
+        return indent_width(_leading_ws(first), self.tab_size) == found
 
     def _reindent(self, line: str) -> str:
         if not line.strip():
@@ -399,8 +415,8 @@ def _moved(found: Located | Refused, offset: int, lines: int) -> Located | Refus
 def exact_places(file_text: str, search: str) -> list[Located]:
     """Every exact, non-overlapping occurrence of ``search`` in order (as ``str.replace``
     counts them; a file whose only difference is CRLF line endings still counts): the places
-    of a ``replace_all`` edit. Empty for a blank search."""
-    if not search.strip():
+    of a ``replace_all`` edit. Empty for an empty search."""
+    if not search:
         return []
     haystack, needle, text = file_text, search, None
     if file_text.find(search) < 0 and ("\r\n" in file_text or "\r\n" in search):
@@ -463,15 +479,15 @@ def _listed(lines: Sequence[int]) -> str:
 
 
 def _locate(file_text: str, search: str, path: str | None) -> Located | Refused:
-    if not search.strip():
+    if not search:
         return _append(file_text)
     found = _exact(file_text, search)
     if found is not None:
         return found
     text = _Text(file_text)
     s = _Search(search)
-    if not s.nb_pos:
-        return Refused("search-not-found", "search text is blank")
+    if not s.nb_pos:  # only whitespace: found as written or not at all (no layout to ignore)
+        return Refused("search-not-found", "search text (only whitespace) not found as written")
     for strategy in (_whitespace, _blank_lines):
         found = strategy(text, s)
         if found is not None:
@@ -482,6 +498,11 @@ def _locate(file_text: str, search: str, path: str | None) -> Located | Refused:
         if found is not None:
             return found
     found = _fuzzy(text, s)
+    if found is not None and lang is not None:
+        found, name = _same_definitions(text, s, lang, found)
+        if found is None and name is not None:
+            return Refused("search-not-found", f"search text not found: `{name}` is not defined in "
+                           f"{path}; nothing close")
     if found is not None:
         return found
     return Refused(
@@ -572,7 +593,10 @@ def _line_located(
         shift = _mode_shift(pairs) if mode else _uniform_shift(pairs)
     reindent, delta, tab, tabs = (shift[0], shift[1], shift[2], shift[3]) if shift else (
         False, 0, 4, False)
+    pair = next(((f, q) for f, q in pairs or () if q.strip() and f.strip()), None)
     transform = ReplacementTransform(
+        widths=(indent_width(_leading_ws(pair[1]), tab), indent_width(_leading_ws(pair[0]), tab))
+        if pair is not None else None,
         newline=text.newline_at(start),
         reindent=reindent,
         shift=delta,
@@ -658,6 +682,21 @@ def _syntax(text: _Text, s: _Search, lang: object) -> Located | Refused | None:
     from . import syntaxmatch
 
     return syntaxmatch.match(text, s, lang)
+
+
+def _same_definitions(text: _Text, s: _Search, lang: object,
+                      found: Located | Refused) -> tuple[Located | Refused | None, str | None]:
+    """``found`` (a fuzzy place, or two) without the places that are another definition than
+    the search block's (see :func:`syntaxmatch.same_definitions`); None when none is left."""
+    from . import syntaxmatch
+
+    places = [found] if isinstance(found, Located) else found.candidates
+    kept, name = syntaxmatch.same_definitions(text, s, lang, places)
+    if len(kept) == len(places):
+        return found, name
+    if not kept:
+        return None, name
+    return kept[0], name
 
 
 # --------------------------------------------------------------------------- fuzzy

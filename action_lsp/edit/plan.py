@@ -9,6 +9,7 @@ point into the transcript (the path, search or replace field of the action).
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import re
 import stat
@@ -17,7 +18,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, Severity, Span
+from ..model import (
+    NO_EMPTY_SEARCH,
+    Action,
+    ActionKind,
+    Diagnostic,
+    Edit,
+    EditRules,
+    Field,
+    Severity,
+    Span,
+)
 from ..paths import PathCode
 from ..rules.encoding import first_surrogate
 from .compose import ComposedEdits
@@ -161,18 +172,27 @@ def _diag(code: str, message: str, span: Span, **data: object) -> Diagnostic:
 
 
 def _pairs(action: Action) -> list[tuple[str, str, Span, Span]]:
+    """The action's (search, replace) texts and their spans. A search or replacement that is
+    missing or not a string is a ``bad-argument`` failure: never read as empty (an append, a
+    deletion)."""
     if action.edits:
-        out = []
-        for e in action.edits:
-            s, r = e.search.value, e.replace.value
-            out.append(
-                (s if isinstance(s, str) else "", r if isinstance(r, str) else "",
-                 e.search.span, e.replace.span)
-            )
-        return out
-    s = action.text("search") or ""
-    r = action.text("replace") or ""
-    return [(s, r, _field_span(action, "search"), _field_span(action, "replace", "search"))]
+        return [(_text(e.search, action), _text(e.replace, action), e.search.span, e.replace.span)
+                for e in action.edits]
+    s, r = action.fields.get("search"), action.fields.get("replace")
+    if s is None:
+        msg = f"this {action.type} has no search text; it is never applied"
+        raise ActionFailed(_diag("bad-argument", msg, action.name_span), msg)
+    replace = "" if r is None else _text(r, action)  # no replacement: a deletion, as written
+    return [(_text(s, action), replace, s.span, r.span if r is not None else s.span)]
+
+
+def _text(f: Field, action: Action) -> str:
+    """A field's value that must be text (``bad-argument`` when it is not)."""
+    if isinstance(f.value, str):
+        return f.value
+    shown = "null" if f.value is None else type(f.value).__name__
+    msg = f"`{f.name}` of this {action.type} is {shown}, not text; it is never applied"
+    raise ActionFailed(_diag("bad-argument", msg, f.span), msg)
 
 
 def _norm(text: str) -> str:
@@ -205,6 +225,7 @@ class _Planner:
         self.forced = force
         self.force = False  # whether the action being planned is forced (see forces())
         self.final_newline = False  # the action's tool ends a changed file with a line break
+        self.rules = NO_EMPTY_SEARCH  # what the action's agent means (empty search, several edits)
         self.states: dict[Path, _State] = {}
         self.order: list[Path] = []
         # Directories the plan needs (ancestors of files and directories it creates), with the
@@ -330,9 +351,11 @@ class _Planner:
         state = self.state(action)
         rel = state.target.rel
         span = _field_span(action, "path")
-        content = action.text("content")
-        if content is None:
-            content = ""
+        f = action.fields.get("content")
+        if f is None:
+            msg = f"this {action.type} has no content to write; it is never applied (never an empty file)"
+            raise ActionFailed(_diag("bad-argument", msg, action.name_span), msg)
+        content = _text(f, action)
         if state.is_dir:
             msg = f"{rel} is a directory; a file cannot be created there"
             raise ActionFailed(_diag("file-exists", msg, span), msg)
@@ -462,6 +485,18 @@ class _Planner:
         already = 0
         pairs = _pairs(action)
         floor = 0  # where the last edit's place ends (Codex's chunks are searched in order)
+        # Every edit located in the text before the action (its agent's rule), or each in the
+        # text the ones before it left.
+        in_original = self.rules.in_original and len(pairs) > 1
+        owners: list[int] = []  # the edit (index into pairs) each of `edits` belongs to
+
+        def put(k: int, s: int, e: int, t: str) -> None:
+            nonlocal text
+            edits.append((s, e, t))
+            owners.append(k)
+            if not in_original:
+                text = t if text is None else text[:s] + t + text[e:]
+
         for k, (search, replace, s_span, r_span) in enumerate(pairs):
             edit = action.edits[k] if k < len(action.edits) else None
             line = edit.line if edit is not None else None
@@ -471,17 +506,19 @@ class _Planner:
                     start = floor
                 for anchor in edit.anchors:
                     start = _after_anchor(text, anchor, start, rel)
-                if edit.at_end and search.strip():
+                if edit.at_end and search:
                     start = max(start, _last_lines(text, search))
-            if (edit is not None and edit.replace_all and text is not None and search.strip()
+            every = edit is not None and (edit.replace_all or (edit.count or 0) > 1)
+            if every and edit is not None and edit.count is not None and text is not None and search:
+                self.count(edit.count, text[start:], search, rel, s_span)
+            if (every and text is not None and search
                     and _norm(search) != _norm(replace)):
                 done = self.replace_all(index, k, text, search, replace, rel, s_span, start, outcome)
                 if done is None:
                     already += 1
                     continue
                 for place in done:
-                    edits.append(place)
-                    text = text[: place[0]] + place[2] + text[place[1] :]
+                    put(k, *place)
                 strategies.append(f"exact (replace_all: {len(done)} "
                                   f"place{'s' if len(done) > 1 else ''})")
                 floor = done[0][1] + sum(len(t) - (b - a) for a, b, t in done)
@@ -492,18 +529,16 @@ class _Planner:
                 piece = replace
                 if at == len(text) and text and not text.endswith(("\n", "\r")):
                     piece = _newline_of(state) + piece
-                edits.append((at, at, piece))
-                text = text[:at] + piece + text[at:]
+                put(k, at, at, piece)
                 strategies.append("insert")
                 continue
-            if text is None:
-                if not search.strip():  # empty search on a missing file: create it
-                    self.check_place(index, state, path_span, as_dir=False)
-                    text = ""
-                    edits.append((0, 0, replace))
-                    text = replace
-                    strategies.append("create")
+            if not search:  # an empty search text: what its agent means by it
+                whole = self.empty_search(index, state, text, replace, s_span, path_span)
+                if whole is not None:
+                    put(k, 0, len(text or ""), whole[0])
+                    strategies.append(whole[1])
                     continue
+            if text is None:
                 msg = f"{rel} does not exist"
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
             hint = line  # the agent's own line hint (Roo's :start_line:), if it gave one
@@ -582,15 +617,20 @@ class _Planner:
                     "before applying",
                     s_span, strategy=found.strategy, line=found.line, score=found.score, **where,
                 ))
-            edits.append((found.start, found.end, new_piece))
+            put(k, found.start, found.end, new_piece)
             strategies.append(found.describe())
-            text = text[: found.start] + new_piece + text[found.end :]
-            if search.strip():  # an append (no old lines) does not move on (as in Codex)
+            if search:  # an append (no old lines) does not move on (as in Codex)
                 floor = found.start + len(new_piece)
         if already == len(pairs) and any(d.code == "applied" for d in outcome.diagnostics):
             outcome.applied = True
         if not edits:
             return
+        if len(pairs) > 1:
+            edits = self.one_call(edits, owners, pairs, rel, in_original)
+            if in_original:
+                text = state.text or ""
+                for s, e, t in edits:
+                    text = text[:s] + t + text[e:]
         if self.final_newline and text and not text.endswith(("\n", "\r")):
             # The agent's tool ends every file it changes with a line break (Codex's does).
             edits.append((len(text), len(text), _newline_of(state)))
@@ -610,6 +650,81 @@ class _Planner:
             broken = _new_syntax_error(rel, before, current, pairs[-1][3])
             if broken is not None:
                 self.breaks.append((index, outcome, broken, state))
+
+    def count(self, want: int, text: str, search: str, rel: str, span: Span) -> None:
+        """Gemini CLI's ``expected_replacements``: the search text must occur exactly ``want``
+        times (every one is then replaced); any other count is refused."""
+        found = len(exact_places(text, search))
+        if found != want:
+            msg = (f"{rel}: expected_replacements is {want}, but the search text occurs {found} "
+                   f"time{'' if found == 1 else 's'}; {self.rules.agent} refuses the edit")
+            raise ActionFailed(_diag("search-not-found" if not found else "search-ambiguous", msg, span), msg)
+
+    def one_call(self, edits: list[TextEditTuple], owners: list[int],
+                 pairs: Sequence[tuple[str, str, Span, Span]], rel: str, in_original: bool) -> list[TextEditTuple]:
+        """The edits of one action, checked by its agent's rule: located in the original text,
+        no two may overlap (returned last first, each valid in the text the ones before it
+        leave); applied in sequence, none may change text an earlier edit of the action wrote,
+        unless its agent documents that (``EditRules.rewrites``). A ``conflicting-edits``
+        failure otherwise: none of the action's edits is written."""
+        agent = self.rules.agent
+        if in_original:
+            order = sorted(range(len(edits)), key=lambda i: (edits[i][0], edits[i][1]))
+            for a, b in itertools.pairwise(order):
+                (s1, e1, _), (s2, e2, _) = edits[a], edits[b]
+                if owners[a] != owners[b] and (s2 < e1 or (s1, e1) == (s2, e2)):
+                    first, second = sorted((owners[a], owners[b]))
+                    msg = (f"{rel}: edits {first + 1} and {second + 1} of this action overlap in the "
+                           f"original text ({agent} locates every edit in the original file); none is "
+                           "written")
+                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[second][2],
+                                             edits=[first, second]), msg)
+            return [edits[i] for i in reversed(order)]
+        if not self.rules.search_in_replacement:
+            for k, (search, *_rest) in enumerate(pairs):
+                j = next((j for j in range(k) if search and search in pairs[j][1]), None)
+                if j is not None:
+                    msg = (f"{rel}: the search text of edit {k + 1} of this action is part of the "
+                           f"replacement of its edit {j + 1}; {agent} refuses such an edit; none is written")
+                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
+        if self.rules.rewrites:
+            return edits
+        written: list[tuple[int, int, int]] = []  # (start, end, owner) in the running text
+        for (s, e, t), k in zip(edits, owners, strict=True):
+            for ws, we, j in written:
+                if j != k and s < we and ws < e:
+                    msg = (f"{rel}: edit {k + 1} of this action changes text that its edit {j + 1} "
+                           f"wrote; {agent} applies them in sequence, and an edit rewriting another's "
+                           "replacement is not what either meant; none is written")
+                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
+            delta = len(t) - (e - s)
+            written = [(ws + delta, we + delta, j) if ws >= e else (ws, we, j) for ws, we, j in written
+                       if not (ws >= s and we <= e)]
+            written.append((s, s + len(t), k))
+        return edits
+
+    def empty_search(self, index: int, state: _State, text: str | None, replace: str,
+                     s_span: Span, path_span: Span) -> tuple[str, str] | None:
+        """An empty search text, as the action's agent reads it (:class:`EditRules`): the
+        whole new text and how it was made (``create``, ``write``), None to append (the
+        locator's ``append`` place), or ``empty-search`` where the agent refuses."""
+        rules, rel = self.rules, state.target.rel
+        if text is None:
+            if rules.on_missing == "create":
+                self.check_place(index, state, path_span, as_dir=False)
+                return replace, "create"
+            where = f"{rel}, which does not exist"
+        else:
+            mode = rules.on_text if text.strip() else rules.on_empty
+            if mode == "write":
+                return replace, "write"
+            if mode == "append":
+                return None
+            where = f"{rel}, which has content" if text.strip() else f"{rel}, which is empty"
+        msg = f"{rules.agent} gives an empty search text no meaning on {where}; nothing is written"
+        if rules.empty_hint:
+            msg += f" ({rules.empty_hint})"
+        raise ActionFailed(_diag("empty-search", msg, s_span), msg)
 
     def replace_all(self, index: int, k: int, text: str, search: str, replace: str, rel: str,
                     s_span: Span, start: int, outcome: ActionOutcome) -> list[TextEditTuple] | None:
@@ -988,6 +1103,10 @@ class _Blockers:
         return self.blockers[best] if best >= 0 else None
 
 
+#: The rules of an action no dialect's file view reads (built by hand, or a dialect that gives
+#: no view): an empty search text creates a missing file and is refused on an existing one.
+HAND_BUILT = EditRules("this action", on_missing="create", on_empty="write")
+
 _KIND_OF_OP = {
     "create": ActionKind.CREATE_FILE,
     "write": ActionKind.WRITE_FILE,
@@ -998,27 +1117,27 @@ _KIND_OF_OP = {
 }
 
 
-def _from_view(action: Action) -> tuple[Action, bool]:
+def _from_view(action: Action) -> tuple[Action, bool, EditRules]:
     """The action as its dialect's normalized file view says (``path``, ``to``, ``content``,
-    edits with their flags), and whether its tool ends a changed file with a line break: the
-    planner reads every dialect the same way. Actions of no registered dialect (built by hand)
-    are taken as they are."""
+    edits with their flags), whether its tool ends a changed file with a line break, and its
+    agent's rules: the planner reads every dialect the same way. Actions of no registered
+    dialect (built by hand) are taken as they are, with :data:`HAND_BUILT` rules."""
     from ..dialects import file_view
 
     view = file_view(action)
     if view is None:
-        return action, False
+        return action, False, HAND_BUILT
     fields = {"path": view.path}
     if view.to is not None:
         fields["to"] = view.to
     if view.content is not None:
         fields["content"] = view.content
-    edits = [Edit(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end)
+    edits = [Edit(e.search, e.replace, e.line, e.replace_all, e.anchors, e.after_previous, e.at_end, e.count)
              for e in view.edits]
     return Action(
         action.dialect, action.type, _KIND_OF_OP[view.op], action.span, action.name_span,
         fields, action.group, action.group_label, edits, action.partial,
-    ), view.final_newline
+    ), view.final_newline, view.rules
 
 
 def _line_start(text: str, line: int) -> int:
@@ -1125,7 +1244,7 @@ def plan_changes(
     planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force,
                        allow_code_paths=allow_code_paths, check_only=check_only)
     blocking = _Blockers(blockers)
-    views: list[tuple[Action, bool] | None] = [None] * len(actions)
+    views: list[tuple[Action, bool, EditRules] | None] = [None] * len(actions)
     for index, action in enumerate(actions):
         if (action.failure is None and action.kind.is_file_action
                 and (planner.forces(index) or blocking.of(action) is None)):
@@ -1172,7 +1291,7 @@ def plan_changes(
                               f"{blocker.message}; {hint}")
             continue
         view = views[index]
-        action, planner.final_newline = view if view is not None else _from_view(action)
+        action, planner.final_newline, planner.rules = view if view is not None else _from_view(action)
         kind = action.kind
         judgement = history.get(index)
         if judgement is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
@@ -28,6 +29,8 @@ from .locate import (
     ReplacementTransform,
     _ambiguous,
     _mode_shift,
+    _uniform_shift,
+    indent_width,
 )
 
 if TYPE_CHECKING:
@@ -134,10 +137,33 @@ def _by_tokens(
         last = first + len(s_keys) - 1
         spans.append((f_toks[f_idx[first]].start, f_toks[f_idx[last]].end, f_idx[first]))
     found = [
-        _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None)
+        _line_by_line(text, s, lang, _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None))
         for start, end, first_tok in spans
     ]
     return found[0] if len(found) == 1 else _ambiguous(found, "syntax")
+
+
+#: Grammars where indentation is syntax: a block whose indentation differs line by line from
+#: the file's is a different block there (a question), however equal its tokens.
+_INDENTED = frozenset({"python", "yaml", "make", "haskell", "nim", "fsharp", "coffeescript"})
+
+
+def _line_by_line(text: _Text, s: _Search, lang: Lang, found: Located) -> Located:
+    """A block found by its tokens whose lines are the file's lines indented otherwise, and
+    not by one shift: layout only where the grammar ignores indentation (applied, the
+    replacement as written, as Roo Code writes it); a question where the grammar reads
+    indentation (Python, YAML, Makefiles, ...), however equal the tokens."""
+    if lang.name not in _INDENTED:
+        return found
+    region = text.raw[found.start : found.end].replace("\r\n", "\n")
+    f_lines = [ln for ln in region.split("\n") if ln.strip()]
+    s_lines = [ln for ln in s.lines if ln.strip()]
+    if len(f_lines) != len(s_lines) or any(a.strip() != b.strip() for a, b in zip(f_lines, s_lines, strict=True)):
+        return found
+    if _uniform_shift(list(zip(f_lines, s_lines, strict=True))) is not None:
+        return found
+    return replace(found, strategy="indentation",
+                   note=f"its lines are indented otherwise than the file's, which {lang.name} reads as code")
 
 
 def _top_level(defs: list, span_start: int, span_end: int) -> list:
@@ -235,6 +261,7 @@ def _region(
     shift = 0
     use_tabs = False
     tab = 4
+    widths: tuple[int, int] | None = None
     if whole_start:
         f_line_start = norm.rfind("\n", 0, f_toks[first_tok].start) + 1
         f_line = norm[f_line_start : norm.find("\n", f_line_start) % (len(norm) + 1)]
@@ -244,6 +271,8 @@ def _region(
         got = _mode_shift([(f_line, s_line)])
         if got is not None:
             reindent, shift, tab, use_tabs = got[0], got[1], got[2], got[3]
+            widths = (indent_width(s_line[: len(s_line) - len(s_line.lstrip(" \t"))], tab),
+                      indent_width(f_line[: len(f_line) - len(f_line.lstrip(" \t"))], tab))
     has_nl = end > start and norm[end - 1] == "\n"
     transform = ReplacementTransform(
         newline=text.newline_at(start),
@@ -254,7 +283,39 @@ def _region(
         strip_leading_blank=s.leading_blank,
         strip_trailing_blank=s.trailing_blank,
         final_newline=has_nl if whole_end else False,
+        widths=widths,
     )
     return Located(
         text.to_raw(start), text.to_raw(end), strategy, transform, text.line_of(start), score
     )
+
+
+def same_definitions(text: _Text, s: _Search, lang: object,
+                     places: Sequence[Located]) -> tuple[list[Located], str | None]:
+    """The places that may be the search block's own code: when the block defines names (per
+    the file's grammar), a place that defines other names and none of the block's is another
+    definition -- ``add`` is never the closest match of ``div`` -- and is dropped. Also the
+    block's first defined name (None when it defines none, or the grammar cannot tell)."""
+    if not isinstance(lang, Lang):
+        return list(places), None
+    try:
+        wanted = _top_level(definitions(s.norm, lang), 0, len(s.norm))
+        if not wanted:
+            return list(places), None
+        defs = definitions(text.norm, lang)
+    except Exception:
+        return list(places), None
+    names = {d.name for d in wanted}
+    kept = []
+    for p in places:
+        start, end = _norm_offset(text, p.start), _norm_offset(text, p.end)
+        inside = {d.name for d in defs if start <= d.start < end}
+        if inside and not inside & names:
+            continue
+        kept.append(p)
+    return kept, wanted[0].name
+
+
+def _norm_offset(text: _Text, raw: int) -> int:
+    """A raw offset of the file text in its LF-normalised text."""
+    return raw - sum(1 for k, c in enumerate(text.crlf) if c + k < raw) if text.crlf else raw

@@ -29,7 +29,7 @@ def test_openai_chat_tool_calls_and_arguments_ranges() -> None:
     text = _read("openai-chat.json")
     a = analyze(text)
     assert [(x.type, x.kind) for x in a.actions] == [
-        ("str_replace_based_edit_tool", ActionKind.WRITE_FILE),
+        ("str_replace_based_edit_tool", ActionKind.CREATE_FILE),  # create refuses an existing file
         ("str_replace_based_edit_tool", ActionKind.MODIFY_FILE),
         ("str_replace_based_edit_tool", ActionKind.MODIFY_FILE),
         ("shell", ActionKind.COMMAND),
@@ -65,7 +65,8 @@ def test_anthropic_messages_with_a_failed_call(tmp_path: Path) -> None:
     text = _read("anthropic-messages.json")
     a = analyze(text)
     kinds = [x.kind for x in a.actions]
-    assert kinds == [ActionKind.WRITE_FILE, ActionKind.OTHER, ActionKind.MODIFY_FILE]
+    # str_replace_based_edit_tool's create refuses an existing file: a create, not a write.
+    assert kinds == [ActionKind.CREATE_FILE, ActionKind.OTHER, ActionKind.MODIFY_FILE]
     hint = [d for d in a.diagnostics if d.code == "tool-error"]
     assert len(hint) == 1 and "did not appear verbatim" in hint[0].message
     root = tmp_path / "ws"
@@ -164,7 +165,7 @@ def test_codex_call_whose_output_failed_is_a_hint_and_not_applied() -> None:
     ]
     text = "\n".join(lines) + "\n"
     a = analyze(text)
-    assert [x.kind for x in a.actions] == [ActionKind.OTHER, ActionKind.COMMAND, ActionKind.WRITE_FILE]
+    assert [x.kind for x in a.actions] == [ActionKind.OTHER, ActionKind.COMMAND, ActionKind.CREATE_FILE]
     hint = [d for d in a.diagnostics if d.code == "tool-error"]
     assert len(hint) == 1 and "permission denied: a.txt" in hint[0].message
     related = hint[0].related[0][0]

@@ -21,7 +21,9 @@ ADD = "def add(a, b):\n    return a + b\n"
 GREET = "def greet(name):\n    print(\"hello\", name)\n    return name\n"
 # (file content, search, replace): found only by the fuzzy / definition strategy.
 CLOSE = {
-    "fuzzy": (ADD, "def sub(a, b):\n    return a - b\n", "def sub(a, b):\n    return b - a\n"),
+    # (never another definition: `sub` for `add` is no close match at all, issue 19)
+    "fuzzy": ("total = add(a, b)\nprint(total)\n", "total = add(a, c)\nprint(total)\n",
+              "total = add(a, c)\nprint(-total)\n"),
     "definition": (GREET, "def greet(name):\n    print(\"wrong\", name)\n    return name\n",
                    "def greet(name):\n    print(\"hi\", name)\n    return name\n"),
 }

@@ -1,6 +1,6 @@
 """The peers' own search/replace suites (Roo Code, Cline, Aider, Codex), converted to xml-tags
-transcripts under bench/peers/ and run through ``action-lsp apply --write`` by
-bench/bench_peers.py.
+transcripts under bench/peers/ and run, each in its peer's own format, through ``action-lsp
+apply --write`` by bench/bench_peers.py.
 
 What a user must be able to rely on: where we write, we write what the peer's own test expects
 (no ``wrong``), and we never write where the peer refuses (no ``applied, peer refuses``). A peer
@@ -38,7 +38,8 @@ PEER_IS_WRONG = {
 # `empty_ok`, so an empty one is no `missing-field`; the suites now guard them.)
 KNOWN_BUG: dict[str, str] = {}
 
-MIN_CASES = {"roo": 30, "cline": 12, "aider": 6, "codex": 10}
+MIN_CASES = {"roo": 30, "cline": 12, "aider": 6, "codex": 10, "claude-code": 10, "gemini": 8, "copilot": 8,
+             "str-replace": 10}
 
 
 def _bench() -> ModuleType:
@@ -92,7 +93,7 @@ QUESTION_CODES = frozenset({"search-ambiguous", "search-not-found"})
 def test_a_missed_peer_case_is_a_question_about_the_match(suite: str) -> None:
     """Where a peer applies and we do not, the reason is the match itself (several places, or
     only a place whose content differs) -- never a complaint about the transcript: an empty
-    <replace> deletes, an empty <search> appends or creates (docs/edit-engine.md)."""
+    <replace> deletes, an empty search text means what the peer says (docs/edit-engine.md)."""
     bad = []
     for r in _results(suite):
         if r.verdict != "missed" or r.id in KNOWN_BUG:

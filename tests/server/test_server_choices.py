@@ -16,10 +16,11 @@ from .conftest import Session
 
 pytestmark = pytest.mark.skipif("xml-tags" not in NAMES, reason="needs the xml-tags dialect")
 
-ADD = "def add(a, b):\n    return a + b\n"
+# A close match that is plausibly the same code (never another definition: issue 19).
+ADD = "total = add(a, b)\nprint(total)\n"
 SUB = (
-    "<modify_file>\n<path>src/m.py</path>\n<search>\ndef sub(a, b):\n    return a - b\n</search>\n"
-    "<replace>\ndef sub(a, b):\n    return b - a\n</replace>\n</modify_file>\n"
+    "<modify_file>\n<path>src/m.py</path>\n<search>\ntotal = add(a, c)\nprint(total)\n</search>\n"
+    "<replace>\ntotal = add(a, c)\nprint(-total)\n</replace>\n</modify_file>\n"
 )
 AMBIGUOUS = (
     "<modify_file>\n<path>src/x.py</path>\n<search>\nx = 1\n</search>\n"
@@ -93,7 +94,7 @@ async def test_closest_match_is_refused_by_apply_and_offered_as_a_quick_fix(sess
     diag = await _wait_code(session, uri, "search-not-found")
     assert diag.severity == types.DiagnosticSeverity.Error
     assert isinstance(diag.data, dict)
-    assert diag.data["candidate"] == {"line": 1, "endLine": 2, "score": 85.2, "strategy": "fuzzy"}
+    assert diag.data["candidate"] == {"line": 1, "endLine": 2, "score": 96.7, "strategy": "fuzzy"}
     assert diag.data["action"] == 0 and diag.data["edit"] == 0
     # The lens's Apply never writes it.
     result = await _run(session, types.Command(title="Apply", command="action-lsp.apply",
@@ -102,13 +103,13 @@ async def test_closest_match_is_refused_by_apply_and_offered_as_a_quick_fix(sess
     assert session.applied_edits == []
 
     (fix,) = await _quick_fixes(session, uri, diag)
-    assert fix.title == "Apply to the closest match (line 1, score 85)"
+    assert fix.title == "Apply to the closest match (line 1, score 97)"
     assert fix.command is not None and fix.command.command == "action-lsp.applyCandidate"
     # Cancelled: the diff was shown, nothing applied.
     answers = Answers(session)
     answers.reply = "Cancel"
     result = await _run(session, fix.command)
-    assert result["applied"] is False and "+    return b - a" in result["diff"]
+    assert result["applied"] is False and "+print(-total)" in result["diff"]
     (asked,) = answers.asked
     assert [a.title for a in asked.actions or []] == ["Apply", "Cancel"]
     assert session.applied_edits == [] and (session.root / "src/m.py").read_text() == ADD
@@ -119,7 +120,7 @@ async def test_closest_match_is_refused_by_apply_and_offered_as_a_quick_fix(sess
     result = await _run(session, fix.command)
     assert result["applied"] is True
     assert len(session.applied_edits) == 1
-    assert (session.root / "src/m.py").read_text() == "def sub(a, b):\n    return b - a\n"
+    assert (session.root / "src/m.py").read_text() == "total = add(a, c)\nprint(-total)\n"
 
 
 async def test_a_quick_fix_per_candidate_of_an_ambiguous_search(session: Session) -> None:

@@ -17,6 +17,8 @@ from action_lsp.dialects import NAMES
 from .conftest import Session
 from .test_server_choices import ADD, SUB, Answers, _quick_fixes, _run, _wait_code
 
+DEFINED = "def add(a, b):\n    return a + b\n"
+
 pytestmark = pytest.mark.skipif("xml-tags" not in NAMES, reason="needs the xml-tags dialect")
 
 FORCED = "action-lsp.applyForced"
@@ -73,7 +75,7 @@ async def test_a_transcript_error_can_be_overridden_after_the_diff(session: Sess
 
 
 async def test_a_new_syntax_error_can_be_overridden(session: Session) -> None:
-    (session.root / "src/m.py").write_text(ADD)
+    (session.root / "src/m.py").write_text(DEFINED)
     uri = session.open("breaks.md", BREAKS)
     diag = await _wait_code(session, uri, "new-syntax-error")
     assert (await _run(session, _apply(uri)))["applied"] is False
@@ -87,7 +89,7 @@ async def test_a_new_syntax_error_can_be_overridden(session: Session) -> None:
 
 async def test_a_read_only_file_can_be_overridden(session: Session) -> None:
     target = session.root / "src/m.py"
-    target.write_text(ADD)
+    target.write_text(DEFINED)
     target.chmod(0o444)
     uri = session.open("ro.md", BREAKS.replace("(a + b", "a + b + 0"))
     diag = await _wait_code(session, uri, "file-readonly")
