@@ -816,7 +816,11 @@ class _Planner:
             except (ActionFailed, OSError):
                 continue  # the plan says why, when it reaches the action
             orig = state.original
-            step = _step(index, action, orig.text if orig is not None else None)
+            try:
+                step = _step(index, action, orig.text if orig is not None else None)
+            except ActionFailed:
+                continue  # a bad argument: never on the chain; the plan says why
+
             if step is not None and not state.is_dir:
                 chains.setdefault(state.target.path, []).append(step)
         out: dict[int, Judgement] = {}
@@ -1159,6 +1163,9 @@ def _step(index: int, action: Action, text: str | None) -> Step | None:
     prefixes stripped, no-op and layout-only pairs left out (the planner judges those)."""
     kind = action.kind
     if kind in (ActionKind.CREATE_FILE, ActionKind.WRITE_FILE):
+        content = action.fields.get("content")
+        if content is not None and not isinstance(content.value, str):
+            return None  # a bad argument: the planner refuses it
         return Step(index, "create" if kind is ActionKind.CREATE_FILE else "write",
                     content=action.text("content") or "")
     if kind is ActionKind.DELETE_FILE:

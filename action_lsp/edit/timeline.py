@@ -91,6 +91,15 @@ class _File:
         if self.text is not None:
             self.collapsed = _collapse(self.text)
 
+    def still_has(self, search: str) -> bool:
+        """Whether a search text may still stand in the file: :meth:`has`, or, for text within
+        one line (``keep `` of ``keep me``), found in the file as written. Looser than
+        :meth:`has` on purpose: it only ever keeps a step pending, never judges it applied."""
+        if self.has(search):
+            return True
+        one = search.strip()
+        return self.text is not None and bool(one) and "\n" not in one and one in self.text
+
     def has(self, piece: str) -> bool:
         """Whether ``piece`` (non-blank) stands in the file, up to indentation and blank lines."""
         found = self.cache.get(piece)
@@ -127,7 +136,7 @@ def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
     strong = weak = 0
     for search, replace in step.pairs:
         kept = not _blank(search) and _contains(replace, search)
-        if not _blank(search) and not kept and f.has(search):
+        if not _blank(search) and not kept and f.still_has(search):
             return False, False
         if _blank(replace):
             weak += 1
@@ -178,7 +187,7 @@ def _rewrites(later: _Lines, earlier: _Lines) -> bool:
 def _unapplied(step: Step, f: _File) -> bool:
     """A modify whose search text is all still in the file: it can still be applied."""
     return step.op == "modify" and bool(step.pairs) and all(
-        not _blank(s) and f.has(s) for s, _ in step.pairs)
+        not _blank(s) and f.still_has(s) for s, _ in step.pairs)
 
 
 def position(steps: Sequence[Step], text: str | None) -> int:

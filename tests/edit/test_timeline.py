@@ -329,3 +329,23 @@ def test_a_place_chosen_for_a_later_action_of_a_diverged_file_is_applied(tmp_pat
     assert plan.ok and plan.changes[0].new_text == "a = 1\nb = 2\n"
     plan = plan_changes(actions, Workspace(tmp_path), choices={(1, 0): 2})
     assert [o.ok for o in plan.outcomes] == [False, True]
+
+
+def test_a_removal_inside_a_line_whose_text_is_still_there_is_pending(tmp_path: Path, tx) -> None:
+    """The timeline compares whole lines; a search text that is part of a line must still be
+    seen in the file (it was judged 'applied' and never written)."""
+    t = tx()
+    actions = [t.modify("a.txt", ("keep ", ""))]
+    (tmp_path / "a.txt").write_text("keep me\n")
+    plan = plan_changes(actions, Workspace(tmp_path))
+    assert split(plan) == (set(), {0})
+    assert plan.changes[0].new_text == "me\n"
+
+
+def test_a_replacement_inside_a_line_whose_search_is_still_there_is_pending(tmp_path: Path, tx) -> None:
+    t = tx()
+    actions = [t.modify("m.py", ("return 1", "return 2"))]
+    (tmp_path / "m.py").write_text("def f(): return 1\n")
+    plan = plan_changes(actions, Workspace(tmp_path))
+    assert split(plan) == (set(), {0})
+    assert plan.changes[0].new_text == "def f(): return 2\n"
