@@ -132,11 +132,20 @@ async function main(result) {
     30000,
   );
   const cfg = vscode.workspace.getConfiguration('actionLsp');
+  // read as the server's workspace/configuration requests do too: for the folder (scopeUri)
+  const cfgFolder = vscode.workspace.getConfiguration('actionLsp', ws);
   result.workspaceSettings = {};
   for (const key of MACHINE_SCOPED) {
     const seenHere = cfg.inspect(key);
-    result.workspaceSettings[key] = { workspaceValue: seenHere.workspaceValue ?? null, value: cfg.get(key) ?? null };
-    assert.strictEqual(seenHere.workspaceValue, undefined, `actionLsp.${key} was taken from the workspace: ${JSON.stringify(seenHere.workspaceValue)}`);
+    const inFolder = cfgFolder.inspect(key);
+    result.workspaceSettings[key] = {
+      workspaceValue: seenHere.workspaceValue ?? inFolder.workspaceFolderValue ?? null,
+      value: cfg.get(key) ?? null,
+    };
+    for (const v of [seenHere.workspaceValue, inFolder.workspaceValue, inFolder.workspaceFolderValue]) {
+      assert.strictEqual(v, undefined, `actionLsp.${key} was taken from the workspace: ${JSON.stringify(v)}`);
+    }
+    assert.deepStrictEqual(cfgFolder.get(key), cfg.get(key), `actionLsp.${key} differs for the folder`);
   }
   assert.deepStrictEqual(cfg.get('server.pythonPath'), '', 'actionLsp.server.pythonPath is set');
   assert.deepStrictEqual(result.serverSettings.workspaceRoots, [], 'workspaceRoots reached the server');
