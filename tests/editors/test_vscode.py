@@ -3,10 +3,15 @@
 vscode-client/e2e/install.sh installs what it needs (chromium and build tools from Debian, Node 24
 and code-server's VS Code server from npm; ~100 s the first time, seconds afterwards) and builds the
 extension; vscode-client/e2e/run.js then opens a transcript in VS Code with the extension, which
-starts `action-lsp serve` from the `actionLsp.server.command` user setting (the extension host's
+starts `action-lsp serve` from the `actionLsp.server.command` machine setting (the extension host's
 PATH does not contain it), waits for the diagnostics, previews and applies create actions (palette
 command and code lens) and checks the disk, turns a diagnostic off through `actionLsp.severity`,
-restarts the server, and switches to `actionLsp.server.pythonPath`.
+restarts the server, and switches to `actionLsp.server.pythonPath`. The server command is a
+remote machine setting (user-data/Machine/settings.json), as the machine-scoped settings must be
+in a VS Code server window; the workspace's own .vscode/settings.json sets every machine-scoped
+setting to a hostile value (a command that touches PWNED, the roots ["/"], allowOverwrite), and
+the test shows VS Code ignores them: the server still starts from the machine setting, nothing
+runs from the workspace, and applying the `../escape.txt` action is refused.
 
 The one-step install: `npm run package` builds the server wheel into the .vsix; installed with no
 server setting and no `action-lsp` on PATH, the extension creates a private virtual environment in
@@ -135,12 +140,32 @@ def test_vscode_extension_end_to_end(harness: None, tmp_path: Path) -> None:
     assert (ws / "hello.txt").read_text().strip() == "hi"
     assert "- ship it" in (ws / "notes" / "todo.md").read_text()
     assert not (run_dir / "escape.txt").exists()
+    # the workspace's .vscode/settings.json named a command and an interpreter that touch PWNED
+    assert (ws / ".vscode" / "settings.json").exists()
+    assert not (ws / "PWNED").exists()
+    assert not (run_dir / "PWNED").exists()
 
     result = json.loads((ws / "out" / "result.json").read_text())
     assert result["ok"] is True
     # the extension started the server from the setting, not from PATH
     assert result["serverCommand"] == command
     assert result["serverCommandSource"] == "server.command"
+    # none of the workspace's machine-scoped values (command, interpreters, roots ["/"],
+    # allowOverwrite) reached the extension or the server; the ../escape.txt apply was refused
+    ignored = result["workspaceSettings"]
+    assert set(ignored) == {
+        "server.command",
+        "server.pythonPath",
+        "server.bootstrapPython",
+        "workspaceRoots",
+        "allowOverwrite",
+    }
+    assert all(v["workspaceValue"] is None for v in ignored.values()), ignored
+    assert (
+        result["serverSettings"]["workspaceRoots"],
+        result["serverSettings"]["allowOverwrite"],
+    ) == ([], False)
+    assert result["escapeApplyResult"]["applied"] is False
     # ... and, after the settings changed, from actionLsp.server.pythonPath
     assert result["pythonPathCommand"] == [sys.executable, "-m", "action_lsp", "serve"]
     codes = {d["code"] for d in result["diagnostics"]}

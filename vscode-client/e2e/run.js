@@ -16,8 +16,9 @@
 //   E2E_VSIX                   a packaged extension (npm run package): installed into the run's
 //                              extensions directory with the server's --install-extension (what
 //                              `code --install-extension` does) and tested instead of vscode-client/
-//   ACTION_LSP_SERVER_COMMAND  JSON array, the server command line written to the user setting
-//                              actionLsp.server.command (default: <repo>/.venv/bin/action-lsp serve)
+//   ACTION_LSP_SERVER_COMMAND  JSON array, the server command line written to the remote machine
+//                              setting actionLsp.server.command (user-data/Machine/settings.json;
+//                              default: <repo>/.venv/bin/action-lsp serve)
 //   ACTION_LSP_E2E_PYTHON      a Python with action_lsp, for the actionLsp.server.pythonPath step
 //                              (default: the python next to the server command; '' skips the step)
 //   E2E_RUN_DIR                run directory to use (kept); default: a fresh /tmp/vscode-e2e-XXXX,
@@ -163,8 +164,13 @@ async function main() {
     'git.enabled': false,
     'actionLsp.trace.server': 'verbose',
   };
-  if (MODE === 'settings') settings['actionLsp.server.command'] = cmd;
   fs.writeFileSync(path.join(run, 'user-data', 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+  // actionLsp.server.command is machine-scoped: in this remote window VS Code takes it only from
+  // the remote machine's settings, <user-data-dir>/Machine/settings.json (not from User/, nor from
+  // the workspace's .vscode/settings.json, which the fixture fills with hostile values)
+  const machine = MODE === 'settings' ? { 'actionLsp.server.command': cmd } : {};
+  fs.mkdirSync(path.join(run, 'user-data', 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(run, 'user-data', 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
   log(`run dir ${run}; mode ${MODE}; extension ${VSIX ?? EXT_DIR}; server command ${JSON.stringify(cmd)}; python ${JSON.stringify(python)}`);
 
   // --- the VS Code server, in its own process group --------------------------------------------
@@ -339,6 +345,9 @@ async function main() {
       } else if (fs.existsSync(path.join(run, 'escape.txt'))) {
         code = 1;
         reason = 'the path-traversal action wrote ../escape.txt';
+      } else if (fs.existsSync(path.join(ws, 'PWNED'))) {
+        code = 1;
+        reason = "a command from the workspace's .vscode/settings.json ran (ws/PWNED exists)";
       }
     }
   } catch (err) {

@@ -16,6 +16,8 @@ const path = require('path');
 const vscode = require('vscode');
 
 const EXTENSION_ID = 'action-lsp.action-lsp';
+// the settings that name a program or widen what may be written: machine-scoped in package.json
+const MACHINE_SCOPED = ['server.command', 'server.pythonPath', 'server.bootstrapPython', 'workspaceRoots', 'allowOverwrite'];
 const steps = [];
 const t0 = Date.now();
 
@@ -88,7 +90,7 @@ async function main(result) {
   assert.ok(Array.isArray(expected), 'the driver did not pass ACTION_LSP_E2E_EXPECTED_COMMAND');
   let seen;
   const setting = await waitFor(
-    'the actionLsp.server.command user setting',
+    'the actionLsp.server.command machine setting',
     () => {
       seen = vscode.workspace.getConfiguration('actionLsp').get('server.command');
       return JSON.stringify(seen) === JSON.stringify(expected) ? seen : undefined;
@@ -119,6 +121,37 @@ async function main(result) {
   assert.strictEqual(api.serverCommandSource, 'server.command');
   log('language client running');
   result.serverSettings = api.serverSettings();
+
+  // 2b. The workspace's .vscode/settings.json (the fixture's) sets every machine-scoped setting to
+  //     a hostile value: a command that touches PWNED, an interpreter that does, the roots ["/"],
+  //     allowOverwrite. VS Code reads that file (its editor.tabSize arrives) and drops those keys:
+  //     the server came from the machine setting above, and nothing it is sent widens the roots.
+  await waitFor(
+    "the workspace's .vscode/settings.json (editor.tabSize 3)",
+    () => vscode.workspace.getConfiguration('editor').inspect('tabSize').workspaceValue === 3,
+    30000,
+  );
+  const cfg = vscode.workspace.getConfiguration('actionLsp');
+  // read as the server's workspace/configuration requests do too: for the folder (scopeUri)
+  const cfgFolder = vscode.workspace.getConfiguration('actionLsp', ws);
+  result.workspaceSettings = {};
+  for (const key of MACHINE_SCOPED) {
+    const seenHere = cfg.inspect(key);
+    const inFolder = cfgFolder.inspect(key);
+    result.workspaceSettings[key] = {
+      workspaceValue: seenHere.workspaceValue ?? inFolder.workspaceFolderValue ?? null,
+      value: cfg.get(key) ?? null,
+    };
+    for (const v of [seenHere.workspaceValue, inFolder.workspaceValue, inFolder.workspaceFolderValue]) {
+      assert.strictEqual(v, undefined, `actionLsp.${key} was taken from the workspace: ${JSON.stringify(v)}`);
+    }
+    assert.deepStrictEqual(cfgFolder.get(key), cfg.get(key), `actionLsp.${key} differs for the folder`);
+  }
+  assert.deepStrictEqual(cfg.get('server.pythonPath'), '', 'actionLsp.server.pythonPath is set');
+  assert.deepStrictEqual(result.serverSettings.workspaceRoots, [], 'workspaceRoots reached the server');
+  assert.strictEqual(result.serverSettings.allowOverwrite, false, 'allowOverwrite reached the server');
+  assert.strictEqual(fs.existsSync(path.join(wsPath, 'PWNED')), false, "the workspace's command ran (PWNED)");
+  log(`the workspace's machine-scoped settings are ignored: ${JSON.stringify(result.workspaceSettings)}`);
 
   // 3. Diagnostics from action-lsp.
   const diagnostics = await waitFor(
@@ -211,8 +244,19 @@ async function main(result) {
   log(`notes/todo.md on disk: ${JSON.stringify(todo)}`);
   assert.ok(todo.includes('- ship it'), 'notes/todo.md has the wrong content');
 
-  // 6. The traversal target never appears.
-  assert.strictEqual(fs.existsSync(path.join(wsPath, '..', 'escape.txt')), false, '../escape.txt was written');
+  // 6. Applying the ../escape.txt action is refused (the workspace's workspaceRoots ["/"] is
+  //    ignored), and the traversal target never appears.
+  const escapeLine = lineOf(doc, '<path>../escape.txt</path>');
+  editor = await vscode.window.showTextDocument(doc);
+  editor.selection = new vscode.Selection(escapeLine, 3, escapeLine, 3);
+  const escapeResult = await vscode.commands.executeCommand('actionLsp.apply');
+  result.escapeApplyResult = escapeResult === undefined ? null : escapeResult;
+  log(`actionLsp.apply on ../escape.txt returned ${JSON.stringify(escapeResult)}`);
+  assert.ok(escapeResult && escapeResult.applied === false, 'the apply of ../escape.txt was not refused');
+  await new Promise((r) => setTimeout(r, 500)); // a late write would show up by now
+  for (const p of [path.join(wsPath, '..', 'escape.txt'), '/escape.txt']) {
+    assert.strictEqual(fs.existsSync(p), false, `${p} was written`);
+  }
 
   // 7. Settings reach the server: silencing missing-field removes that diagnostic.
   const config = () => vscode.workspace.getConfiguration('actionLsp');
