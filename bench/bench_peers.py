@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent / "peers"
-SUITES = ("roo", "cline", "aider", "codex", "claude-code", "gemini", "copilot", "str-replace")
+SUITES = ("roo", "cline", "aider", "codex", "claude-code", "gemini", "copilot", "str-replace", "continue",
+          "avante")
 CLASSES = ("applied right", "refused right", "missed", "applied, peer refuses", "wrong")
 RIGHT = frozenset({"applied right", "refused right"})
 

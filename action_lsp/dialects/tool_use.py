@@ -128,7 +128,7 @@ class Call:
 # Tool names, lower-cased, by what they do.
 _WRITE = {"write", "write_file", "create_file", "writefile", "createfile", "write_to_file"}
 _EDIT = {"edit", "edit_file", "str_replace", "replace_in_file", "multiedit", "multi_edit",
-         "replace", "replace_string_in_file", "multi_replace_string_in_file"}
+         "replace", "replace_string_in_file", "multi_replace_string_in_file", "single_find_and_replace"}
 _EDITOR = {"str_replace_based_edit_tool", "str_replace_editor", "text_editor"}
 _SHELL = {"bash", "shell", "execute_command", "run_command", "exec_command", "run_terminal_cmd",
           "shell_command", "local_shell", "container.exec", "run_shell_command"}
@@ -161,6 +161,10 @@ COPILOT_MULTI = EditRules("Copilot's multi_replace_string_in_file", on_missing="
 #: Gemini CLI's replace (edit.ts): an empty old_string creates a missing file; on any existing
 #: file, empty or not, it is refused ("Attempted to create a file that already exists").
 GEMINI_REPLACE = EditRules("Gemini CLI's replace", on_missing="create", empty_hint=_NO_EMPTY)
+#: Continue's single_find_and_replace (findSearchMatch.ts): an empty (or blank) old_string
+#: matches at the start of the file, so it writes an empty file; on a file with content it
+#: inserts before the first line, which no rule here can express: refused, never appended.
+CONTINUE_REPLACE = EditRules("Continue's single_find_and_replace", on_empty="write", empty_hint=_NO_EMPTY)
 #: Any other edit tool (an MCP server's edit_file, a bare str_replace, ...): its meaning of an
 #: empty search text is not known; it is refused, and its edits apply in sequence.
 OTHER_EDIT = EditRules("this tool", empty_hint=_NO_EMPTY)
@@ -170,6 +174,7 @@ _TOOL_RULES = {
     "replace_string_in_file": COPILOT_REPLACE,
     "multi_replace_string_in_file": COPILOT_MULTI,
     "replace": GEMINI_REPLACE,
+    "single_find_and_replace": CONTINUE_REPLACE,
 }
 
 

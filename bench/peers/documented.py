@@ -1,9 +1,10 @@
 """Write the suites of edit-tool rules that peers document (no test data of theirs is copied):
 Claude Code's Edit / MultiEdit, Gemini CLI's replace, GitHub Copilot Chat's replace_string_in_file
-and multi_replace_string_in_file, the str_replace editor (Anthropic, OpenHands, SWE-agent).
+and multi_replace_string_in_file, the str_replace editor (Anthropic, OpenHands, SWE-agent),
+Continue's single_find_and_replace and multi_edit, avante.nvim's str_replace.
 
 ``python bench/peers/documented.py`` rewrites ``bench/peers/{claude-code,gemini,copilot,
-str-replace}/*.json``. Each case is our own, written from the rule its source states (the
+str-replace,continue,avante}/*.json``. Each case is our own, written from the rule its source states (the
 ``source`` field: the documentation or the tool's source file the rule is read from), as an
 Anthropic messages export with one assistant turn of tool calls.
 """
@@ -20,6 +21,8 @@ HERE = Path(__file__).resolve().parent
 CLAUDE = "Claude Code tools reference (docs.anthropic.com/en/docs/claude-code), Edit / MultiEdit input validation"
 GEMINI = "google-gemini/gemini-cli packages/core/src/tools/edit.ts (replace tool)"
 COPILOT = "microsoft/vscode-copilot-chat src/extension/tools/node/editFileToolUtils.tsx, multiReplaceStringTool.tsx"
+CONTINUE = "continuedev/continue core/tools/definitions/singleFindAndReplace.ts, core/edit/searchAndReplace/findAndReplaceUtils.ts, performReplace.ts, findSearchMatch.ts"
+AVANTE = "yetone/avante.nvim lua/avante/llm_tools/str_replace.lua (the str_replace tool of its Claude text-editor mode)"
 EDITOR = "Anthropic text editor tool documentation (str_replace_based_edit_tool); OpenHands / SWE-agent str_replace_editor"
 
 
@@ -38,6 +41,14 @@ def _gemini(path: str, old: str, new: str, **more: Any) -> tuple[str, dict[str, 
 
 def _copilot(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
     return ("replace_string_in_file", {"filePath": path, "oldString": old, "newString": new})
+
+
+def _continue(path: str, old: str, new: str, **more: Any) -> tuple[str, dict[str, Any]]:
+    return ("single_find_and_replace", {"filepath": path, "old_string": old, "new_string": new, **more})
+
+
+def _avante(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    return ("str_replace", {"path": path, "old_str": old, "new_str": new})
 
 
 def _editor(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
@@ -105,6 +116,50 @@ SUITES: dict[str, tuple[str, list[tuple[str, dict[str, str], list[tuple[str, dic
              {"filePath": "a.py", "oldString": "ab\ncd", "newString": "AB\ncd"},
              {"filePath": "a.py", "oldString": "cd", "newString": "CD"}]})],
          "refuse", {}),
+    ]),
+    "continue": (CONTINUE, [
+        ("replaces the one occurrence", {"a.py": A}, [_continue("a.py", "y = 2", "y = 3")], "apply", {"a.py": "x = 1\ny = 3\n"}),
+        ("several occurrences without replace_all are refused", {"a.py": "v\nv\n"}, [_continue("a.py", "v", "w")],
+         "refuse", {}),
+        ("replace_all replaces every occurrence", {"a.py": "v\nv\n"}, [_continue("a.py", "v", "w", replace_all=True)],
+         "apply", {"a.py": "w\nw\n"}),
+        ("a missing old_string is refused", {"a.py": A}, [_continue("a.py", "q = 9", "q = 8")], "refuse", {}),
+        ("old_string equal to new_string is refused", {"a.py": A}, [_continue("a.py", "x = 1", "x = 1")], "refuse", {}),
+        ("a new_string that is not a string is refused", {"a.py": A},
+         [("single_find_and_replace", {"filepath": "a.py", "old_string": "x = 1", "new_string": 5})], "refuse", {}),
+        ("a replace_all that is not a boolean is refused", {"a.py": "v\nv\n"},
+         [_continue("a.py", "v", "w", replace_all="yes")], "refuse", {}),
+        ("an empty old_string inserts at the start of the file", {"a.py": A}, [_continue("a.py", "", "z = 0\n")],
+         "apply", {"a.py": "z = 0\n" + A}),
+        ("an indented old_string found unindented keeps the file's indentation", {"a.py": "def f():\n    return 1\n"},
+         [_continue("a.py", "  return 1", "  return 2")], "apply", {"a.py": "def f():\n    return 2\n"}),
+        ("multi_edit applies its edits in order", {"a.py": A},
+         [("multi_edit", {"filepath": "a.py", "edits": [{"old_string": "x = 1", "new_string": "x = 10"},
+                                                       {"old_string": "y = 2", "new_string": "y = 20"}]})],
+         "apply", {"a.py": "x = 10\ny = 20\n"}),
+        ("multi_edit: an edit may match what an earlier one wrote", {"a.py": A},
+         [("multi_edit", {"filepath": "a.py", "edits": [{"old_string": "x = 1", "new_string": "x = 10"},
+                                                       {"old_string": "x = 10\ny", "new_string": "x = 10\nyy"}]})],
+         "apply", {"a.py": "x = 10\nyy = 2\n"}),
+        ("multi_edit is all or nothing", {"a.py": A},
+         [("multi_edit", {"filepath": "a.py", "edits": [{"old_string": "x = 1", "new_string": "x = 5"},
+                                                       {"old_string": "nope", "new_string": "n"}]})],
+         "refuse", {}),
+    ]),
+    "avante": (AVANTE, [
+        ("replaces the one occurrence", {"a.py": A}, [_avante("a.py", "y = 2", "y = 3")], "apply", {"a.py": "x = 1\ny = 3\n"}),
+        ("an old_str not found is refused", {"a.py": A}, [_avante("a.py", "q = 9", "q = 8")], "refuse", {}),
+        ("a missing file is refused", {}, [_avante("new.py", "", "z = 0\n")], "refuse", {}),
+        ("a missing new_str is refused", {"a.py": A},
+         [("str_replace", {"path": "a.py", "old_str": "y = 2"})], "refuse", {}),
+        ("lines are matched with their indentation ignored", {"a.py": "def f():\n    return 1\n"},
+         [_avante("a.py", "return 1", "return 2")], "apply", {"a.py": "def f():\n    return 2\n"}),
+        ("several lines are replaced", {"a.py": A}, [_avante("a.py", "x = 1\ny = 2", "x = 3\ny = 4")], "apply",
+         {"a.py": "x = 3\ny = 4\n"}),
+        ("a block found at another indentation is replaced at the file's", {"a.py": "def f():\n    if x:\n        y()\n"},
+         [_avante("a.py", "if x:\n    y()", "if x:\n    z()")], "apply", {"a.py": "def f():\n    if x:\n        z()\n"}),
+        ("of several matching places, the first is replaced", {"a.py": "v = 1\nv = 1\n"},
+         [_avante("a.py", "v = 1", "v = 2")], "apply", {"a.py": "v = 2\nv = 1\n"}),
     ]),
     "str-replace": (EDITOR, [
         ("replaces the one occurrence", {"a.py": A}, [_editor("a.py", "y = 2", "y = 3")], "apply", {"a.py": "x = 1\ny = 3\n"}),

@@ -1,4 +1,5 @@
-"""Strategy 4 of :mod:`action_lsp.edit.locate`: find a search block by its tree-sitter tokens.
+"""Strategy 4: find a search block by its tree-sitter tokens (``syntax``), or as the one
+definition of its kind and name (``definition``).
 
 The search block and the file are tokenised with the file's grammar (comments dropped, a string
 literal is one token) and the block is looked up as a token sequence, so layout does not matter:
@@ -16,26 +17,23 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
-from ..syntax import Lang, definitions, tokens
-from ..syntax.tokens import Token
-from .locate import (
-    DEFINITION_THRESHOLD,
+from ...syntax import Lang, definitions, tokens
+from ...syntax.tokens import Token
+from .base import (
+    FileText,
     Located,
     Refused,
     ReplacementTransform,
-    _ambiguous,
-    _mode_shift,
-    _uniform_shift,
+    SearchBlock,
+    ambiguous,
     indent_width,
 )
+from .lines import mode_shift, uniform_shift
 
-if TYPE_CHECKING:
-    from .locate import _Search, _Text
-
+DEFINITION_THRESHOLD = 70.0  # token similarity a same-named definition needs
 MIN_TOKENS = 3
 _CLOSERS = frozenset({")", "]", "}"})
 _SEP = "\x00"
@@ -92,7 +90,19 @@ def _meaningful_comma(toks: Sequence[Token], stack: list[list[int]]) -> bool:
     return not is_call
 
 
-def match(text: _Text, s: _Search, lang: object) -> Located | Refused | None:
+class Syntax:
+    """The ``syntax`` and ``definition`` strategies, where the file's grammar is known."""
+
+    tried = "syntax"
+
+    def applies(self, text: FileText, search: SearchBlock) -> bool:
+        return bool(search.nb_pos) and text.lang is not None
+
+    def find(self, text: FileText, search: SearchBlock) -> Located | Refused | None:
+        return match(text, search, text.lang)
+
+
+def match(text: FileText, s: SearchBlock, lang: object) -> Located | Refused | None:
     if not isinstance(lang, Lang):
         return None
     try:
@@ -111,7 +121,7 @@ def match(text: _Text, s: _Search, lang: object) -> Located | Refused | None:
 
 
 def _by_tokens(
-    text: _Text, s: _Search, lang: Lang, f_toks: list[Token], s_toks: list[Token]
+    text: FileText, s: SearchBlock, lang: Lang, f_toks: list[Token], s_toks: list[Token]
 ) -> Located | Refused | None:
     f_keys = _keys(f_toks, lang)
     s_keys = [k for k in _keys(s_toks, lang) if k]
@@ -140,7 +150,7 @@ def _by_tokens(
         _line_by_line(text, s, lang, _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None))
         for start, end, first_tok in spans
     ]
-    return found[0] if len(found) == 1 else _ambiguous(found, "syntax")
+    return found[0] if len(found) == 1 else ambiguous(found, "syntax")
 
 
 #: Grammars where indentation is syntax: a block whose indentation differs line by line from
@@ -148,7 +158,7 @@ def _by_tokens(
 _INDENTED = frozenset({"python", "yaml", "make", "haskell", "nim", "fsharp", "coffeescript"})
 
 
-def _line_by_line(text: _Text, s: _Search, lang: Lang, found: Located) -> Located:
+def _line_by_line(text: FileText, s: SearchBlock, lang: Lang, found: Located) -> Located:
     """A block found by its tokens whose lines are the file's lines indented otherwise, and
     not by one shift: layout only where the grammar ignores indentation (applied, the
     replacement as written, as Roo Code writes it); a question where the grammar reads
@@ -160,7 +170,7 @@ def _line_by_line(text: _Text, s: _Search, lang: Lang, found: Located) -> Locate
     s_lines = [ln for ln in s.lines if ln.strip()]
     if len(f_lines) != len(s_lines) or any(a.strip() != b.strip() for a, b in zip(f_lines, s_lines, strict=True)):
         return found
-    if _uniform_shift(list(zip(f_lines, s_lines, strict=True))) is not None:
+    if uniform_shift(list(zip(f_lines, s_lines, strict=True))) is not None:
         return found
     return replace(found, strategy="indentation",
                    note=f"its lines are indented otherwise than the file's, which {lang.name} reads as code")
@@ -176,7 +186,7 @@ def _top_level(defs: list, span_start: int, span_end: int) -> list:
 
 
 def _by_definition(
-    text: _Text, s: _Search, lang: Lang, f_toks: list[Token], s_toks: list[Token]
+    text: FileText, s: SearchBlock, lang: Lang, f_toks: list[Token], s_toks: list[Token]
 ) -> Located | Refused | None:
     try:
         s_defs = definitions(s.norm, lang.for_snippet(s.norm))
@@ -213,15 +223,15 @@ def _by_definition(
         for fd, first_tok, score in close
     ]
     if len(found) > 1:
-        return _ambiguous(found, f"definition of {d.name}")
+        return ambiguous(found, f"definition of {d.name}")
     if len(found) != 1 or len(named) != 1:
         return None
     return found[0]
 
 
 def _region(
-    text: _Text,
-    s: _Search,
+    text: FileText,
+    s: SearchBlock,
     f_toks: list[Token],
     first_tok: int,
     start: int,
@@ -268,7 +278,7 @@ def _region(
         s_line_start = s.norm.rfind("\n", 0, s_toks[0].start) + 1
         s_line_end = s.norm.find("\n", s_line_start)
         s_line = s.norm[s_line_start : s_line_end if s_line_end >= 0 else len(s.norm)]
-        got = _mode_shift([(f_line, s_line)])
+        got = mode_shift([(f_line, s_line)])
         if got is not None:
             reindent, shift, tab, use_tabs = got[0], got[1], got[2], got[3]
             widths = (indent_width(s_line[: len(s_line) - len(s_line.lstrip(" \t"))], tab),
@@ -290,7 +300,7 @@ def _region(
     )
 
 
-def same_definitions(text: _Text, s: _Search, lang: object,
+def same_definitions(text: FileText, s: SearchBlock, lang: object,
                      places: Sequence[Located]) -> tuple[list[Located], str | None]:
     """The places that may be the search block's own code: when the block defines names (per
     the file's grammar), a place that defines other names and none of the block's is another
@@ -316,6 +326,6 @@ def same_definitions(text: _Text, s: _Search, lang: object,
     return kept, wanted[0].name
 
 
-def _norm_offset(text: _Text, raw: int) -> int:
+def _norm_offset(text: FileText, raw: int) -> int:
     """A raw offset of the file text in its LF-normalised text."""
     return raw - sum(1 for k, c in enumerate(text.crlf) if c + k < raw) if text.crlf else raw
