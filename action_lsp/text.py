@@ -13,11 +13,10 @@ after it in one vector operation instead of a Python loop over 100,000 lines.
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -46,6 +45,28 @@ class Range:
 def line_starts(text: str, base: int = 0) -> list[int]:
     """Offsets where each line starts, by LSP's end-of-line rules."""
     return [base] + [m.end() + base for m in _EOL.finditer(text)]
+
+
+LINE_CHUNK = 1 << 20  # characters of a text looked at a time by _line_start_array (4 MB as UTF-32)
+
+
+def _line_start_array(text: str) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """:func:`line_starts` of ``text`` as an array, found at C speed: each chunk's code points
+    (UTF-32) compared at once. A regex's matches turned into Python ints one by one took 0.15 s
+    for the 100,000 lines of a 4 MB transcript, on the way to its first diagnostics."""
+    parts = [np.zeros(1, dtype=np.int64)]
+    n = len(text)
+    for base in range(0, n, LINE_CHUNK):
+        end = min(n, base + LINE_CHUNK)
+        # (one character more: whether a `\r` at the chunk's end is followed by a `\n`)
+        codes = np.frombuffer(text[base : end + 1].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        body = codes[: end - base]
+        crlf = np.zeros(len(body), dtype=bool)
+        crlf[: len(codes) - 1] = codes[1:] == 10
+        crlf &= body == 13
+        ends = np.flatnonzero((body == 10) | ((body == 13) & ~crlf))
+        parts.append(ends.astype(np.int64) + (base + 1))
+    return np.concatenate(parts)
 
 
 def units(text: str, encoding: Encoding) -> int:
@@ -321,9 +342,8 @@ class EditableLineIndex(_Positions):
     def __init__(self, text: str) -> None:
         self._store = ChunkedText(text)
         self._column_marks = {}
-        # Straight into the array: a list of a million Python ints would cost 40 MB meanwhile.
-        ends = (m.end() for m in _EOL.finditer(text))
-        self._starts = np.fromiter(itertools.chain((0,), ends), dtype=np.int64)
+        # Straight into an array: a list of a million Python ints would cost 40 MB meanwhile.
+        self._starts = _line_start_array(text)
 
     @property
     def text(self) -> str:

@@ -211,3 +211,18 @@ def test_columns_of_every_place_on_one_long_line_count_the_line_about_once(
         asked += 2
     bound = 2 * len(line) + 2 * text_module.MARK * asked
     assert measured[0] <= bound, f"{measured[0]:,} characters measured for a line of {len(line):,}"
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
+def test_open_document_line_starts_at_every_line_end(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An open document finds its lines a chunk at a time (text._line_start_array): a `\r\n`
+    # split between two chunks is one line end, a lone `\r` is one, at the very end too.
+    import action_lsp.text as text_module
+
+    monkeypatch.setattr(text_module, "LINE_CHUNK", chunk)
+    rng = random.Random(chunk)
+    alphabet = ["a", "é", "😀", "\n", "\r", "\r\n", "\ud800", " "]
+    for _ in range(200):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
+        index = EditableLineIndex(text)
+        assert [index.line_start(k) for k in range(index.line_count())] == line_starts(text)

@@ -157,6 +157,8 @@ class _State:
     actions: list[int] = field(default_factory=list)
     changed: bool = False
     renamed_from: _State | None = None
+    #: The parse of ``text`` kept across this plan's edits (see _new_syntax_error).
+    syntax: Any = None
 
 
 def _field_span(action: Action, *names: str) -> Span:
@@ -647,7 +649,7 @@ class _Planner:
         state.changed = True
         state.actions.append(index)
         if before is not None:
-            broken = _new_syntax_error(rel, before, current, pairs[-1][3])
+            broken = _new_syntax_error(rel, before, current, pairs[-1][3], state, edits)
             if broken is not None:
                 self.breaks.append((index, outcome, broken, state))
 
@@ -1016,10 +1018,18 @@ def _present(text: str, replace: str, rel: str, within: Located | None = None) -
     return got.start <= within.start and within.end <= got.end
 
 
-def _new_syntax_error(rel: str, before: str, after: str, span: Span) -> Diagnostic | None:
+def _new_syntax_error(
+    rel: str, before: str, after: str, span: Span,
+    state: _State | None = None, edits: Sequence[TextEditTuple] = (),
+) -> Diagnostic | None:
+    """A ``new-syntax-error`` when ``before`` parses and ``after`` (``before`` with ``edits``
+    applied in order) does not. With ``state``, the file's parse is kept on it and updated edit
+    by edit (tree-sitter's incremental parsing: :mod:`action_lsp.syntax.reparse`); only a text
+    with an error is parsed in full, for its message."""
     try:
         from ..syntax import language_for
         from ..syntax.errors import syntax_errors
+        from ..syntax.reparse import Reparse
     except ImportError:
         return None
     lang = language_for(path=rel)
@@ -1029,10 +1039,22 @@ def _new_syntax_error(rel: str, before: str, after: str, span: Span) -> Diagnost
     if verdict == "off" or lang.verdict(before) == "off":
         return None
     try:
-        if syntax_errors(before, lang, limit=1):
+        kept = None
+        if state is not None and edits and Reparse.usable(lang):
+            kept = state.syntax if isinstance(state.syntax, Reparse) and state.syntax.lang is lang else None
+            if kept is None:
+                kept = state.syntax = Reparse(lang)
+        if kept is not None:
+            if kept.has_error(before) and syntax_errors(before, lang, limit=1):
+                return None
+            if not kept.after(before, edits, after):
+                return None
+        elif syntax_errors(before, lang, limit=1):
             return None
         problems = syntax_errors(after, lang, limit=1)
     except Exception:
+        if state is not None:
+            state.syntax = None
         return None
     if not problems:
         return None

@@ -44,6 +44,11 @@ class Offsets:
             self._ends.append(start + width)
             self._extras.append(extra)
 
+    @property
+    def identity(self) -> bool:
+        """Whether byte offsets are the indices themselves (ASCII code)."""
+        return not self._ends
+
     def index(self, byte: int) -> int:
         """The code-point index at ``byte`` (a byte inside a character maps to that character)."""
         if not self._ends:

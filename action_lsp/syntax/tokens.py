@@ -41,19 +41,28 @@ def tokens(code: str, lang: Lang) -> list[Token]:
     """The leaf tokens of ``code`` in order, without comments; a string literal is one token."""
     parsed = parse(code, lang)
     strings, comments = lang.strings, lang.comments
+    # (the walk is most of the syntax strategy's time on a long file: kept tight, and ASCII
+    # code's byte offsets are its indices)
+    index = None if parsed.offsets.identity else parsed.offsets.index
     out: list[Token] = []
+    append = out.append
     stack: list[Node] = [parsed.root]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        node = stack.pop()
+        node = pop()
         kind = node.type
         if kind in comments:
             continue
         if node.child_count == 0 or kind in strings:
-            if node.end_byte > node.start_byte:  # MISSING nodes are zero-width
-                start, end = parsed.start(node), parsed.end(node)
-                out.append(Token(kind, code[start:end], start, end))
+            start, end = node.start_byte, node.end_byte
+            if end > start:  # MISSING nodes are zero-width
+                if index is not None:
+                    start, end = index(start), index(end)
+                append(Token(kind, code[start:end], start, end))
             continue
-        stack.extend(reversed(node.children))
+        children = node.children
+        children.reverse()
+        extend(children)
     return out
 
 

@@ -197,6 +197,24 @@ def test_break_repaired_by_a_later_action_is_not_reported(root: Path, tx) -> Non
     assert codes(plan.outcomes[0]) == [] and codes(plan.outcomes[1]) == []
 
 
+def test_new_syntax_error_in_a_chain_of_edits_of_one_file(root: Path, tx) -> None:
+    # The plan keeps the file's parse from edit to edit (syntax/reparse.py): the edit that
+    # breaks the file is still the one reported, after others that did not, with non-ASCII
+    # text before each edit (byte and code-point offsets differ) and a multi-line edit.
+    (root / "a.py").write_text("# é ü 😀\ndef f():\n    return 1\n\n\ndef g():\n    return 'ö'\n")
+    t = tx()
+    plan = plan_changes(
+        [t.modify("a.py", ("    return 1\n", "    x = 'ä'\n    return x\n")),
+         t.modify("a.py", ("def g():\n", "def g(y='ß'):\n")),
+         t.modify("a.py", ("    return 'ö'\n", "    return ('ö'\n")),
+         t.modify("a.py", ("    x = 'ä'\n", "    x = 'å'\n"))],
+        Workspace(root),
+    )
+    assert [codes(o) for o in plan.outcomes] == [[], [], ["new-syntax-error"], []]
+    assert "line 8" in plan.outcomes[2].diagnostics[0].message
+    assert not plan.outcomes[2].ok and plan.outcomes[3].ok
+
+
 def test_non_file_actions_are_skipped(root: Path, tx) -> None:
     t = tx()
     plan = plan_changes([t.other(), t.create("a.txt", "x")], Workspace(root))
