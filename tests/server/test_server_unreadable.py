@@ -65,6 +65,7 @@ def _check_answers(messages: list[dict[str, object]]) -> None:
         assert isinstance(error, dict) and error["code"] == -32602, by_id[msg_id]
         assert "textDocument/hover" in error["message"]
     assert by_id["5"]["error"]["code"] == -32700  # type: ignore[index]
+    assert "result" in by_id["6"], by_id["6"]
     assert [s["name"] for s in by_id["6"]["result"]]  # type: ignore[index]  # still serving
     assert "error" not in by_id["7"]
 
