@@ -349,3 +349,43 @@ def test_a_replacement_inside_a_line_whose_search_is_still_there_is_pending(tmp_
     plan = plan_changes(actions, Workspace(tmp_path))
     assert split(plan) == (set(), {0})
     assert plan.changes[0].new_text == "def f(): return 2\n"
+
+
+def _one_write(cwd: str, content: str) -> str:
+    import json
+
+    call = {"type": "tool_use", "id": "t1", "name": "Write",
+            "input": {"file_path": f"{cwd}/crypto.ts", "content": content}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "File created successfully"}
+    return "".join(json.dumps({"type": kind, "cwd": cwd, "sessionId": "s",
+                               "message": {"role": kind, "content": [block]}}) + "\n"
+                   for kind, block in (("assistant", call), ("user", result)))
+
+
+WRITTEN = "export function a() {\n  return 1\n}\n"
+
+
+@pytest.mark.parametrize("holds, after", [
+    # written by the session, then a function added by hand: the write is history
+    (WRITTEN + "\nexport function b() {\n  return 2\n}\n", None),
+    # the function added by hand in the middle of what the session wrote
+    ("export function a() {\n  log()\n  return 1\n}\n", None),
+    # another file there (the session's base): the write is pending and replaces it
+    ("export const z = 0\n", WRITTEN),
+])
+def test_a_written_file_changed_by_hand_since_is_not_written_again(
+        tmp_path: Path, holds: str, after: str | None) -> None:
+    """Real Claude Code session (handy-cli): `Write src/auth/crypto.ts`, then a function added
+    by hand; `apply` wrote the session's content back over it, dropping the function."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "crypto.ts").write_text(holds)
+    t = tmp_path / "session.jsonl"
+    t.write_text(_one_write("/home/ana/proj", WRITTEN))
+    out = check_root(root, t)
+    assert ": error:" not in out.stdout
+    written = apply(root, t, "--write")
+    assert written.returncode == 0, written.stderr
+    assert (root / "crypto.ts").read_text() == (holds if after is None else after)
+    if after is None:
+        assert "[applied]" in out.stdout
