@@ -118,16 +118,6 @@ def _added(search: str, replace: str, f: _File) -> bool:
     return bool(new) and all(f.has(line) for line in new)
 
 
-def _kept(content: str, f: _File) -> bool:
-    """Whether every line of ``content`` that says something stands in the file, in order
-    (other lines may stand between): a written file to which lines were only added since."""
-    want = [s for s in _lines(content) if _WORD.search(s)]
-    if not want or f.text is None:
-        return False
-    it = iter(_lines(f.text))
-    return all(any(line == have for have in it) for line in want)
-
-
 def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
     """Whether the file is past ``step``, and whether it holds all of its result.
 
@@ -141,9 +131,7 @@ def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
     if f.text is None:
         return False, False
     if step.op in ("create", "write"):
-        # Every line of what it wrote is still there (lines added since, by hand or a tool):
-        # the file is past it. Writing it again would drop those lines.
-        same = f.collapsed == _collapse(step.content) or _kept(step.content, f)
+        same = f.collapsed == _collapse(step.content)
         return (True if same else None), same
     strong = weak = 0
     for search, replace in step.pairs:

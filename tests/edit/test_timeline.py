@@ -365,27 +365,28 @@ def _one_write(cwd: str, content: str) -> str:
 WRITTEN = "export function a() {\n  return 1\n}\n"
 
 
-@pytest.mark.parametrize("holds, after", [
-    # written by the session, then a function added by hand: the write is history
-    (WRITTEN + "\nexport function b() {\n  return 2\n}\n", None),
-    # the function added by hand in the middle of what the session wrote
-    ("export function a() {\n  log()\n  return 1\n}\n", None),
-    # another file there (the session's base): the write is pending and replaces it
-    ("export const z = 0\n", WRITTEN),
+@pytest.mark.parametrize("holds, added", [
+    # written by the session, then a function added by hand
+    (WRITTEN + "\nexport function b() {\n  return 2\n}\n", True),
+    # a line added by hand inside what the session wrote
+    ("export function a() {\n  log()\n  return 1\n}\n", True),
+    # another file there (the session's base): the write replaces it
+    ("export const z = 0\n", False),
 ])
-def test_a_written_file_changed_by_hand_since_is_not_written_again(
-        tmp_path: Path, holds: str, after: str | None) -> None:
+def test_a_written_file_with_lines_added_since_is_not_written_back_unless_forced(
+        tmp_path: Path, holds: str, added: bool) -> None:
     """Real Claude Code session (handy-cli): `Write src/auth/crypto.ts`, then a function added
-    by hand; `apply` wrote the session's content back over it, dropping the function."""
+    by hand; `apply` wrote the session's content back over it, dropping the function, and
+    `check --root` said nothing. Now it is refused unless forced, as a truncated write is."""
     root = tmp_path / "proj"
     root.mkdir()
     (root / "crypto.ts").write_text(holds)
     t = tmp_path / "session.jsonl"
     t.write_text(_one_write("/home/ana/proj", WRITTEN))
     out = check_root(root, t)
-    assert ": error:" not in out.stdout
+    assert ("[truncated-content]" in out.stdout) is added
     written = apply(root, t, "--write")
-    assert written.returncode == 0, written.stderr
-    assert (root / "crypto.ts").read_text() == (holds if after is None else after)
-    if after is None:
-        assert "[applied]" in out.stdout
+    assert (written.returncode != 0) is added
+    assert (root / "crypto.ts").read_text() == (holds if added else WRITTEN)
+    assert apply(root, t, "--write", "--force").returncode == 0
+    assert (root / "crypto.ts").read_text() == WRITTEN
