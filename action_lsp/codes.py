@@ -160,9 +160,10 @@ CODES: dict[str, Code] = {
              "The agent's own parser rejects the block or silently applies a different edit. "
              "The range is the marker line as written.",
              fix="Rewrite the marker the way the agent reads it."),
-        Code("truncated-content", E, "A whole-file write whose content elides code (`// ... rest of the code unchanged ...`), or drops most of the old file's definitions.",
+        Code("truncated-content", E, "A whole-file write whose content elides code (`// ... rest of the code unchanged ...`), or drops most of the old file's definitions, or lines the file holds besides all of the write's own.",
              "Written as is, the placeholder replaces the code it stands for and the file loses "
-             "it. The edit engine refuses such a write unless forced. Ask the model for the "
+             "it; a file that holds every line the write writes and more was changed since it "
+             "was written (lines added by hand). The edit engine refuses such a write unless forced. Ask the model for the "
              "whole file, or for search/replace edits of the parts that change."),
         Code("file-readonly", E, "A create, modify or delete of a file without write permission.",
              "The file's mode has no write bit (`chmod a-w`, 0444) or this user may not write "

@@ -3,12 +3,14 @@
     python bench/bench_timeline.py TRANSCRIPT ROOT [--sample 20] [--source DIR] [--seed 0]
 
 Runs `action-lsp check` on TRANSCRIPT twice, without and with `--root ROOT` (the repository at
-the commit the history reaches), and prints the time of each (wall and the child's CPU), the count of findings per code
-and severity, and a random sample of the workspace checks' errors (line in the transcript,
+the commit the history reaches), and prints the time of each (wall and the child's CPU), the count of findings per
+code and severity, and a random sample of the workspace checks' errors (line in the transcript,
 message) to read by hand. ``--source DIR`` runs another checkout of action-lsp (e.g. the code before a
-change, from ``git archive``) in the same interpreter. Aider's history is Aider's own
-``tests/fixtures/chat-history.md``; the repository is Aider's (``git archive`` of the commit
-its sessions reach) -- see docs/edit-engine.md, "A transcript is a timeline".
+change, from ``git archive``) in the same interpreter. TRANSCRIPT is any transcript `check`
+reads (its dialect detected). Measured on Aider's own ``tests/fixtures/chat-history.md``
+against Aider's repository, and on a Claude Code session (``.jsonl``, absolute paths under its
+``cwd``, read relative to ROOT) against its project: ``git archive`` of the commit the history
+reaches -- see docs/edit-engine.md, "A transcript is a timeline".
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def check(
     out = subprocess.run([*cmd, str(transcript.resolve())], capture_output=True, text=True,
                          env=env, check=False, cwd=transcript.resolve().parent)
     elapsed, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
-    if out.returncode not in (0, 1):
+    if out.returncode not in (0, 1) or not out.stdout.strip():
         raise SystemExit(f"check failed ({out.returncode}): {out.stderr.strip()}")
     files = json.loads(out.stdout)["files"]
     return elapsed, cpu, [d for f in files for d in f["diagnostics"]]

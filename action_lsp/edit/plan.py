@@ -393,7 +393,7 @@ class _Planner:
     def check_truncation(self, action: Action, state: _State, content: str) -> None:
         """A whole-file write that elides code (a placeholder comment, or most of the old
         file's definitions gone) is refused unless forced: it would lose that code."""
-        from ..rules.truncation import dropped_definitions, truncation
+        from ..rules.truncation import dropped_definitions, lines_added_since, truncation
 
         if self.force or self.ws.allow_overwrite:
             return
@@ -407,6 +407,15 @@ class _Planner:
                 kept, before = dropped
                 msg = (f"writing {state.target.rel} keeps {kept} of its {before} definitions; "
                        "the model probably left code out (apply with --force to write it anyway)")
+                raise ActionFailed(
+                    _diag("truncated-content", msg, _field_span(action, "content", "path")), msg
+                )
+        if state.text is not None and state.original is not None and not state.changed:
+            more = lines_added_since(state.text, content)
+            if more is not None:
+                msg = (f"{state.target.rel} holds every line this write writes and {more} more "
+                       "(added since?); writing it would drop them (apply with --force to write "
+                       "it anyway)")
                 raise ActionFailed(
                     _diag("truncated-content", msg, _field_span(action, "content", "path")), msg
                 )

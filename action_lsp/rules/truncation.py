@@ -127,3 +127,20 @@ def dropped_definitions(old: str, new: str, path: str) -> tuple[int, int] | None
     return (kept, len(before)) if kept * 2 < len(before) else None
 
 
+def _said(text: str) -> list[str]:
+    """The lines of ``text`` that say something, without their indentation."""
+    return [s for s in (line.strip() for line in text.splitlines()) if re.search(r"\w", s)]
+
+
+def lines_added_since(old: str, new: str) -> int | None:
+    """How many lines ``old`` holds besides every line of ``new`` (in order, other lines
+    between): a file written as ``new`` to which lines were added since -- writing ``new``
+    again drops them. None when ``new`` is not all there, or ``old`` has nothing more."""
+    want = _said(new)
+    if not want:
+        return None
+    have = _said(old)
+    it = iter(have)
+    if not all(any(line == h for h in it) for line in want):
+        return None
+    return (len(have) - len(want)) or None

@@ -349,3 +349,44 @@ def test_a_replacement_inside_a_line_whose_search_is_still_there_is_pending(tmp_
     plan = plan_changes(actions, Workspace(tmp_path))
     assert split(plan) == (set(), {0})
     assert plan.changes[0].new_text == "def f(): return 2\n"
+
+
+def _one_write(cwd: str, content: str) -> str:
+    import json
+
+    call = {"type": "tool_use", "id": "t1", "name": "Write",
+            "input": {"file_path": f"{cwd}/crypto.ts", "content": content}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "File created successfully"}
+    return "".join(json.dumps({"type": kind, "cwd": cwd, "sessionId": "s",
+                               "message": {"role": kind, "content": [block]}}) + "\n"
+                   for kind, block in (("assistant", call), ("user", result)))
+
+
+WRITTEN = "export function a() {\n  return 1\n}\n"
+
+
+@pytest.mark.parametrize("holds, added", [
+    # written by the session, then a function added by hand
+    (WRITTEN + "\nexport function b() {\n  return 2\n}\n", True),
+    # a line added by hand inside what the session wrote
+    ("export function a() {\n  log()\n  return 1\n}\n", True),
+    # another file there (the session's base): the write replaces it
+    ("export const z = 0\n", False),
+])
+def test_a_written_file_with_lines_added_since_is_not_written_back_unless_forced(
+        tmp_path: Path, holds: str, added: bool) -> None:
+    """Real Claude Code session (handy-cli): `Write src/auth/crypto.ts`, then a function added
+    by hand; `apply` wrote the session's content back over it, dropping the function, and
+    `check --root` said nothing. Now it is refused unless forced, as a truncated write is."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "crypto.ts").write_text(holds)
+    t = tmp_path / "session.jsonl"
+    t.write_text(_one_write("/home/ana/proj", WRITTEN))
+    out = check_root(root, t)
+    assert ("[truncated-content]" in out.stdout) is added
+    written = apply(root, t, "--write")
+    assert (written.returncode != 0) is added
+    assert (root / "crypto.ts").read_text() == (holds if added else WRITTEN)
+    assert apply(root, t, "--write", "--force").returncode == 0
+    assert (root / "crypto.ts").read_text() == WRITTEN
