@@ -543,7 +543,9 @@ class _Planner:
                 msg = f"{rel} does not exist"
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
             hint = line  # the agent's own line hint (Roo's :start_line:), if it gave one
-            numbered = strip_line_numbers(search) if search not in text else None
+            numbered = strip_line_numbers(search)  # O(search): asked first, the file only if it has prefixes
+            if numbered is not None and search in text:
+                numbered = None
             bare = strip_line_numbers(replace, counting=False) if numbered is not None else None
             # Stripped when the replacement has the prefixes on every line or on none; one
             # with some would write prefixes into the file, so it is left to not be found.
@@ -1161,7 +1163,9 @@ def _step(index: int, action: Action, text: str | None) -> Step | None:
     if kind is ActionKind.MODIFY_FILE:
         pairs = []
         for search, replace, _, _ in _pairs(action):
-            numbered = strip_line_numbers(search) if text is not None and search not in text else None
+            numbered = strip_line_numbers(search) if text is not None else None
+            if numbered is not None and text is not None and search in text:
+                numbered = None
             if numbered is not None:
                 bare = strip_line_numbers(replace, counting=False)
                 if bare is not None or not has_line_numbers(replace):
