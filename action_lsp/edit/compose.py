@@ -86,8 +86,10 @@ class ComposedEdits:
     def __init__(self) -> None:
         self._root: _Node | None = None
 
-    def add(self, s: int, e: int, t: str, current: str) -> None:
-        """Record replacing ``current[s:e]`` by ``t`` (``current``: the text before it)."""
+    def add(self, s: int, e: int, t: str, current: str | None = None) -> None:
+        """Record replacing ``[s, e)`` of the current text by ``t``. (``current``, the text
+        before it, is not read: the text a merged edit keeps around ``[s, e)`` is the kept
+        edits' own, so a caller need not build the whole text after every edit.)"""
         before, rest = _split_before(self._root, s, 0)
         shift = _total(before)  # growth by the edits before this one
         group, after = _split_upto(rest, e, shift)
@@ -100,8 +102,18 @@ class ComposedEdits:
             us, ue = min(s, first_cs), max(e, last_ce)
             o_start = first.start if us == first_cs else s - shift
             o_end = last.end if ue == last_ce else e - shift - group.total
-            merged = _Node(o_start, o_end, current[us:s] + t + current[e:ue])
+            head = first.text[: s - first_cs] if first_cs < s else ""  # current[us:s]
+            tail = last.text[len(last.text) - (last_ce - e):] if last_ce > e else ""  # current[e:ue]
+            merged = _Node(o_start, o_end, head + t + tail)
         self._root = _merge(_merge(before, merged), after)
+
+    def touches(self, s: int, e: int) -> bool:
+        """Whether replacing ``[s, e)`` of the current text would touch (overlap or abut) an
+        edit kept so far: what :meth:`add` merges with."""
+        before, rest = _split_before(self._root, s, 0)
+        group, after = _split_upto(rest, e, _total(before))
+        self._root = _merge(_merge(before, group), after)
+        return group is not None
 
     @property
     def items(self) -> list[TextEdit]:

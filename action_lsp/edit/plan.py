@@ -41,6 +41,7 @@ from .locate import (
     locate,
     strip_line_numbers,
 )
+from .onecall import rewritten, search_in_replacement
 from .timeline import Judgement, Step, judge, layout_only
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
 
@@ -135,8 +136,8 @@ class ActionFailed(Exception):
 class _Edits(ComposedEdits):
     """Edits in original coordinates, composed from edits given in current coordinates."""
 
-    def add(self, s: int, e: int, t: str, current: str) -> None:
-        """Record replacing ``current[s:e]`` by ``t`` (``current``: the text before it)."""
+    def add(self, s: int, e: int, t: str, current: str | None = None) -> None:
+        """Record replacing ``[s, e)`` of the current text by ``t``."""
         if self is _UNKEPT:
             return
         super().add(s, e, t, current)
@@ -553,7 +554,9 @@ class _Planner:
                 msg = f"{rel} does not exist"
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
             hint = line  # the agent's own line hint (Roo's :start_line:), if it gave one
-            numbered = strip_line_numbers(search) if search not in text else None
+            numbered = strip_line_numbers(search)  # O(search): asked first, the file only if it has prefixes
+            if numbered is not None and search in text:
+                numbered = None
             bare = strip_line_numbers(replace, counting=False) if numbered is not None else None
             # Stripped when the replacement has the prefixes on every line or on none; one
             # with some would write prefixes into the file, so it is left to not be found.
@@ -648,10 +651,9 @@ class _Planner:
             text += _newline_of(state)
         self.writable(state, path_span)
         before = state.text
-        current = before or ""
+        current = text or ""  # the edits applied in order to `before` (as `put` or the loop above did)
         for s, e, t in edits:
-            state.edits.add(s, e, t, current)
-            current = current[:s] + t + current[e:]
+            state.edits.add(s, e, t)
         state.text = current
         state.strategies.extend(strategies)
         outcome.strategies = strategies
@@ -692,26 +694,21 @@ class _Planner:
                                              edits=[first, second]), msg)
             return [edits[i] for i in reversed(order)]
         if not self.rules.search_in_replacement:
-            for k, (search, *_rest) in enumerate(pairs):
-                j = next((j for j in range(k) if search and search in pairs[j][1]), None)
-                if j is not None:
-                    msg = (f"{rel}: the search text of edit {k + 1} of this action is part of the "
-                           f"replacement of its edit {j + 1}; {agent} refuses such an edit; none is written")
-                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
+            hit = search_in_replacement([p[0] for p in pairs], [p[1] for p in pairs])
+            if hit is not None:
+                j, k = hit
+                msg = (f"{rel}: the search text of edit {k + 1} of this action is part of the "
+                       f"replacement of its edit {j + 1}; {agent} refuses such an edit; none is written")
+                raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
         if self.rules.rewrites:
             return edits
-        written: list[tuple[int, int, int]] = []  # (start, end, owner) in the running text
-        for (s, e, t), k in zip(edits, owners, strict=True):
-            for ws, we, j in written:
-                if j != k and s < we and ws < e:
-                    msg = (f"{rel}: edit {k + 1} of this action changes text that its edit {j + 1} "
-                           f"wrote; {agent} applies them in sequence, and an edit rewriting another's "
-                           "replacement is not what either meant; none is written")
-                    raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
-            delta = len(t) - (e - s)
-            written = [(ws + delta, we + delta, j) if ws >= e else (ws, we, j) for ws, we, j in written
-                       if not (ws >= s and we <= e)]
-            written.append((s, s + len(t), k))
+        hit = rewritten(edits, owners)
+        if hit is not None:
+            j, k = hit
+            msg = (f"{rel}: edit {k + 1} of this action changes text that its edit {j + 1} "
+                   f"wrote; {agent} applies them in sequence, and an edit rewriting another's "
+                   "replacement is not what either meant; none is written")
+            raise ActionFailed(_diag("conflicting-edits", msg, pairs[k][2], edits=[j, k]), msg)
         return edits
 
     def empty_search(self, index: int, state: _State, text: str | None, replace: str,
@@ -1204,7 +1201,9 @@ def _step(index: int, action: Action, text: str | None) -> Step | None:
     if kind is ActionKind.MODIFY_FILE:
         pairs = []
         for search, replace, _, _ in _pairs(action):
-            numbered = strip_line_numbers(search) if text is not None and search not in text else None
+            numbered = strip_line_numbers(search) if text is not None else None
+            if numbered is not None and text is not None and search in text:
+                numbered = None
             if numbered is not None:
                 bare = strip_line_numbers(replace, counting=False)
                 if bare is not None or not has_line_numbers(replace):
