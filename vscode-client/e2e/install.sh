@@ -92,10 +92,10 @@ install_deps() {
   fi
   if [ -f "$dir/package-lock.json" ]; then
     log "$(basename "$dir"): npm ci"
-    (cd "$dir" && "$SYSTEM_NPM" ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in $dir"
+    (cd "$dir" && "$SYSTEM_NPM" ci --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci failed in $dir"
   else
     log "$(basename "$dir"): npm install (no package-lock.json yet)"
-    (cd "$dir" && "$SYSTEM_NPM" install --no-audit --no-fund --loglevel=error) || die "npm install failed in $dir"
+    (cd "$dir" && "$SYSTEM_NPM" install --no-audit --no-fund --loglevel=error >/dev/null) || die "npm install failed in $dir"
   fi
   # the lock file may have been (re)written by npm install: recompute
   want="$(deps_stamp "$dir")"
