@@ -270,3 +270,15 @@ def test_a_world_writable_directory_is_never_a_root(
     monkeypatch.chdir(shared)  # the current directory is the fallback root: its configuration is not read
     assert main(["apply", "--write", "mine/t.md"]) == 0
     assert (mine / "README.md").exists() and "configuration:" not in capsys.readouterr().err
+
+
+def test_parse_of_several_transcripts_names_their_configuration_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / ".action-lsp.toml").write_text(DECLARED, encoding="utf-8")
+    for name in ("a.md", "b.md", "c.md"):
+        (tmp_path / name).write_text(TWO_OPS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["parse", "a.md", "b.md", "c.md"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "configuration:" in line]
+    assert lines == [f"configuration: {tmp_path / '.action-lsp.toml'}"]

@@ -70,11 +70,15 @@ def run(args: argparse.Namespace) -> int:
     dialects: list[str] | None = None
     parsed: list[_Parsed] = []
     status = 0
+    named: set[Path] = set()  # configurations already named on stderr (once each)
     for raw in args.paths:
         path = Path(raw)
         try:
             root = find_workspace(path, args.root)
-            declare_dialects(configuration_of(root.path if root is not None else None))
+            config = configuration_of(root.path if root is not None else None)
+            declare_dialects(config, say=config not in named)
+            if config is not None:
+                named.add(config)
             text = read_transcript(path)
             dialects = selected_dialects(args.dialect)
         except CliError as exc:
