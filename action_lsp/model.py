@@ -322,7 +322,11 @@ class EditRules:
     that). ``search_in_replacement`` False: an edit whose search text is part of an earlier
     edit's replacement is refused (Claude Code's MultiEdit: "old_string is a substring of a
     new_string from a previous edit"). ``agent`` names whose rules these are, in messages (``Claude Code's Edit``);
-    ``empty_hint`` says what to use instead of an empty search text."""
+    ``empty_hint`` says what to use instead of an empty search text. ``snippet``: the content of
+    a ``write`` of an existing file may be a *lazy snippet* (unchanged code elided by placeholder
+    comments) or a *fragment* (some of the file's definitions), as chat answers are: it is
+    classified against the file and merged by syntax, and written only when the merge is certain
+    (docs/edit-engine.md); False: the content is the whole file, as the agent's tool writes it."""
 
     agent: str = "this format"
     on_missing: Literal["create", "refuse"] = "refuse"
@@ -332,6 +336,7 @@ class EditRules:
     rewrites: bool = False
     empty_hint: str = ""
     search_in_replacement: bool = True
+    snippet: bool = False
 
 
 #: The rules of a format that gives an empty search text no meaning (the seed formats).
