@@ -199,8 +199,12 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise CliError(f"--root {args.root}: not a directory")
     err = sys.stderr
+
+    def waiting(why: str) -> None:
+        print(f"{why}; Ctrl-C to stop", file=err, flush=True)
+
     # An apply interrupted earlier (killed, power loss) is finished or undone first.
-    for message in recover_messages([root]):
+    for message in recover_messages([root], on_wait=waiting):
         print(message, file=err)
     declare_dialects(configuration_of(root))
     actions, found = parse_transcript(text)
@@ -272,7 +276,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
         return 1
     try:
-        warnings = write_plan(plan, root=ws.root, label=f"apply --write {path}")
+        warnings = write_plan(plan, root=ws.root, label=f"apply --write {path}",
+                              on_wait=waiting)
     except WriteError as exc:
         said = "nothing written" if exc.settled else "write failed half-way"
         print(f"{said}: {clean(str(exc))}", file=err)

@@ -45,7 +45,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -309,10 +309,13 @@ def journal_dir(root: Path) -> Path:
 
 
 @contextlib.contextmanager
-def locked(root: Path, *, create: bool, wait: bool = True) -> Iterator[Path | None]:
+def locked(
+    root: Path, *, create: bool, wait: bool = True, on_wait: Callable[[str], None] | None = None,
+) -> Iterator[Path | None]:
     """Hold the journal lock of ``root``; yields the journal directory (None when there is
     none and ``create`` is false). ``wait`` false: raise :class:`JournalBusy` at once when
-    another process holds it."""
+    another process holds it; ``wait`` true: block until it is free, first telling ``on_wait``
+    what it waits for (a user at a terminal must not see a silent hang)."""
     jdir = journal_dir(root)
     if os.name == "nt":  # pragma: no cover - no directory handles to lock
         if create:
@@ -337,10 +340,15 @@ def locked(root: Path, *, create: bool, wait: bool = True) -> Iterator[Path | No
         try:
             if fcntl is not None:
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
-                    raise JournalBusy(f"another process holds the journal lock of {root} (an "
-                                      "apply --write under way, or suspended)") from None
+                    busy = (f"another process holds the journal lock of {root} (an apply "
+                            "--write under way, or suspended)")
+                    if not wait:
+                        raise JournalBusy(busy) from None
+                    if on_wait is not None:
+                        on_wait(f"waiting: {busy}")
+                    fcntl.flock(fd, fcntl.LOCK_EX)
             try:
                 same = os.path.samestat(os.stat(jdir), os.fstat(fd))
             except FileNotFoundError:
@@ -854,7 +862,8 @@ def _recover_locked(
 
 
 def recover(
-    root: Path | str, extra_roots: Iterable[Path | str] = (), *, wait: bool = True
+    root: Path | str, extra_roots: Iterable[Path | str] = (), *, wait: bool = True,
+    on_wait: Callable[[str], None] | None = None,
 ) -> Recovery | None:
     """Finish or undo an interrupted write under ``root``; None when there was none.
     ``extra_roots``: other directories the write may have touched (the server's extra roots);
@@ -864,21 +873,22 @@ def recover(
     root = Path(root)
     if not journal_dir(root).is_dir():
         return None
-    with locked(root, create=False, wait=wait) as jdir:
+    with locked(root, create=False, wait=wait, on_wait=on_wait) as jdir:
         if jdir is None:
             return None
         return _recover_locked(root, jdir, extra_roots=extra_roots)
 
 
 def recover_messages(
-    roots: Iterable[Path | str], extra_roots: Iterable[Path | str] = ()
+    roots: Iterable[Path | str], extra_roots: Iterable[Path | str] = (),
+    on_wait: Callable[[str], None] | None = None,
 ) -> list[str]:
     """:func:`recover` for each root, as messages for the user (errors included)."""
     out: list[str] = []
     extra = list(extra_roots)
     for root in roots:
         try:
-            rec = recover(root, extra)
+            rec = recover(root, extra, on_wait=on_wait)
         except (OSError, JournalError) as exc:
             out.append(f"action-lsp: could not recover an interrupted apply under {root}: {exc}")
             continue

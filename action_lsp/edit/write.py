@@ -28,7 +28,7 @@ import contextlib
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..paths import protected_part
@@ -233,7 +233,7 @@ def _common_root(changes: list[FileChange]) -> Path:
 
 def write_plan(
     plan: Plan | list[FileChange], *, root: Path | str | None = None, label: str = "",
-    extra_roots: Iterable[Path | str] = (),
+    extra_roots: Iterable[Path | str] = (), on_wait: Callable[[str], None] | None = None,
 ) -> list[str]:
     """Apply the changes of ``plan`` to disk, all or none (raises :class:`WriteError`).
 
@@ -257,7 +257,7 @@ def write_plan(
         if part is not None:
             raise WriteError(f"{change.rel}: inside {part}, which no write may touch")
     try:
-        with locked(base, create=True) as jdir:
+        with locked(base, create=True, on_wait=on_wait) as jdir:
             assert jdir is not None
             try:
                 # A write interrupted earlier (and not yet recovered by the caller) goes first.

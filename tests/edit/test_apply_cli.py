@@ -134,3 +134,43 @@ def test_end_to_end_with_real_dialect(tmp_path: Path, capsys) -> None:
     assert run(["--root", str(root), "--write", str(transcript)]) == 0
     assert (root / "app.py").read_bytes() == b"def main():\r\n    print('b')\r\n"
     assert (root / "pkg/util.py").read_bytes().strip() == b"X = 1"
+
+
+def test_write_says_it_waits_for_a_held_journal_lock(setup, capsys) -> None:
+    """A second `apply --write` while another holds the journal lock says what it waits for,
+    instead of hanging silently, and writes once the lock is free."""
+    import threading
+    import time
+
+    from action_lsp.edit.journal import locked
+
+    root, transcript, actions, t = setup
+    (root / "a.py").write_bytes(b"x = 1\n")
+    actions.append(t.modify("a.py", ("x = 1\n", "x = 2\n")))
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with locked(root, create=True):
+            holding.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(10)
+    codes: list[int] = []
+    applier = threading.Thread(target=lambda: codes.append(run(["--root", str(root), "--write",
+                                                                 str(transcript)])))
+    applier.start()
+    err = ""
+    for _ in range(200):
+        err += capsys.readouterr().err
+        if "waiting" in err:
+            break
+        time.sleep(0.05)
+    assert (root / "a.py").read_bytes() == b"x = 1\n"  # nothing written while it waits
+    release.set()
+    holder.join(10)
+    applier.join(30)
+    assert "waiting" in err and "journal lock" in err and str(root) in err
+    assert codes == [0]
+    assert (root / "a.py").read_bytes() == b"x = 2\n"
