@@ -2,6 +2,7 @@
 -- adds :ActionApply, :ActionApplyAll and :ActionPreview (lua/action_lsp/init.lua).
 --   vim.g.action_lsp_enable = false   -- before the plugin loads: do not enable the client
 --   vim.g.action_lsp_codelens = false -- do not refresh the code lenses
+--   vim.g.action_lsp_chats = { avante = false } -- chat plugins whose buffers are not attached
 if vim.g.loaded_action_lsp then
   return
 end
@@ -36,6 +37,30 @@ vim.api.nvim_create_autocmd('LspDetach', {
     if client and action_lsp.is_action_lsp(client) then
       action_lsp.detach(client, args.buf)
     end
+  end,
+})
+
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
+  desc = 'action-lsp: attach to the chat buffers of AI plugins (buftype=nofile)',
+  callback = function(args)
+    action_lsp.attach_chat(args.buf)
+  end,
+})
+
+vim.api.nvim_create_autocmd('BufFilePre', {
+  group = group,
+  desc = 'action-lsp: a chat buffer about to be renamed leaves the server under its old name',
+  callback = function(args)
+    action_lsp.detach_chat(args.buf)
+  end,
+})
+
+vim.api.nvim_create_autocmd('BufFilePost', {
+  group = group,
+  desc = 'action-lsp: a chat buffer named (or renamed) joins the server under its name',
+  callback = function(args)
+    action_lsp.attach_chat(args.buf)
   end,
 })
 

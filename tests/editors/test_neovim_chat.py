@@ -1,0 +1,237 @@
+"""The chat buffers of AI plugins in a real, headless Neovim (editors/nvim, issue 23).
+
+Each buffer is made the way its plugin makes it -- the plugins themselves are not installed:
+
+- CodeCompanion.nvim: ``nvim_create_buf(listed, true)`` (buftype=nofile), named
+  ``[CodeCompanion] <bufnr>``, then filetype ``codecompanion`` when its window opens; a chat
+  given a title is renamed to it (``Chat:set_title``);
+- CopilotChat.nvim: a scratch buffer given filetype ``copilot-chat``, made read-only, named
+  ``copilot-chat``;
+- avante.nvim: nui splits with ``buftype=nofile``: the answer buffer has filetype ``Avante`` and
+  is named ``AVANTE_RESULT`` only once shown; ``AvanteInput`` and ``AvanteSelectedFiles`` hold
+  the user's question and files, no answers;
+- gp.nvim / parrot.nvim: markdown chat files under ``stdpath('data')/gp/chats`` (and
+  ``parrot/chats``), outside the project.
+
+fixtures/nvim/driver_chat.lua makes them, waits for the client, applies with ``:ActionApply``
+and writes what it saw; the test asserts on it and on the files on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_neovim import FIXTURES, _path_with_server, _run_nvim, readme_setup
+
+pytestmark = pytest.mark.editor
+
+REPO = Path(__file__).resolve().parents[2]
+
+APP = 'def greet():\n    print("hello")\n'
+UTIL = "def double(x):\n    return x * 2\n"
+
+# An answer in CodeCompanion's chat buffer (its `## Me` / `## CodeCompanion (...)` headings),
+# written as a SEARCH/REPLACE block with the file on the line before the fence.
+CODECOMPANION = """## Me
+
+Make greet() say bye in src/app.py.
+
+## CodeCompanion (Copilot)
+
+Here is the change:
+
+src/app.py
+````python
+<<<<<<< SEARCH
+    print("hello")
+=======
+    print("bye")
+>>>>>>> REPLACE
+````
+
+## Me
+
+"""
+
+# CopilotChat's buffer (`## User ───` / `## Copilot ───`), the answer a unified diff as its
+# edit_file_unified instructions ask (`--- path/to/file` / `+++ path/to/file`, `@@` hunks).
+COPILOTCHAT = """## User ───
+
+Make double() triple instead.
+
+## Copilot ───
+
+```diff
+--- src/util.py
++++ src/util.py
+@@ -1,2 +1,2 @@
+-def double(x):
+-    return x * 2
++def triple(x):
++    return x * 3
+```
+
+## User ───
+
+"""
+
+# A gp.nvim chat file (its header, `💬:` for the user, `🤖:[agent]` for the answer).
+GP = """# topic: a note
+
+- file: 2026-11-26.10-00-00.000.md
+---
+
+💬:
+Add a file notes/gp.txt saying hi.
+
+🤖:[ChatGPT4o]
+notes/gp.txt
+```text
+<<<<<<< SEARCH
+=======
+hi from gp
+>>>>>>> REPLACE
+```
+
+💬:
+"""
+
+
+@pytest.fixture
+def chat_ws(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    shutil.copytree(FIXTURES / "workspace", ws)
+    (ws / ".git").mkdir()
+    (ws / "src").mkdir()
+    (ws / "src" / "app.py").write_text(APP, encoding="utf-8")
+    (ws / "src" / "util.py").write_text(UTIL, encoding="utf-8")
+    return ws
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _scratch(key: str, filetype: str, name: str, make: list[str], text: str, **extra: Any) -> dict[str, Any]:
+    return {"key": key, "filetype": filetype, "name": name, "make": make, "lines": _lines(text), **extra}
+
+
+def _run_chats(
+    ws: Path, tmp_path: Path, buffers: list[dict[str, Any]], before: str = ""
+) -> tuple[dict[str, Any], str]:
+    setup = before + readme_setup("vim.opt.rtp:append(", str(REPO))
+    result, proc, tail, _ = _run_nvim(
+        "driver_chat.lua",
+        ws,
+        tmp_path,
+        _path_with_server(),
+        setup=setup,
+        ACTION_LSP_TEST_CHATS=json.dumps({"buffers": buffers}),
+    )
+    context = f"{json.dumps(result, indent=1, ensure_ascii=False)}\nstderr:\n{proc.stderr}\nlsp.log:\n{tail}"
+    assert "error" not in result, context
+    assert proc.returncode == 0, context
+    return result, context
+
+
+def _gp_chat(tmp_path: Path) -> Path:
+    """A gp.nvim chat file where gp keeps them: stdpath('data')/gp/chats (XDG_DATA_HOME is the
+    test's tmp_path/data)."""
+    chats = tmp_path / "data" / "nvim" / "gp" / "chats"
+    chats.mkdir(parents=True)
+    chat = chats / "2026-11-26.10-00-00.000.md"
+    chat.write_text(GP, encoding="utf-8")
+    return chat
+
+
+def test_neovim_attaches_to_chat_buffers_and_applies_from_them(chat_ws: Path, tmp_path: Path) -> None:
+    chat = _gp_chat(tmp_path)
+    buffers = [
+        _scratch(
+            "codecompanion", "codecompanion", "[CodeCompanion] 7", ["name", "filetype", "show", "lines"],
+            CODECOMPANION, expect_attach=True, rename="Make greet say bye",
+            apply={"needle": "<<<<<<< SEARCH", "target": "src/app.py", "expect": 'print("bye")'},
+        ),
+        _scratch(
+            "copilotchat", "copilot-chat", "copilot-chat", ["filetype", "readonly", "name", "show", "lines"],
+            COPILOTCHAT, listed=False, expect_attach=True,
+            apply={"needle": "--- src/util.py", "target": "src/util.py", "expect": "return x * 3"},
+        ),
+        {"key": "gp", "file": str(chat), "expect_attach": True,
+         "apply": {"needle": "<<<<<<< SEARCH", "target": "notes/gp.txt", "expect": "hi from gp"}},
+        # avante.nvim's input and selected-files buffers hold no answers
+        _scratch("avante_input", "AvanteInput", "", ["filetype", "show", "lines"], "src/app.py: say bye",
+                 expect_attach=False),
+        _scratch("avante_files", "AvanteSelectedFiles", "", ["filetype", "show", "lines"], "src/app.py",
+                 expect_attach=False),
+        # a scratch markdown buffer (a hover window, a plugin's preview) is no transcript
+        _scratch("hover", "markdown", "", ["filetype", "show", "lines"], CODECOMPANION, expect_attach=False),
+    ]
+    result, context = _run_chats(chat_ws, tmp_path, buffers)
+    seen = result["buffers"]
+
+    for key in ("codecompanion", "copilotchat"):
+        b = seen[key]
+        assert b["buftype"] == "nofile", context
+        assert b["clients"] == 1, context
+        # the root of Neovim's current directory (the test runs Neovim in the workspace)
+        assert b["root_dir"] == str(chat_ws), context
+        assert b["uri"].startswith("file://"), context
+    assert seen["codecompanion"]["name"] == str(chat_ws / "[CodeCompanion] 7")
+    assert seen["codecompanion"]["uri"].endswith("/%5bCodeCompanion%5d%207")
+
+    # a renamed chat (CodeCompanion names it by its title) keeps its lenses under the new name
+    assert seen["codecompanion"]["renamed_uri"].endswith("/Make%20greet%20say%20bye"), context
+    assert any("Apply" in t for _l, t in seen["codecompanion"]["lenses_after_rename"]), context
+
+    # gp.nvim's chat file is outside the project: its root is still the current directory's
+    assert seen["gp"]["buftype"] == "" and seen["gp"]["root_dir"] == str(chat_ws), context
+
+    for key in ("avante_input", "avante_files", "hover"):
+        assert seen[key]["clients"] == 0, (key, context)
+
+    # :ActionApply applied from each, into buffers that :wall wrote
+    assert (chat_ws / "src" / "app.py").read_text(encoding="utf-8") == APP.replace("hello", "bye")
+    assert (chat_ws / "src" / "util.py").read_text(encoding="utf-8") == "def triple(x):\n    return x * 3\n"
+    assert (chat_ws / "notes" / "gp.txt").read_text(encoding="utf-8") == "hi from gp\n"
+    assert not (chat.parent / "notes").exists(), "gp's action resolved against the chat directory"
+    assert result["modified"] == [], context
+    # the chat buffers are no files: nothing was written under their names
+    for name in ("[CodeCompanion] 7", "Make greet say bye", "copilot-chat"):
+        assert not (chat_ws / name).exists(), name
+    assert chat.read_text(encoding="utf-8") == GP  # the chat itself was not touched
+
+
+def test_neovim_chat_plugins_can_be_turned_off(chat_ws: Path, tmp_path: Path) -> None:
+    """``vim.g.action_lsp_chats = { codecompanion = false }`` (before the plugin loads): its
+    buffers are left alone, the other plugins' still get the client."""
+    buffers = [
+        _scratch("codecompanion", "codecompanion", "[CodeCompanion] 3", ["name", "filetype", "show", "lines"],
+                 CODECOMPANION, expect_attach=False),
+        _scratch("copilotchat", "copilot-chat", "copilot-chat", ["filetype", "readonly", "name", "show", "lines"],
+                 COPILOTCHAT, expect_attach=True),
+    ]
+    result, context = _run_chats(
+        chat_ws, tmp_path, buffers, before="vim.g.action_lsp_chats = { codecompanion = false }; "
+    )
+    assert result["buffers"]["codecompanion"]["clients"] == 0, context
+    assert result["buffers"]["copilotchat"]["clients"] == 1, context
+
+
+def test_neovim_no_chat_plugin_at_all(chat_ws: Path, tmp_path: Path) -> None:
+    """``vim.g.action_lsp_chats = false``: no chat buffer, and a gp.nvim chat file is an ordinary
+    markdown file again (its root found from its own path)."""
+    chat = _gp_chat(tmp_path)
+    buffers = [
+        _scratch("copilotchat", "copilot-chat", "copilot-chat", ["filetype", "readonly", "name", "show", "lines"],
+                 COPILOTCHAT, expect_attach=False),
+        {"key": "gp", "file": str(chat), "expect_attach": True, "wait_lens": False},
+    ]
+    result, context = _run_chats(chat_ws, tmp_path, buffers, before="vim.g.action_lsp_chats = false; ")
+    assert result["buffers"]["copilotchat"]["clients"] == 0, context
+    assert result["buffers"]["gp"]["root_dir"] != str(chat_ws), context
+
