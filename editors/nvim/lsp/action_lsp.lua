@@ -12,9 +12,9 @@
 return {
   cmd = { 'action-lsp', 'serve' },
   -- jsonl: agent sessions (Claude Code, Codex). Not json: every package.json would be checked;
-  -- add 'json' here (vim.lsp.config) if you keep sessions as .json files. Then the chat buffers
-  -- of AI plugins: 'codecompanion', 'Avante' (avante.nvim's answers) and 'copilot-chat' --
-  -- scratch buffers the plugin attaches the client to (vim.g.action_lsp_chats turns each off).
+  -- add 'json' here (vim.lsp.config) if you keep sessions as .json files. Then the filetypes of
+  -- the chat buffers of AI plugins (require('action_lsp').chat_plugins): scratch buffers the
+  -- plugin attaches the client to (vim.g.action_lsp_chats turns each off).
   filetypes = require('action_lsp').filetypes(),
   -- The workspace root, which file actions (create_file, modify_file, ...) resolve against and
   -- whose configuration declares dialects: the nearest directory holding `.action-lsp`,
