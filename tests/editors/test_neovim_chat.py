@@ -235,3 +235,63 @@ def test_neovim_no_chat_plugin_at_all(chat_ws: Path, tmp_path: Path) -> None:
     assert result["buffers"]["copilotchat"]["clients"] == 0, context
     assert result["buffers"]["gp"]["root_dir"] != str(chat_ws), context
 
+
+
+# avante.nvim's answer buffer: the sidebar shows each SEARCH/REPLACE block by line numbers
+# (transform_result_content in lua/avante/sidebar.lua), without the SEARCH text
+AVANTE = """- Datetime: 2026-11-26 10:00:00
+- Model: claude/claude-sonnet-4
+- Selected files:
+  - src/app.py
+
+> Make greet say bye
+
+Filepath: src/app.py
+Replace lines: 2-2
+```python
+    print("bye")
+```
+"""
+
+
+def test_neovim_avante_answer_buffer_is_shown_never_applied(chat_ws: Path, tmp_path: Path) -> None:
+    """avante's answer buffer (filetype set when its split mounts, named `AVANTE_RESULT` only
+    once shown) gets the client when it is named; its blocks are shown (hover) but have no
+    Apply: the buffer gives line numbers, not the text they replace."""
+    buffers = [
+        _scratch("avante", "Avante", "AVANTE_RESULT", ["filetype", "lines", "readonly", "show", "name"], AVANTE,
+                 listed=False, expect_attach=True, wait_lens=False, hover="Filepath: src/app.py"),
+    ]
+    result, context = _run_chats(chat_ws, tmp_path, buffers)
+    b = result["buffers"]["avante"]
+    assert b["clients"] == 1 and b["root_dir"] == str(chat_ws), context
+    assert b["uri"].endswith("/AVANTE_RESULT"), context
+    assert not any("Apply" in t for _l, t in b["lenses"]), context
+    assert "replace-lines" in b["hover"] and "src/app.py" in b["hover"], context
+    assert (chat_ws / "src" / "app.py").read_text(encoding="utf-8") == APP
+
+
+CC_HEAD = "## Me\n\nMake greet() say bye in src/app.py.\n\n## CodeCompanion (Copilot)\n\n"
+CC_STREAM = ["Here is the change:\n\nsrc/app.py\n", "````python\n<<<<<<< SEARCH\n", '    print("hello")\n',
+             "=======\n", '    print("by']
+CC_FINISH = ['e")\n>>>>>>> REPLACE\n', "````\n\n## Me\n\n"]
+
+
+def test_neovim_streaming_chat_answer_is_in_progress_then_applies(chat_ws: Path, tmp_path: Path) -> None:
+    """CodeCompanion streams its answer into the chat buffer: while the block still grows, its
+    unclosed end is information and has no Apply lens; once complete, :ActionApply applies it.
+    (Neovim pulls diagnostics on a change only -- it has no workspace/diagnostic/refresh -- so
+    a stream that stalls shows as an error at the buffer's next change, not when the grace
+    period ends.)"""
+    buffers = [
+        _scratch("codecompanion", "codecompanion", "[CodeCompanion] 4", ["name", "filetype", "show", "lines"],
+                 CC_HEAD, expect_attach=True, stream=CC_STREAM, finish=CC_FINISH,
+                 apply={"needle": "<<<<<<< SEARCH", "target": "src/app.py", "expect": 'print("bye")'}),
+    ]
+    result, context = _run_chats(chat_ws, tmp_path, buffers)
+    b = result["buffers"]["codecompanion"]
+    growing = [d for d in b["while_streaming"]["diagnostics"] if d["code"] == "unclosed-block"]
+    assert growing and all(d["severity"] == 3 and "in progress" in d["message"] for d in growing), context
+    assert not any("Apply" in t for _l, t in b["while_streaming"]["lenses"]), context
+    assert not any(d["code"] == "unclosed-block" for d in b["diagnostics"]), context
+    assert (chat_ws / "src" / "app.py").read_text(encoding="utf-8") == APP.replace("hello", "bye")
