@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 from test_neovim import FIXTURES, _path_with_server, _run_nvim, readme_setup
 
+from action_lsp.dialects import NAMES
+
 pytestmark = pytest.mark.editor
 
 REPO = Path(__file__).resolve().parents[2]
@@ -295,3 +297,36 @@ def test_neovim_streaming_chat_answer_is_in_progress_then_applies(chat_ws: Path,
     assert not any("Apply" in t for _l, t in b["while_streaming"]["lenses"]), context
     assert not any(d["code"] == "unclosed-block" for d in b["diagnostics"]), context
     assert (chat_ws / "src" / "app.py").read_text(encoding="utf-8") == APP.replace("hello", "bye")
+
+
+CC_FILEPATH = """## Me
+
+Add a helper module.
+
+## CodeCompanion (Copilot)
+
+````python
+# filepath: src/helpers.py
+def shout(text):
+    return text.upper()
+````
+
+## Me
+
+"""
+
+
+@pytest.mark.skipif(
+    "chat-answer" not in NAMES,
+    reason="needs the chat-answer dialect (code blocks naming their file; branch i23-chat), not installed",
+)
+def test_neovim_applies_a_codecompanion_code_block_naming_its_file(chat_ws: Path, tmp_path: Path) -> None:
+    """CodeCompanion's own convention (a `filepath:` comment on the block's first line): the
+    block that makes a new file is applied from the chat buffer with :ActionApply."""
+    buffers = [
+        _scratch("codecompanion", "codecompanion", "[CodeCompanion] 9", ["name", "filetype", "show", "lines"],
+                 CC_FILEPATH, expect_attach=True,
+                 apply={"needle": "# filepath: src/helpers.py", "target": "src/helpers.py", "expect": "upper()"}),
+    ]
+    _run_chats(chat_ws, tmp_path, buffers)
+    assert (chat_ws / "src" / "helpers.py").read_text(encoding="utf-8") == "def shout(text):\n    return text.upper()\n"
