@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from lsprotocol import types
@@ -136,3 +137,31 @@ async def test_a_chat_buffer_named_like_an_existing_file_is_not_that_file(sessio
     assert result["applied"] is True, result
     assert 'print("bye")' in (session.root / "src" / "app.py").read_text(encoding="utf-8")
     assert namesake.read_text(encoding="utf-8") == "not the chat\n"
+
+
+async def test_a_chat_file_kept_under_a_home_repository_resolves_against_the_folder(
+    session: Session, tmp_path: Path
+) -> None:
+    """gp.nvim and parrot.nvim keep their chats in ~/.local/share/nvim/{gp,parrot}/chats, and
+    many home directories are git repositories (dotfiles). Neovim gives the chat the project's
+    root as its workspace folder; the home repository above that folder is not the chat's
+    workspace (its actions resolved against ~: `src/app.py` was ~/src/app.py)."""
+    home = tmp_path  # holds the workspace folder (tmp_path/ws), like ~ holds ~/project
+    assert session.root.parent == home
+    (home / ".git").mkdir()
+    chats = home / ".local" / "share" / "nvim" / "gp" / "chats"
+    chats.mkdir(parents=True)
+    uri = from_fs_path(str(chats / "2026-11-26.10-00-00.000.md"))
+    assert uri is not None
+    _open(session, uri, ANSWER)
+    lenses = await _lenses(session, uri)
+    for lens in [lens for lens in lenses if lens.command and lens.command.title == "Apply"]:
+        assert lens.command is not None
+        result = await session.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+        )
+        assert result["applied"] is True, result
+    assert 'print("bye")' in (session.root / "src" / "app.py").read_text(encoding="utf-8")
+    # the new file goes into the project, not into the home directory
+    assert (session.root / "docs" / "NOTE.md").read_text(encoding="utf-8") == "a note\n"
+    assert not (home / "docs").exists() and not (home / "src").exists()
