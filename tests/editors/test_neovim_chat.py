@@ -207,6 +207,14 @@ def test_neovim_attaches_to_chat_buffers_and_applies_from_them(chat_ws: Path, tm
         assert not (chat_ws / name).exists(), name
     assert chat.read_text(encoding="utf-8") == GP  # the chat itself was not touched
 
+    # :checkhealth action_lsp lists the chat plugins and each chat buffer with its root
+    health = result["health"]
+    assert "codecompanion: buffers of filetype `codecompanion`" in health, health
+    assert f"gp: chat files in {chat.parent}" in health, health
+    assert f"OK chat {chat} (markdown): attached, root {chat_ws}" in health, health
+    assert f"OK chat {chat_ws / 'Make greet say bye'} (codecompanion): attached, root {chat_ws}" in health, health
+    assert "ERROR" not in health, health
+
 
 def test_neovim_chat_plugins_can_be_turned_off(chat_ws: Path, tmp_path: Path) -> None:
     """``vim.g.action_lsp_chats = { codecompanion = false }`` (before the plugin loads): its

@@ -251,7 +251,7 @@ function M.chats()
         if not dir:match('^/') and not dir:match('^%a:[/\\]') then
           dir = vim.fn.stdpath('data') .. '/' .. dir
         end
-        chat.dir = vim.fs.normalize(dir)
+        chat.dir = vim.fs.normalize(vim.fn.resolve(dir)) -- the plugins resolve their chat_dir
       end
       out[name] = chat
     end
@@ -289,7 +289,7 @@ function M.is_chat(bufnr)
       return true
     end
     if chat.dir and name ~= '' and vim.bo[bufnr].buftype == '' then
-      local path = vim.fs.normalize(vim.fn.fnamemodify(name, ':p'))
+      local path = vim.fs.normalize(vim.fn.resolve(vim.fn.fnamemodify(name, ':p')))
       if path:sub(1, #chat.dir + 1) == chat.dir .. '/' then
         return true
       end
@@ -597,7 +597,7 @@ end
 --- (Neovim itself only writes that to its LSP log).
 ---@param bufnr integer
 function M.check_server(bufnr)
-  if vim.bo[bufnr].buftype ~= '' then
+  if vim.bo[bufnr].buftype ~= '' and not vim.list_contains(M.chat_filetypes(), vim.bo[bufnr].filetype) then
     return
   end
   local enabled = vim.lsp.is_enabled and vim.lsp.is_enabled('action_lsp')
