@@ -270,7 +270,8 @@ def test_neovim_avante_answer_buffer_is_shown_never_applied(chat_ws: Path, tmp_p
     Apply: the buffer gives line numbers, not the text they replace."""
     buffers = [
         _scratch("avante", "Avante", "AVANTE_RESULT", ["filetype", "lines", "readonly", "show", "name"], AVANTE,
-                 listed=False, expect_attach=True, wait_lens=False, hover="Filepath: src/app.py"),
+                 listed=False, expect_attach=True, wait_lens=False, hover="Filepath: src/app.py",
+                 rename_same=True),
     ]
     result, context = _run_chats(chat_ws, tmp_path, buffers)
     b = result["buffers"]["avante"]
@@ -279,6 +280,8 @@ def test_neovim_avante_answer_buffer_is_shown_never_applied(chat_ws: Path, tmp_p
     assert not any("Apply" in t for _l, t in b["lenses"]), context
     assert "replace-lines" in b["hover"] and "src/app.py" in b["hover"], context
     assert (chat_ws / "src" / "app.py").read_text(encoding="utf-8") == APP
+    # named again under the same name (each time its window is entered): no close and reopen
+    assert b["same_name"] == {"detached": 0, "clients": 1, "uri": b["uri"]}, context
 
 
 CC_HEAD = "## Me\n\nMake greet() say bye in src/app.py.\n\n## CodeCompanion (Copilot)\n\n"

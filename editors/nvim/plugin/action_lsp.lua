@@ -50,9 +50,9 @@ vim.api.nvim_create_autocmd('FileType', {
 
 vim.api.nvim_create_autocmd('BufFilePre', {
   group = group,
-  desc = 'action-lsp: a chat buffer about to be renamed leaves the server under its old name',
+  desc = 'action-lsp: a chat buffer about to be named: the URI the server knows it by',
   callback = function(args)
-    action_lsp.detach_chat(args.buf)
+    action_lsp.before_rename(args.buf)
   end,
 })
 
@@ -60,7 +60,7 @@ vim.api.nvim_create_autocmd('BufFilePost', {
   group = group,
   desc = 'action-lsp: a chat buffer named (or renamed) joins the server under its name',
   callback = function(args)
-    action_lsp.attach_chat(args.buf)
+    action_lsp.after_rename(args.buf)
   end,
 })
 

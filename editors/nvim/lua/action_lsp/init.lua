@@ -335,16 +335,30 @@ function M.attach_chat(bufnr)
   vim.lsp.start(config, { bufnr = bufnr, reuse_client = config.reuse_client })
 end
 
---- Before a chat buffer is renamed (CodeCompanion names a chat by its title): leave it, so that
---- the server closes the document under its old name; `attach_chat` opens it under the new one.
+--- Before a chat buffer is named again (CodeCompanion names a chat by its title; avante sets
+--- the same name each time its window is entered): remember the URI the server knows it by.
 ---@param bufnr integer
-function M.detach_chat(bufnr)
-  if vim.bo[bufnr].buftype == '' then
+function M.before_rename(bufnr)
+  if vim.bo[bufnr].buftype == '' or #M.clients(bufnr) == 0 then
     return
   end
-  for _, client in ipairs(M.clients(bufnr)) do
-    vim.lsp.buf_detach_client(bufnr, client.id)
+  vim.b[bufnr].action_lsp_uri = vim.uri_from_bufnr(bufnr)
+end
+
+--- After a chat buffer is named: if its URI changed, the server closes the document under
+--- the old one and opens it under the new one (Neovim itself would go on sending changes under
+--- the new URI for a document the server does not know); then attach it if it is not yet.
+---@param bufnr integer
+function M.after_rename(bufnr)
+  local old = vim.b[bufnr].action_lsp_uri
+  vim.b[bufnr].action_lsp_uri = nil
+  if old and old ~= vim.uri_from_bufnr(bufnr) then
+    for _, client in ipairs(M.clients(bufnr)) do
+      client:notify('textDocument/didClose', { textDocument = { uri = old } })
+      vim.lsp.buf_detach_client(bufnr, client.id)
+    end
   end
+  M.attach_chat(bufnr)
 end
 
 -- Clients and lenses ---------------------------------------------------------------------
