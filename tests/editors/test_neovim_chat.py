@@ -20,14 +20,25 @@ and writes what it saw; the test asserts on it and on the files on disk.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_neovim import FIXTURES, _path_with_server, _run_nvim, readme_setup
+from test_neovim import (
+    FIXTURES,
+    NVIM_DIR,
+    RUN_TIMEOUT_S,
+    _nvim,
+    _path_with_server,
+    _run_nvim,
+    readme_setup,
+)
 
 from action_lsp.dialects import NAMES
+from action_lsp.project_root import find
 
 pytestmark = pytest.mark.editor
 
@@ -341,3 +352,61 @@ def test_neovim_applies_a_codecompanion_code_block_naming_its_file(chat_ws: Path
     ]
     _run_chats(chat_ws, tmp_path, buffers)
     assert (chat_ws / "src" / "helpers.py").read_text(encoding="utf-8") == "def shout(text):\n    return text.upper()\n"
+
+
+DIRS_LUA = """
+vim.opt.rtp:append(vim.env.ACTION_LSP_NVIM_DIR)
+local action_lsp = require('action_lsp')
+local out = {}
+for _, dir in ipairs(vim.json.decode(vim.env.ACTION_LSP_TEST_DIRS)) do
+  local root, marker = action_lsp.find_root_of_dir(dir)
+  vim.cmd.cd(vim.fn.fnameescape(dir))
+  out[dir] = { root = root or vim.NIL, marker = marker or vim.NIL, chat_root = action_lsp.chat_root() or vim.NIL }
+end
+local f = assert(io.open(vim.env.ACTION_LSP_TEST_OUT, 'w'))
+f:write(vim.json.encode(out))
+f:close()
+"""
+
+
+def test_neovim_chat_root_is_the_current_directorys_as_the_command_line_finds_it(tmp_path: Path) -> None:
+    """A chat buffer's root: the one `action-lsp check` finds for Neovim's current directory
+    (the directory itself first, then those above); with none, that directory itself, unless
+    every user may write into it (like /tmp)."""
+    top = tmp_path / "top"
+    (top / "repo" / ".git").mkdir(parents=True)
+    (top / "repo" / "docs").mkdir()
+    (top / "repo" / "decl").mkdir()
+    (top / "repo" / "decl" / ".action-lsp.toml").write_text("[dialects]\n", encoding="utf-8")
+    (top / "plain").mkdir()
+    shared = tmp_path / "public"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    dirs = [top / "repo", top / "repo" / "docs", top / "repo" / "decl", top / "plain", shared]
+    script = tmp_path / "dirs.lua"
+    script.write_text(DIRS_LUA, encoding="utf-8")
+    out = tmp_path / "dirs.json"
+    env = dict(
+        os.environ,
+        ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
+        ACTION_LSP_TEST_DIRS=json.dumps([str(d) for d in dirs]),
+        ACTION_LSP_TEST_OUT=str(out),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    proc = subprocess.run(
+        [_nvim(), "--headless", "--clean", "-l", str(script)],
+        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
+    )
+    assert proc.returncode == 0 and out.exists(), proc.stderr
+    got = json.loads(out.read_text(encoding="utf-8"))
+    for d in dirs:
+        root = find(d)
+        assert (got[str(d)]["root"], got[str(d)]["marker"]) == (
+            (str(root.path), root.marker) if root else (None, None)
+        ), d
+    assert got[str(top / "repo" / "docs")]["chat_root"] == str(top / "repo")
+    assert got[str(top / "repo" / "decl")]["chat_root"] == str(top / "repo" / "decl")
+    assert got[str(top / "plain")]["chat_root"] == str(top / "plain")  # no root: the directory
+    assert got[str(shared)]["chat_root"] is None
