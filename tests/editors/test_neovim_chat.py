@@ -243,6 +243,21 @@ def test_neovim_chat_plugins_can_be_turned_off(chat_ws: Path, tmp_path: Path) ->
     assert result["buffers"]["copilotchat"]["clients"] == 1, context
 
 
+def test_neovim_attaches_to_a_chat_opened_before_the_plugin_loaded(chat_ws: Path, tmp_path: Path) -> None:
+    """A plugin manager may load action-lsp after a chat is open: the plugin attaches to it when
+    it loads."""
+    lines = json.dumps(_lines(COPILOTCHAT))
+    before = (
+        "local b = vim.api.nvim_create_buf(false, true); vim.bo[b].filetype = 'copilot-chat'; "
+        f"vim.api.nvim_buf_set_name(b, 'copilot-chat'); vim.api.nvim_buf_set_lines(b, 0, -1, false, vim.json.decode([=[{lines}]=])); "
+    )
+    buffers = [{"key": "copilotchat", "existing": True, "filetype": "copilot-chat", "expect_attach": True,
+                "apply": {"needle": "--- src/util.py", "target": "src/util.py", "expect": "return x * 3"}}]
+    result, context = _run_chats(chat_ws, tmp_path, buffers, before=before)
+    assert result["buffers"]["copilotchat"]["clients"] == 1, context
+    assert (chat_ws / "src" / "util.py").read_text(encoding="utf-8") == "def triple(x):\n    return x * 3\n"
+
+
 def test_neovim_no_chat_plugin_at_all(chat_ws: Path, tmp_path: Path) -> None:
     """``vim.g.action_lsp_chats = false``: no chat buffer, and a gp.nvim chat file is an ordinary
     markdown file again (its root found from its own path)."""

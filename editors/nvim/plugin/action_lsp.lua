@@ -74,4 +74,8 @@ vim.api.nvim_create_autocmd('FileType', {
 
 if vim.g.action_lsp_enable ~= false then
   vim.lsp.enable('action_lsp')
+  -- chats opened before the plugin loaded (a plugin manager loading it late)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    action_lsp.attach_chat(buf)
+  end
 end

@@ -315,7 +315,7 @@ end
 --- a markdown scratch buffer (a hover window, a plugin's preview).
 ---@param bufnr integer
 function M.attach_chat(bufnr)
-  if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype == '' or not client_enabled() then
+  if not vim.api.nvim_buf_is_loaded(bufnr) or vim.bo[bufnr].buftype == '' or not client_enabled() then
     return
   end
   local ft = vim.bo[bufnr].filetype
