@@ -21,7 +21,7 @@ from pygls.uris import to_fs_path
 from ..document import Analysis, IncrementalDocument
 from ..edit import Plan
 from ..model import Diagnostic, Span, shift_diagnostic
-from ..text import Encoding
+from ..text import EditableLineIndex, Encoding
 from .config import Settings
 from .convert import span_of
 
@@ -153,7 +153,7 @@ class DocumentStore:
                 if span.end < span.start:
                     span = Span(span.end, span.start)
                 # Streaming: text added at the end (or the last line replaced by a longer one).
-                grew = grew or (span.end == length and len(change.text) > len(span))
+                grew = grew or (_at_end(od.doc.lines, span.end, length) and len(change.text) > len(span))
                 od.doc.edit(span.start, span.end, change.text)
                 _follow_edit(od.workspace, span, len(change.text))
             else:
@@ -166,6 +166,16 @@ class DocumentStore:
         od.revision += 1
         od.workspace.stale = True
         return od
+
+
+def _at_end(lines: EditableLineIndex, offset: int, length: int) -> bool:
+    """Is ``offset`` the end of the text (``length`` long), but for the last line's line break?
+    Neovim sends an append to a buffer as an insertion before that line break, which the old
+    and the new text share ('eol'). Reads the few characters after ``offset`` only: a change
+    must not join the whole text."""
+    if offset == length:
+        return True
+    return length - offset <= 2 and lines.slice(offset, length) in ("\n", "\r", "\r\n")
 
 
 def _follow_edit(ws: WorkspaceState, span: Span, inserted: int) -> None:

@@ -349,6 +349,14 @@ class ActionLanguageServer(LanguageServer):
             marked = marked_root(od.path)  # a workspace marked inside the folder wins
             if marked is not None and (root is None or marked.is_relative_to(root)):
                 root = marked
+            # A transcript outside every folder (a gp.nvim / parrot.nvim chat file under
+            # ~/.local/share/nvim) whose root is above a folder (a home directory that is a git
+            # repository) belongs to that folder, the project the editor works on: nothing
+            # above a workspace folder is ever the root.
+            outside = not any(od.path.is_relative_to(f) for f in self.folders)
+            if marked is not None and root is marked and outside:
+                below = [f for f in self.folders if f != marked and f.is_relative_to(marked)]
+                root = below[0] if below else root
         if root is None:
             if self.folders:
                 root = self.folders[0]

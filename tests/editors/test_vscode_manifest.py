@@ -121,6 +121,7 @@ DESCRIBED_AS = {
     "action-plan": "action plans",
     "dyad": "Dyad",
     "aider": "Aider",
+    "avante": "avante.nvim",
     "bolt": "bolt.new",
     "unified-diff": "unified diffs",
     "codex-patch": "Codex",

@@ -114,3 +114,49 @@ async def test_saving_makes_it_final_and_closing_it_clears_it(stream: Session) -
     diags = await session.diagnostics(buf.uri)
     assert not _unclosed(diags)
     assert "Apply" in await _lenses(session, buf.uri)
+
+
+class NeovimBuffer(Buffer):
+    """A chat buffer as Neovim syncs it: its text always ends with the line break of its last
+    line ('eol'), and an append is the change Neovim computes -- the inserted text *before*
+    that final line break, which old and new text share (CodeCompanion, CopilotChat)."""
+
+    def __init__(self, session: Session, rel: str) -> None:
+        self.session = session
+        self.text = "\n"
+        self.uri = session.open(rel, "\n")
+
+    def append(self, chunk: str) -> None:
+        enc = self.session.encoding
+        at = len(self.text) - 1
+        pos = LineIndex(self.text).position(at, enc)  # type: ignore[arg-type]
+        self.session.change(self.uri, (pos.line, pos.character), (pos.line, pos.character), chunk)
+        self.text = self.text[:at] + chunk + self.text[at:]
+
+
+async def test_an_answer_growing_before_the_final_line_break_is_in_progress(stream: Session) -> None:
+    """Neovim's change for an append ends before the buffer's final line break: that is the
+    end growing too (it was read as an edit in the middle, and the unclosed end an error)."""
+    session = stream
+    buf = NeovimBuffer(session, "chat.md")
+    for i in range(0, len(ANSWER), 9):
+        buf.append(ANSWER[i : i + 9])
+        await asyncio.sleep(0.05)
+    diags = await session.diagnostics(buf.uri)
+    (d,) = _unclosed(diags)
+    assert d.severity == types.DiagnosticSeverity.Information, buf.text
+    assert "Apply" not in await _lenses(session, buf.uri)
+    await _until_error(session, buf.uri, timeout=GRACE + 5)
+
+
+async def test_an_edit_in_the_middle_is_no_growth(stream: Session) -> None:
+    """Text typed above the end (a user editing an old message) is not streaming: the unclosed
+    end stays an error."""
+    session = stream
+    buf = NeovimBuffer(session, "chat.md")
+    buf.append(ANSWER)
+    await _until_error(session, buf.uri, timeout=GRACE + 5)
+    session.change(buf.uri, (0, 0), (0, 0), "more words ")
+    buf.text = "more words " + buf.text
+    diags = await session.diagnostics(buf.uri)
+    assert [d.severity for d in _unclosed(diags)] == [types.DiagnosticSeverity.Error]

@@ -12,8 +12,10 @@
 return {
   cmd = { 'action-lsp', 'serve' },
   -- jsonl: agent sessions (Claude Code, Codex). Not json: every package.json would be checked;
-  -- add 'json' here (vim.lsp.config) if you keep sessions as .json files.
-  filetypes = { 'markdown', 'text', 'jsonl' },
+  -- add 'json' here (vim.lsp.config) if you keep sessions as .json files. Then the filetypes of
+  -- the chat buffers of AI plugins (require('action_lsp').chat_plugins): scratch buffers the
+  -- plugin attaches the client to (vim.g.action_lsp_chats turns each off).
+  filetypes = require('action_lsp').filetypes(),
   -- The workspace root, which file actions (create_file, modify_file, ...) resolve against and
   -- whose configuration declares dialects: the nearest directory holding `.action-lsp`,
   -- `.action-lsp.toml`, a pyproject.toml with [tool.action-lsp], `.git`, `.hg` or `.jj` -- as

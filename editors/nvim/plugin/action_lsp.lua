@@ -2,6 +2,7 @@
 -- adds :ActionApply, :ActionApplyAll and :ActionPreview (lua/action_lsp/init.lua).
 --   vim.g.action_lsp_enable = false   -- before the plugin loads: do not enable the client
 --   vim.g.action_lsp_codelens = false -- do not refresh the code lenses
+--   vim.g.action_lsp_chats = { avante = false } -- chat plugins whose buffers are not attached
 if vim.g.loaded_action_lsp then
   return
 end
@@ -41,6 +42,30 @@ vim.api.nvim_create_autocmd('LspDetach', {
 
 vim.api.nvim_create_autocmd('FileType', {
   group = group,
+  desc = 'action-lsp: attach to the chat buffers of AI plugins (buftype=nofile)',
+  callback = function(args)
+    action_lsp.attach_chat(args.buf)
+  end,
+})
+
+vim.api.nvim_create_autocmd('BufFilePre', {
+  group = group,
+  desc = 'action-lsp: a chat buffer about to be named: the URI the server knows it by',
+  callback = function(args)
+    action_lsp.before_rename(args.buf)
+  end,
+})
+
+vim.api.nvim_create_autocmd('BufFilePost', {
+  group = group,
+  desc = 'action-lsp: a chat buffer named (or renamed) joins the server under its name',
+  callback = function(args)
+    action_lsp.after_rename(args.buf)
+  end,
+})
+
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
   desc = 'action-lsp: say so when the server is missing',
   callback = function(args)
     action_lsp.check_server(args.buf)
@@ -49,4 +74,8 @@ vim.api.nvim_create_autocmd('FileType', {
 
 if vim.g.action_lsp_enable ~= false then
   vim.lsp.enable('action_lsp')
+  -- chats opened before the plugin loaded (a plugin manager loading it late)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    action_lsp.attach_chat(buf)
+  end
 end

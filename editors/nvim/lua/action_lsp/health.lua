@@ -56,13 +56,37 @@ function M.check()
     health.info(('client %d running, root %s'):format(client.id, client.root_dir or '(none)'))
   end
 
+  health.start('Chat plugins')
+  local chats = action_lsp.chats()
+  local names = vim.tbl_keys(action_lsp.chat_plugins)
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local chat = chats[name]
+    if not chat then
+      health.info(('%s: off (vim.g.action_lsp_chats)'):format(name))
+    elseif chat.filetype then
+      health.info(('%s: buffers of filetype `%s`'):format(name, chat.filetype))
+    else
+      health.info(('%s: chat files in %s'):format(name, chat.dir))
+    end
+  end
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and action_lsp.is_chat(buf) then
+      local attached = #action_lsp.clients(buf) > 0
+      local root = action_lsp.chat_root()
+      local report = attached and health.ok or health.warn
+      report(('chat %s (%s): %s, root %s'):format(vim.api.nvim_buf_get_name(buf), vim.bo[buf].filetype,
+        attached and 'attached' or 'not attached', root or '(none: the current directory has no root)'))
+    end
+  end
+
   health.start('Workspace root')
   health.info('markers, strongest first: ' .. table.concat(action_lsp.root_markers, ', '))
   local files = {}
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     local name = vim.api.nvim_buf_get_name(buf)
     if vim.api.nvim_buf_is_loaded(buf) and name ~= '' and vim.bo[buf].buftype == ''
-      and vim.list_contains(config.filetypes or {}, vim.bo[buf].filetype) then
+      and vim.list_contains(config.filetypes or {}, vim.bo[buf].filetype) and not action_lsp.is_chat(buf) then
       table.insert(files, name)
     end
   end

@@ -171,12 +171,194 @@ function M.config_file(root)
   return nil
 end
 
+--- The workspace root of the directory `dir` itself (its own markers first, then those above
+--- it), and the marker that made it, or nil.
+---@param dir string
+---@return string|nil root, string|nil marker
+function M.find_root_of_dir(dir)
+  dir = vim.fs.normalize(vim.fn.fnamemodify(dir, ':p'))
+  local marker = M.marker_of(dir)
+  if marker then
+    return dir, marker
+  end
+  return M.find_root(dir)
+end
+
+--- The workspace root of a chat buffer: the one of Neovim's current directory, else that
+--- directory itself (unless every user may write into it, like /tmp: then none).
+---@return string|nil root, string|nil marker
+function M.chat_root()
+  local cwd = vim.fn.getcwd()
+  local root, marker = M.find_root_of_dir(cwd)
+  if root then
+    return root, marker
+  end
+  if shared(cwd) then
+    return nil, nil
+  end
+  return vim.fs.normalize(cwd), nil
+end
+
 --- `root_dir` of the client config: the workspace root of the buffer's file (nil: none found;
---- the client then starts without a workspace folder).
+--- the client then starts without a workspace folder); for a chat buffer (an AI plugin's
+--- buffer, or a chat file in gp.nvim's / parrot.nvim's chat directory) the one of Neovim's
+--- current directory.
 ---@param bufnr integer
 ---@param on_dir fun(root_dir?: string)
 function M.root_dir(bufnr, on_dir)
+  if M.is_chat(bufnr) then
+    on_dir((M.chat_root()))
+    return
+  end
   on_dir((M.find_root(vim.api.nvim_buf_get_name(bufnr))))
+end
+
+-- Chat buffers ---------------------------------------------------------------------------
+
+--- The AI chat plugins whose buffers the client attaches to. `filetype`: the filetype of the
+--- plugin's chat buffer (a scratch buffer, buftype=nofile, not a file on disk); `dir`: where
+--- the plugin keeps its chats as markdown files (under stdpath('data') when relative).
+--- avante.nvim: only its answer buffer (`Avante`); its input (`AvanteInput`), selected files
+--- (`AvanteSelectedFiles`), selected code, todos and prompt buffers hold no answers.
+M.chat_plugins = {
+  codecompanion = { filetype = 'codecompanion' },
+  avante = { filetype = 'Avante' },
+  copilotchat = { filetype = 'copilot-chat' },
+  gp = { dir = 'gp/chats' },
+  parrot = { dir = 'parrot/chats' },
+}
+
+--- The chat plugins turned on, as `vim.g.action_lsp_chats` says (read each time):
+---   vim.g.action_lsp_chats = { avante = false }          -- not avante.nvim's buffers
+---   vim.g.action_lsp_chats = { gp = '~/notes/gp-chats' } -- gp.nvim's `chat_dir`, if changed
+---   vim.g.action_lsp_chats = false                       -- no chat plugin at all
+--- Every plugin is on by default.
+---@return table<string, { filetype?: string, dir?: string }>
+function M.chats()
+  local wanted = vim.g.action_lsp_chats
+  if wanted == false then
+    return {}
+  end
+  wanted = type(wanted) == 'table' and wanted or {}
+  local out = {}
+  for name, spec in pairs(M.chat_plugins) do
+    local want = wanted[name]
+    if want ~= false and want ~= 0 then
+      local chat = { filetype = spec.filetype }
+      local dir = type(want) == 'string' and want or spec.dir
+      if dir then
+        dir = vim.fn.expand(dir)
+        if not dir:match('^/') and not dir:match('^%a:[/\\]') then
+          dir = vim.fn.stdpath('data') .. '/' .. dir
+        end
+        chat.dir = vim.fs.normalize(vim.fn.resolve(dir)) -- the plugins resolve their chat_dir
+      end
+      out[name] = chat
+    end
+  end
+  return out
+end
+
+--- The filetypes of the chat buffers turned on (sorted).
+---@return string[]
+function M.chat_filetypes()
+  local fts = {}
+  for _, chat in pairs(M.chats()) do
+    if chat.filetype then
+      table.insert(fts, chat.filetype)
+    end
+  end
+  table.sort(fts)
+  return fts
+end
+
+--- The filetypes of the shipped config: transcripts, sessions and the chat buffers turned on.
+---@return string[]
+function M.filetypes()
+  return vim.list_extend({ 'markdown', 'text', 'jsonl' }, M.chat_filetypes())
+end
+
+--- Is `bufnr` a chat: a chat plugin's buffer (by filetype), or a file in a chat directory?
+---@param bufnr integer
+---@return boolean
+function M.is_chat(bufnr)
+  local ft = vim.bo[bufnr].filetype
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  for _, chat in pairs(M.chats()) do
+    if chat.filetype and chat.filetype == ft then
+      return true
+    end
+    if chat.dir and name ~= '' and vim.bo[bufnr].buftype == '' then
+      local path = vim.fs.normalize(vim.fn.resolve(vim.fn.fnamemodify(name, ':p')))
+      if path:sub(1, #chat.dir + 1) == chat.dir .. '/' then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+local function client_enabled()
+  if vim.lsp.is_enabled then
+    return vim.lsp.is_enabled('action_lsp')
+  end
+  return vim.g.action_lsp_enable ~= false
+end
+
+--- Attach the client to a chat plugin's scratch buffer. Neovim's own `vim.lsp.enable` attaches
+--- only to buffers that are files (buftype ''); a chat buffer is buftype=nofile, named
+--- `[CodeCompanion] 3`, `copilot-chat` or `AVANTE_RESULT` -- a name Neovim makes into a path in
+--- the current directory, which is its URI (file:///.../%5BCodeCompanion%5D%203): the server
+--- keeps such a document in memory and never reads or writes that path. A buffer not named yet
+--- (avante names its answer buffer once it is shown) is attached when it gets its name.
+--- Only the chat filetypes turned on that the config's `filetypes` holds are attached: never
+--- a markdown scratch buffer (a hover window, a plugin's preview).
+---@param bufnr integer
+function M.attach_chat(bufnr)
+  if not vim.api.nvim_buf_is_loaded(bufnr) or vim.bo[bufnr].buftype == '' or not client_enabled() then
+    return
+  end
+  local ft = vim.bo[bufnr].filetype
+  local config = M.config()
+  if not config or not vim.list_contains(M.chat_filetypes(), ft)
+    or not vim.list_contains(config.filetypes or {}, ft) then
+    return
+  end
+  if vim.api.nvim_buf_get_name(bufnr) == '' or #M.clients(bufnr) > 0 then
+    return
+  end
+  if M.missing_server() then
+    return
+  end
+  config = vim.deepcopy(config)
+  config.root_dir = M.chat_root()
+  vim.lsp.start(config, { bufnr = bufnr, reuse_client = config.reuse_client })
+end
+
+--- Before a chat buffer is named again (CodeCompanion names a chat by its title; avante sets
+--- the same name each time its window is entered): remember the URI the server knows it by.
+---@param bufnr integer
+function M.before_rename(bufnr)
+  if vim.bo[bufnr].buftype == '' or #M.clients(bufnr) == 0 then
+    return
+  end
+  vim.b[bufnr].action_lsp_uri = vim.uri_from_bufnr(bufnr)
+end
+
+--- After a chat buffer is named: if its URI changed, the server closes the document under
+--- the old one and opens it under the new one (Neovim itself would go on sending changes under
+--- the new URI for a document the server does not know); then attach it if it is not yet.
+---@param bufnr integer
+function M.after_rename(bufnr)
+  local old = vim.b[bufnr].action_lsp_uri
+  vim.b[bufnr].action_lsp_uri = nil
+  if old and old ~= vim.uri_from_bufnr(bufnr) then
+    for _, client in ipairs(M.clients(bufnr)) do
+      client:notify('textDocument/didClose', { textDocument = { uri = old } })
+      vim.lsp.buf_detach_client(bufnr, client.id)
+    end
+  end
+  M.attach_chat(bufnr)
 end
 
 -- Clients and lenses ---------------------------------------------------------------------
@@ -192,9 +374,13 @@ function M.is_action_lsp(client)
   return vim.list_contains(names, 'action-lsp.apply')
 end
 
-local function action_clients(bufnr)
+--- The action-lsp clients attached to `bufnr`.
+---@param bufnr integer
+---@return vim.lsp.Client[]
+function M.clients(bufnr)
   return vim.tbl_filter(M.is_action_lsp, vim.lsp.get_clients({ bufnr = bufnr }))
 end
+local action_clients = M.clients
 
 --- The lens running `command` whose range holds `line` (0-based), else the nearest above it.
 ---@param lenses lsp.CodeLens[]
@@ -425,7 +611,7 @@ end
 --- (Neovim itself only writes that to its LSP log).
 ---@param bufnr integer
 function M.check_server(bufnr)
-  if vim.bo[bufnr].buftype ~= '' then
+  if vim.bo[bufnr].buftype ~= '' and not vim.list_contains(M.chat_filetypes(), vim.bo[bufnr].filetype) then
     return
   end
   local enabled = vim.lsp.is_enabled and vim.lsp.is_enabled('action_lsp')
