@@ -95,6 +95,12 @@ class OpenHands(Dialect):
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None  # a recorded trajectory is not written by hand
 
+    def claims_json(self, value: Any) -> bool:
+        """A trajectory (``{"trajectory": [...]}``, a list of events) or one event."""
+        if isinstance(value, dict) and isinstance(value.get("trajectory"), list):
+            return True
+        return _is_event(value) or (isinstance(value, list) and any(_is_event(e) for e in value[:3]))
+
     def parse_prose_json(self, ctx: ScanContext, start: int, result: JResult) -> Construct | None:
         node = result.node
         if node is None or node.kind != "object":
