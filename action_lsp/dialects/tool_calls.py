@@ -42,6 +42,8 @@ from .tool_use import (
     decode_arguments,
     failed,
     first_line,
+    map_action,
+    map_diagnostic,
     relative_path,
     tool_rules,
     tool_specs,
@@ -54,7 +56,7 @@ SPECS = tool_specs(
 _ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _MARKERS = ('"tool_calls"', '"tool_use"', '"function_call"', '"custom_tool_call"', '"local_shell_call"',
             '"functionCall"', '"toolCalls"', '"tool_name"', '"toolName"', '"recipient_name"', '"tool"',
-            '"function"')
+            '"function"', '"assistant"', '"model"', '"gemini"')  # (assistant text is read too)
 
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 
@@ -258,6 +260,58 @@ def _result(obj: JNode) -> tuple[str, str | None, Span] | None:
     return None
 
 
+_TEXT_TYPES = frozenset({"text", "output_text"})
+_ACTION_HINT = re.compile(r"<[A-Za-z]|```|^[ \t]*[-<]{3,}|\*\*\* Begin Patch|^diff --git", re.M)
+
+
+def _said(obj: JNode) -> list[JNode]:
+    """The text an assistant message object says, worth reading for actions: an Anthropic
+    ``text`` block, a Gemini part's ``text`` (not a thought), an OpenAI or Gemini-chat message
+    whose ``content`` is a string. Text with no tag, fence, marker or patch in it is skipped."""
+    v = obj.value
+    kind = v.get("type")
+    if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
+        m = obj.get("text")
+    elif "role" in v or kind == "gemini":
+        m = obj.get("content")
+    else:
+        return []
+    said = m.value if m is not None else None
+    if said is None or said.kind != "string" or _ACTION_HINT.search(said.value) is None:
+        return []
+    return [said]
+
+
+_CWD_MEMBER = re.compile(r'"cwd"[ \t]*:[ \t]*("(?:[^"\\\r\n]|\\.)*")')
+
+
+def _absolute(a: Action) -> bool:
+    path = a.fields.get("path")
+    value = path.value if path is not None else None
+    return isinstance(value, str) and (value.startswith("/") or (len(value) > 2 and value[1] == ":"))
+
+
+def _session_cwd(text: str, start: int, actions: list[Action], construct: Construct) -> None:
+    """Absolute paths of a record that records no working directory itself (a Codex call after
+    its ``session_meta`` / ``turn_context`` records) are read under the ``cwd`` of the nearest
+    record before it that gives one; the construct declares the look-behind, so an edit
+    between there and here re-reads it."""
+    at = text.rfind('"cwd"', 0, start)
+    m = _CWD_MEMBER.match(text, at) if at >= 0 else None
+    if m is None:
+        return
+    try:
+        cwd = json.loads(m.group(1))
+    except ValueError:
+        return
+    if not isinstance(cwd, str):
+        return
+    construct.behind = at
+    for a in actions:
+        if _absolute(a):
+            a.fields["path"] = relative_path(a.fields["path"], cwd)
+
+
 _CLINE_RESULT = re.compile(r"\[(\w+)(?: for '[^'\r\n]*')?\] Result:")
 #: How Cline's results say a call was not carried out (formatResponse.toolDenied, toolError, ...).
 _CLINE_FAILURES = ("The user denied this operation", "The tool execution failed", "[ERROR]", "Error:")
@@ -351,7 +405,7 @@ class ToolCalls(Dialect):
         if node is None or node.kind != "object" or not self._shaped(node):
             return None
         span = Span(start, result.end)
-        actions, diagnostics = self._walk(node, span, "tool calls")
+        actions, diagnostics = self._walk(node, span, "tool calls", getattr(ctx, "dialects", None))
         diagnostics[:0] = json_diagnostics(ctx.text, result, span, "bad JSON in tool calls")
         return Construct(span, actions, diagnostics, lookahead=result.end)
 
@@ -364,7 +418,7 @@ class ToolCalls(Dialect):
             return None
         end = close[1] if close else len(ctx.text)
         span = Span(fence.start, end)
-        actions, diagnostics = self._walk(result.node, span, "```json tool calls")
+        actions, diagnostics = self._walk(result.node, span, "```json tool calls", getattr(ctx, "dialects", None))
         diagnostics[:0] = json_diagnostics(ctx.text, result, Span(fence.body_start, body_end), "bad JSON in tool calls")
         return Construct(span, actions, diagnostics, lookahead=end)
 
@@ -392,11 +446,15 @@ class ToolCalls(Dialect):
             if node is not None:
                 errors: dict[str, tuple[str, Span]] = {}
                 answered: set[str] = set()
-                self._visit(node, Span(start, end), "session record", actions, diagnostics, calls, errors, answered)
+                self._visit(node, Span(start, end), "session record", actions, diagnostics, calls, errors, answered,
+                            getattr(ctx, "dialects", None))
                 _resolve(actions, diagnostics, calls, errors)
                 # the calls no result in this line answers: a later line may
                 waiting = {k: v for k, v in calls.items() if k not in answered}
-        return Construct(Span(start, end), actions, diagnostics, lookahead=end), waiting
+        construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
+        if any(_absolute(a) for a in actions):
+            _session_cwd(text, start, actions, construct)
+        return construct, waiting
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
         """The results a line gives: a Codex call output (whether it says the call failed), a
@@ -423,38 +481,46 @@ class ToolCalls(Dialect):
 
     # -- walking the shapes --------------------------------------------------------------------
 
-    def _walk(self, node: JNode, group: Span, label: str) -> tuple[list[Action], list[Diagnostic]]:
+    def _walk(self, node: JNode, group: Span, label: str, dialects: Any = None) -> tuple[list[Action], list[Diagnostic]]:
         """The calls of one JSON document, failed ones (by their results in it) marked."""
         actions: list[Action] = []
         diagnostics: list[Diagnostic] = []
         calls: dict[str, list[int]] = {}
         errors: dict[str, tuple[str, Span]] = {}
-        self._visit(node, group, label, actions, diagnostics, calls, errors)
+        self._visit(node, group, label, actions, diagnostics, calls, errors, None, dialects)
         _resolve(actions, diagnostics, calls, errors)
         return actions, diagnostics
 
     def _visit(self, node: JNode, group: Span, label: str, actions: list[Action],
                diagnostics: list[Diagnostic], calls: dict[str, list[int]],
-               errors: dict[str, tuple[str, Span]], answered: set[str] | None = None) -> None:
+               errors: dict[str, tuple[str, Span]], answered: set[str] | None = None,
+               dialects: Any = None) -> None:
         """Every tool-call-shaped object in ``node``, wherever it sits, in document order (see
         :func:`call_shape`); the results met on the way (by call id) in ``errors`` (failed) and
-        ``answered`` (any). A call's own arguments are not searched for calls."""
+        ``answered`` (any). A call's own arguments are not searched for calls. With the scan's
+        ``dialects``, the text of the assistant's messages is read by them (:func:`_said`)."""
         cwd = [_cwd(node)]  # the working directory recorded last (Cline's changes as it goes)
 
         def relativize(f: Field) -> Field:
             return relative_path(f, cwd[0])
 
         named: list[tuple[str, str]] = []  # (tool name, call id) of the calls, in order
-        stack = [node]
+        stack: list[tuple[JNode, bool]] = [(node, False)]  # (value, inside an assistant message)
         while stack:
-            obj = stack.pop()
+            obj, speaking = stack.pop()
             if obj.kind == "array":
-                stack.extend(reversed(obj.items or ()))
+                stack.extend((item, speaking) for item in reversed(obj.items or ()))
                 continue
             if obj.kind != "object" or not obj.members:
                 continue
             v = obj.value
             kind = _type(v)
+            role = v.get("role")
+            if isinstance(role, str) or kind in ("user", "gemini"):
+                speaking = role in ("assistant", "model") or kind == "gemini"
+            if speaking and dialects is not None:
+                for text in _said(obj):
+                    self._scan_said(text, dialects, actions, diagnostics)
             if kind in _ITEMS:
                 self._item(obj, group, label, actions, diagnostics, calls)
                 continue
@@ -479,7 +545,21 @@ class ToolCalls(Dialect):
                 continue
             for m in reversed(obj.members):
                 if m.key not in _NOT_CALLS and m.value.kind in ("object", "array"):
-                    stack.append(m.value)
+                    stack.append((m.value, speaking))
+
+    @staticmethod
+    def _scan_said(text: JNode, dialects: Any, actions: list[Action], diagnostics: list[Diagnostic]) -> None:
+        """Read a message's text (a decoded JSON string) with the markdown dialects: the XML
+        tools, SEARCH/REPLACE blocks, diffs and patches in it, their ranges mapped through the
+        string's escapes to the document."""
+        from ..scan import scan
+
+        smap = text.source_map
+        if smap is None:
+            return
+        for unit in scan(text.value, dialects):
+            actions.extend(map_action(a, smap) for a in unit.actions)
+            diagnostics.extend(map_diagnostic(d, smap) for d in unit.diagnostics)
 
     @staticmethod
     def _cline_result(obj: JNode, said: str, named: list[tuple[str, str]],

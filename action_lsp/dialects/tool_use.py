@@ -673,3 +673,27 @@ def failed(action: Action, message: str, at: Span | None) -> tuple[Action, Diagn
     )
     return action, diagnostic
 
+
+def map_action(a: Action, outer: SourceMap) -> Action:
+    """``a``, found by scanning a decoded value (a message's text inside a JSON string), with
+    every range mapped through ``outer`` to the document."""
+
+    def span(s: Span) -> Span:
+        return outer.span(s.start, s.end)
+
+    return Action(
+        a.dialect, a.type, a.kind, span(a.span), span(a.name_span),
+        {k: map_field(f, outer) for k, f in a.fields.items()},
+        span(a.group) if a.group else None, a.group_label,
+        [Edit(map_field(e.search, outer), map_field(e.replace, outer), e.line, e.replace_all,
+              tuple(map_field(f, outer) for f in e.anchors), e.after_previous, e.at_end, e.count)
+         for e in a.edits],
+        a.partial, a.in_progress, a.failure,
+    )
+
+
+def map_diagnostic(d: Diagnostic, outer: SourceMap) -> Diagnostic:
+    """``d`` mapped like :func:`map_action`; its fixes are dropped (they would edit the text
+    without its JSON escapes)."""
+    return Diagnostic(d.code, d.message, outer.span(d.span.start, d.span.end), d.severity, [],
+                      [(outer.span(s.start, s.end), m) for s, m in d.related], d.data)

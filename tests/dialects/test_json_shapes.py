@@ -326,3 +326,49 @@ def test_cline_windows_paths_map_into_the_recorded_working_directory() -> None:
     codes = [d.code for d in a.diagnostics]
     assert "tool-error" in codes
     assert next(d.message for d in a.diagnostics if d.code == "absolute-path").startswith("`D:\\Other")
+
+
+def test_older_cline_and_roo_write_their_xml_tools_inside_text_blocks() -> None:
+    """Before native tool calls, Cline and Roo Code wrote the XML tools in the assistant's text:
+    they are read by the markdown dialects, their ranges mapped through the JSON escapes."""
+    said = ("<thinking>the greeting</thinking>\n\n<write_to_file>\n<path>src/hi.ts</path>\n<content>\n"
+            'export const hi = "\\"hi\\"";\n\tconsole.log(hi);\n</content>\n</write_to_file>')
+    diff = ("<replace_in_file>\n<path>src/app.ts</path>\n<diff>\n------- SEARCH\nconst a = 1;\n=======\n"
+            "const a = 2;\n+++++++ REPLACE\n</diff>\n</replace_in_file>")
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nsay <write_to_file> hi\n</task>"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": said}]},
+        {"role": "user", "content": [{"type": "text", "text": "[write_to_file for 'src/hi.ts'] Result:\nok"}]},
+        {"role": "assistant", "content": diff},
+    ]
+    text = _line(messages)
+    a = analyze(text)
+    assert _views(a.actions) == [
+        ("write", "src/hi.ts", 'export const hi = "\\"hi\\"";\n\tconsole.log(hi);\n'),
+        ("modify", "src/app.ts", "const a = 2;\n"),
+    ]
+    content = a.actions[0].fields["content"]
+    i = content.value.index('"\\"hi')
+    s = content.value_span(i, i + 3)
+    assert text[s.start : s.end] == '\\"\\\\\\"'  # three characters written with their escapes
+    path = a.actions[1].fields["path"]
+    assert text[path.span.start : path.span.end] == "src/app.ts"
+
+
+def test_codex_absolute_patch_paths_read_under_the_session_cwd_recorded_before() -> None:
+    patch = "*** Begin Patch\n*** Add File: /home/u/p/src/a.py\n+a = 1\n*** End Patch\n"
+    lines = [
+        {"timestamp": "t", "type": "session_meta", "payload": {"id": "x", "cwd": "/home/u/p"}},
+        {"timestamp": "t", "type": "event_msg", "payload": {"type": "user_message", "message": "go"}},
+        {"timestamp": "t", "type": "response_item", "payload": {
+            "type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": patch}},
+    ]
+    text = "\n".join(_line(x) for x in lines) + "\n"
+    a = analyze(text)
+    assert [v[:2] for v in _views(a.actions)] == [("create", "src/a.py")] or \
+        [v[:2] for v in _views(a.actions)] == [("write", "src/a.py")]
+    doc = IncrementalDocument(text)
+    at = text.index("/home/u/p") + len("/home/u/")
+    doc.edit(at, at + 1, "q")  # the session's cwd now is /home/u/q: the path is outside it
+    assert [d.code for d in doc.analysis().diagnostics] == [d.code for d in analyze(doc.text).diagnostics]
+    assert "absolute-path" in [d.code for d in doc.analysis().diagnostics]
