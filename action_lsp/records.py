@@ -425,6 +425,7 @@ class RecordReader(Dialect):
         self.readers = readers
         self.prose = prose
         self.result_markers = tuple(dict.fromkeys(m for d in readers for m in d.result_markers))
+        self._known: dict[str, bool] = {}  # record types: an action type of a prose dialect?
 
     @classmethod
     def of(cls, dialects: DialectSet) -> RecordReader | None:
@@ -448,8 +449,12 @@ class RecordReader(Dialect):
         if "action" in record or "actions" in record:
             return True
         kind = record.get("type")
-        if isinstance(kind, str) and any(d.spec(kind) is not None for d in self.prose):
-            return True
+        if isinstance(kind, str):
+            known = self._known.get(kind)
+            if known is None:
+                known = self._known[kind] = any(d.spec(kind) is not None for d in self.prose)
+            if known:
+                return True
         return any(d.claims_json(record) for d in self.prose)
 
     def claims_records(self, first: Any) -> bool:

@@ -312,6 +312,59 @@ def _session_cwd(text: str, start: int, actions: list[Action], construct: Constr
             a.fields["path"] = relative_path(a.fields["path"], cwd)
 
 
+def _wants(value: Any, speaking: bool = False, depth: int = 0) -> bool:
+    """Does the decoded ``value`` hold what needs the ranges of the span-keeping parser: a
+    tool-call-shaped object (:func:`call_shape`), or assistant text that may hold actions
+    (:func:`_said`)? Decided on the C decoder's values; a line holding neither is not parsed
+    again."""
+    if depth > 64:
+        return True  # (deeper than any session shape: let the walker decide)
+    if isinstance(value, list):
+        return any(_wants(v, speaking, depth + 1) for v in value if isinstance(v, dict | list))
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind in _ITEMS:
+        return True
+    role = value.get("role")
+    if isinstance(role, str) or kind in ("user", "gemini"):
+        speaking = role in ("assistant", "model") or kind == "gemini"
+    if speaking and _said_value(value):
+        return True
+    if _call_value(value):
+        return True
+    return any(_wants(v, speaking, depth + 1) for k, v in value.items()
+               if isinstance(v, dict | list) and k not in _NOT_CALLS)
+
+
+def _call_value(v: dict[str, Any]) -> bool:
+    """:func:`call_shape` on a decoded object."""
+    fn = v.get("function") or v.get("functionCall")
+    if isinstance(fn, dict):
+        return isinstance(fn.get("name"), str) and ("arguments" in fn or "args" in fn or "functionCall" in v)
+    if v.get("say") == "tool" or v.get("ask") == "tool":
+        said = v.get("text")
+        return isinstance(said, str) and said.lstrip().startswith("{")
+    if not any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS):
+        return False
+    args = next((v[k] for k in _ARG_KEYS if k in v), None)
+    if isinstance(args, dict):
+        return not _is_schema(args)
+    return isinstance(args, str) or v.get("type") == "tool_use"
+
+
+def _said_value(v: dict[str, Any]) -> bool:
+    """:func:`_said` on a decoded object."""
+    kind = v.get("type")
+    if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
+        said = v.get("text")
+    elif "role" in v or kind == "gemini":
+        said = v.get("content")
+    else:
+        return False
+    return isinstance(said, str) and _ACTION_HINT.search(said) is not None
+
+
 _CLINE_RESULT = re.compile(r"\[(\w+)(?: for '[^'\r\n]*')?\] Result:")
 #: How Cline's results say a call was not carried out (formatResponse.toolDenied, toolError, ...).
 _CLINE_FAILURES = ("The user denied this operation", "The tool execution failed", "[ERROR]", "Error:")
@@ -441,7 +494,7 @@ class ToolCalls(Dialect):
             payload = record.get("payload") if isinstance(record, dict) else None
             item: Any = payload if isinstance(payload, dict) else record
             outputs = isinstance(item, dict) and _type(item) in _OUTPUTS
-            shaped = not outputs and any(text.find(m, start, end) >= 0 for m in _MARKERS)
+            shaped = not outputs and any(text.find(m, start, end) >= 0 for m in _MARKERS) and _wants(record)
             node = parse_json(text, start, end).node if shaped else None
             if node is not None:
                 errors: dict[str, tuple[str, Span]] = {}
