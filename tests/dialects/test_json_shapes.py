@@ -372,3 +372,34 @@ def test_codex_absolute_patch_paths_read_under_the_session_cwd_recorded_before()
     doc.edit(at, at + 1, "q")  # the session's cwd now is /home/u/q: the path is outside it
     assert [d.code for d in doc.analysis().diagnostics] == [d.code for d in analyze(doc.text).diagnostics]
     assert "absolute-path" in [d.code for d in doc.analysis().diagnostics]
+
+
+# -- OpenHands: edits whose arguments stand only in tool_call_metadata ------------------------------
+
+
+def test_openhands_edit_read_from_its_tool_call_metadata() -> None:
+    """Early-2025 OpenHands saved an edit's arguments only as ``translated_ipython_code`` (a
+    Python call); the model's own call, with JSON arguments, stands in ``tool_call_metadata``."""
+    arguments = _line({"command": "str_replace", "path": "/workspace/app.py",
+                       "old_str": "print('hi')", "new_str": "print(\"bonjour\")\n"})
+    events = [
+        {"id": 1, "timestamp": "t", "source": "agent", "message": "Running edit", "action": "edit",
+         "tool_call_metadata": {"function_name": "str_replace_editor", "tool_call_id": "toolu_01",
+                                "model_response": {"id": "r", "choices": [{"message": {"role": "assistant", "tool_calls": [
+                                    {"id": "toolu_01", "type": "function",
+                                     "function": {"name": "str_replace_editor", "arguments": arguments}}]}}]},
+                                "total_calls_in_response": 1},
+         "args": {"path": "/workspace/app.py", "content": "", "start": 1, "end": -1, "thought": "",
+                  "impl_source": "oh_aci",
+                  "translated_ipython_code": "print(file_editor(**{'command': 'str_replace', 'path': '/workspace/app.py'}))"}},
+        {"id": 2, "timestamp": "t", "source": "agent", "message": "", "cause": 1, "observation": "edit",
+         "content": "The file /workspace/app.py has been edited.", "extras": {"path": "/workspace/app.py"}},
+    ]
+    text = json.dumps(events, indent=4)
+    a = analyze(text)
+    assert [(x.type, x.kind) for x in a.actions] == [("edit", ActionKind.MODIFY_FILE)]
+    view = file_view(a.actions[0])
+    assert view is not None and view.path.value == "app.py"
+    assert [(e.search.value, e.replace.value) for e in view.edits] == [("print('hi')", 'print("bonjour")\n')]
+    s = view.edits[0].replace.span
+    assert text[s.start : s.end] == 'print(\\\\\\"bonjour\\\\\\")\\\\n'  # through both levels of escapes
