@@ -198,6 +198,11 @@ def call_shape(obj: JNode) -> tuple[JNode, JNode | None, Any] | None:
     if (v.get("say") == "tool" or v.get("ask") == "tool") and (t := obj.get("text")) is not None \
             and t.value.kind == "string" and t.value.value.lstrip().startswith("{"):
         return _ui_tool(t.value)
+    if v.get("type") == "tool" and isinstance(v.get("tool"), str) and (st := obj.get("state")) is not None \
+            and st.value.kind == "object" and (inp := st.value.get("input")) is not None:
+        tool = obj.get("tool")  # opencode: {"type": "tool", "tool", "callID", "state": {"input", "status"}}
+        assert tool is not None
+        return tool.value, inp.value, _call_id(v) or v.get("callID")
     name = next((n for k in _NAME_KEYS if (m := obj.get(k)) is not None and (n := _string(m.value))), None)
     if name is None:
         return None
@@ -248,6 +253,16 @@ def _result(obj: JNode) -> tuple[str, str | None, Span] | None:
             message = first_line(error.get("message") if isinstance(error, dict) else v.get("content") or v.get("output"))
             return call_id, message or "error", where
         return call_id, None, obj.span
+    if v.get("role") == "tool" and isinstance(v.get("tool_call_id"), str):
+        # An OpenAI tool message: failed only when it says so as Claude Code does.
+        content = v.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        if isinstance(content, str) and content.lstrip().startswith("<tool_use_error>"):
+            member = obj.get("tool_call_id")
+            where = member.value.inner_span if member is not None else obj.span
+            return v["tool_call_id"], first_line(content) or "error", where
+        return v["tool_call_id"], None, obj.span
     response = v.get("functionResponse")
     if isinstance(response, dict):
         call_id = response.get("id") if isinstance(response.get("id"), str) else None
@@ -269,7 +284,7 @@ def _said(obj: JNode) -> list[JNode]:
     ``text`` block, a Gemini part's ``text`` (not a thought), an OpenAI or Gemini-chat message
     whose ``content`` is a string. Text with no tag, fence, marker or patch in it is skipped."""
     v = obj.value
-    kind = v.get("type")
+    kind = _type(v)
     if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
         m = obj.get("text")
     elif "role" in v or kind == "gemini":
@@ -323,7 +338,7 @@ def _wants(value: Any, speaking: bool = False, depth: int = 0) -> bool:
         return any(_wants(v, speaking, depth + 1) for v in value if isinstance(v, dict | list))
     if not isinstance(value, dict):
         return False
-    kind = value.get("type")
+    kind = _type(value)
     if kind in _ITEMS:
         return True
     role = value.get("role")
@@ -355,7 +370,7 @@ def _call_value(v: dict[str, Any]) -> bool:
 
 def _said_value(v: dict[str, Any]) -> bool:
     """:func:`_said` on a decoded object."""
-    kind = v.get("type")
+    kind = _type(v)
     if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
         said = v.get("text")
     elif "role" in v or kind == "gemini":
@@ -376,9 +391,12 @@ def _cwd(node: JNode) -> str | None:
     or the ``# Current Working Directory (...)`` line of Cline's environment details."""
     v = node.value
     if isinstance(v, dict):
-        for key in ("cwd", "workspace", "working_dir", "workspace_root"):
-            if isinstance(v.get(key), str) and v[key]:
-                return v[key]
+        info = v.get("info")  # opencode's session export
+        for holder in (v, info if isinstance(info, dict) else {}):
+            for key in ("cwd", "workspace", "working_dir", "workspace_root", "directory"):
+                found = holder.get(key)
+                if isinstance(found, str) and (found.startswith(("/", "\\")) or found[1:2] == ":"):
+                    return found
         payload = v.get("payload")
         if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
             return payload["cwd"]
@@ -639,6 +657,8 @@ class ToolCalls(Dialect):
                      actions: list[Action], diagnostics: list[Diagnostic], calls: dict[str, list[int]],
                      errors: dict[str, tuple[str, Span]], relativize: Any) -> None:
         name, args, call_id = shape
+        if isinstance(call_id, str) and call_id in calls:
+            return  # the same call written twice in one message (content[] and tool_calls[])
         inp: Input | None = None
         problems: list[Diagnostic] = []
         if args is not None and args.kind == "string":
@@ -649,11 +669,17 @@ class ToolCalls(Dialect):
                     diagnostics=problems)
         before = len(actions)
         self._add(call, call_id, actions, diagnostics, calls)
-        status = obj.value.get("status")
+        holder = obj
+        state = obj.get("state")  # opencode keeps the outcome in the call's state
+        if state is not None and state.value.kind == "object":
+            holder = state.value
+        status = holder.value.get("status")
         if status in ("error", "cancelled", "canceled") and len(actions) > before:
-            # Gemini CLI's saved chats: the call records its own outcome.
-            message = first_line(obj.value.get("resultDisplay")) or first_line(obj.value.get("error")) or str(status)
-            member = obj.get("status")
+            # Gemini CLI's saved chats, opencode: the call records its own outcome.
+            hv = holder.value
+            message = first_line(hv.get("resultDisplay")) or first_line(hv.get("error")) or first_line(
+                hv.get("output")) or str(status)
+            member = holder.get("status")
             where = member.value.inner_span if member is not None else obj.span
             for k in range(before, len(actions)):
                 actions[k], note = failed(actions[k], message, where)
@@ -665,6 +691,11 @@ class ToolCalls(Dialect):
         diagnostics.extend(call.diagnostics)
         patch = action.fields.get("patch")
         found = self._patch_actions(action, patch) if patch is not None else None
+        if found and call.relativize is not None:
+            for a in found[0]:
+                for key in ("path", "to"):
+                    if key in a.fields:
+                        a.fields[key] = call.relativize(a.fields[key])
         added = found[0] if found else [action, *call.more]
         if isinstance(call_id, str):
             calls[call_id] = list(range(len(actions), len(actions) + len(added)))

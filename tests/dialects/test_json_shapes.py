@@ -5,6 +5,7 @@ array). Each gives the edits a person reading the file sees."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from action_lsp.dialects import file_view
@@ -403,3 +404,80 @@ def test_openhands_edit_read_from_its_tool_call_metadata() -> None:
     assert [(e.search.value, e.replace.value) for e in view.edits] == [("print('hi')", 'print("bonjour")\n')]
     s = view.edits[0].replace.span
     assert text[s.start : s.end] == 'print(\\\\\\"bonjour\\\\\\")\\\\n'  # through both levels of escapes
+
+
+# -- opencode session exports, converted sessions ---------------------------------------------------
+
+
+def test_opencode_session_export_patches_under_its_directory_and_failed_calls() -> None:
+    root = "/Users/dev/audit/full-stack"
+    added = f"*** Begin Patch\n*** Add File: {root}/docs/design.md\n+# Design \"v1\"\n*** End Patch"
+    stale = f"*** Begin Patch\n*** Update File: {root}/src/app.ts\n@@\n-old\n+new\n*** End Patch"
+    export = {"info": {"id": "ses_1", "directory": root, "version": "1.3.0"}, "messages": [
+        {"info": {"id": "msg_1", "role": "assistant"}, "parts": [
+            {"type": "text", "text": "Writing the design."},
+            {"type": "tool", "callID": "call_1", "tool": "apply_patch",
+             "state": {"status": "completed", "input": {"patchText": added}, "output": "Success"}},
+            {"type": "tool", "callID": "call_2", "tool": "apply_patch",
+             "state": {"status": "error", "input": {"patchText": stale},
+                       "error": "apply_patch verification failed: Error: Failed to find expected lines in src/app.ts"}},
+            {"type": "tool", "callID": "call_3", "tool": "write",
+             "state": {"status": "completed", "input": {"filePath": f"{root}/notes.txt", "content": "n\n"}}},
+        ]}]}
+    a = analyze(json.dumps(export, indent=2))
+    views = [v for v in _views(a.actions)]
+    assert [v[:2] for v in views] in (
+        [("create", "docs/design.md"), ("write", "notes.txt")], [("write", "docs/design.md"), ("write", "notes.txt")])
+    assert "Failed to find expected lines" in next(d.message for d in a.diagnostics if d.code == "tool-error")
+    assert "absolute-path" not in {d.code for d in a.diagnostics}
+
+
+def test_a_call_written_twice_in_one_message_is_one_edit_and_a_tool_use_error_fails_it() -> None:
+    """A Claude Code session converted to OpenAI chat writes each call as a content block and
+    again in ``tool_calls`` (one edit); a tool message ``<tool_use_error>...`` fails its call."""
+    args = _line({"file_path": "src/a.py", "old_string": "a", "new_string": "b"})
+    doc = {"messages": [
+        {"role": "assistant", "content": [{"type": "tool_call", "tool_call_id": "toolu_1", "name": "Edit", "arguments": args}],
+         "tool_calls": [{"id": "toolu_1", "type": "function", "function": {"name": "Edit", "arguments": args}}]},
+        {"role": "tool", "tool_call_id": "toolu_1",
+         "content": "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>"},
+        {"role": "assistant", "tool_calls": [{"id": "toolu_2", "type": "function", "function": {
+            "name": "Write", "arguments": _line({"file_path": "src/b.py", "content": "b\n"})}}]},
+        {"role": "tool", "tool_call_id": "toolu_2", "content": "File created successfully"},
+    ]}
+    a = analyze(json.dumps(doc, indent=2))
+    assert [(x.type, x.kind) for x in a.actions] == [("Edit", ActionKind.OTHER), ("Write", ActionKind.WRITE_FILE)]
+    assert "has not been read yet" in next(d.message for d in a.diagnostics if d.code == "tool-error")
+
+
+# -- round trips: replayed on a checkout -----------------------------------------------------------
+
+
+def _apply(tmp_path: Path, name: str, text: str, files: dict[str, str]) -> dict[str, str]:
+    from action_lsp.cli import main
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    for rel, body in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(body, encoding="utf-8")
+    session = tmp_path / name
+    session.write_text(text, encoding="utf-8")
+    main(["apply", "--root", str(root), "--write", str(session)])
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+            for p in root.rglob("*") if p.is_file() and ".action-lsp" not in p.parts}
+
+
+def test_a_cline_task_replays_on_a_checkout(tmp_path: Path) -> None:
+    """The Cline task's write and replace_in_file land; the apply_diff its result says failed
+    does not."""
+    got = _apply(tmp_path, "api_conversation_history.json", cline_history(),
+                 {"src/app.ts": "const total = 1;\nexport {};\n", "src/b.py": "old = 1\n"})
+    assert got["src/util.ts"] == 'export const q = "\\"";\n\tlet t = 1;\n'
+    assert got["src/app.ts"] == "const total = 2;\nexport {};\n"
+    assert got["src/b.py"] == "old = 1\n"
+
+
+def test_a_claude_code_2x_session_replays_on_a_checkout(tmp_path: Path) -> None:
+    got = _apply(tmp_path, "session.jsonl", claude_2x_session(), {})
+    assert got == {"src/greet.py": 'print("hi \\u263a ✓")\n\tdone\n'}
