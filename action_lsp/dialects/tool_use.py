@@ -217,6 +217,35 @@ _TOOL_RULES = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class DeclaredTool:
+    """A tool a project declares in its configuration (``[tools.NAME]`` in ``.action-lsp.toml``,
+    see docs/declared-dialects.md): its kind and the argument keys that hold each role. Its
+    edits have no known meaning of an empty search text (refused) and apply in sequence."""
+
+    name: str
+    kind: ActionKind
+    path: tuple[str, ...] = ()
+    content: tuple[str, ...] = ()
+    search: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    command: tuple[str, ...] = ()
+
+
+_DECLARED_TOOLS: dict[str, DeclaredTool] = {}
+
+
+def set_declared_tools(tools: tuple[DeclaredTool, ...] | list[DeclaredTool]) -> None:
+    """Install the tools a project's configuration declares (replacing any before): they join
+    the registry, ahead of the built-in entries of the same name."""
+    global _DECLARED_TOOLS
+    _DECLARED_TOOLS = {t.name.lower(): t for t in tools}
+
+
+def declared_tools() -> tuple[DeclaredTool, ...]:
+    return tuple(_DECLARED_TOOLS.values())
+
+
 def tool_rules(action: Action) -> EditRules:
     """The rules of the edit tool ``action`` calls (its name, and its ``command``)."""
     low = action.type.lower()
@@ -303,7 +332,21 @@ def call_action(call: Call) -> Action:
             fields["command"] = inp.as_field("command", c[1], c[2])
     args = _Arguments(call, take)
     others: list[tuple[Field, list[Edit]]] = []  # the files after the first of a multi-file call
-    if low in _WRITE or command == "create":
+    declared = _DECLARED_TOOLS.get(low)
+    if declared is not None:
+        kind = declared.kind
+        if declared.path:
+            path(*declared.path)
+        if declared.content:
+            args.text("content", declared.content)
+        if declared.command:
+            args.text("command", declared.command)
+        if declared.search and declared.replace:
+            s = args.text("search", declared.search)
+            r = args.text("replace", declared.replace)
+            if s is not None and r is not None and not args.bad:
+                edits.append(Edit(s, r))
+    elif low in _WRITE or command == "create":
         # The str_replace editors' create refuses an existing file ("Cannot overwrite files
         # using command `create`"); a Write tool creates or replaces.
         kind = ActionKind.CREATE_FILE if command == "create" else ActionKind.WRITE_FILE
