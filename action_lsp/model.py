@@ -157,11 +157,45 @@ class SourceMap:
 
         Both maps are linear between their breaks, so the composition is linear between the
         union of ``inner``'s breaks and this map's breaks pulled back through ``inner``.
+        Worked out on arrays (a file written through two levels of escapes has a break a line
+        in each).
         """
+        if len(self.breaks) + len(inner.breaks) < _SMALL_COMPOSE:
+            return self._compose_small(inner)
+        import numpy as np
+
+        n = inner.length
+        iidx, isrc = _columns(inner)
+        cuts = [np.zeros(1, dtype=np.int64), iidx[iidx < n]]
+        if self.breaks:
+            # Pieces of `inner`: first value index, first source index, in order.
+            p_j = np.concatenate((np.zeros(1, dtype=np.int64), iidx))
+            p_s = np.concatenate((np.array([inner.base], dtype=np.int64), isrc))
+            v = _columns(self)[0]
+            v = v[(v > inner.base) & (v < inner.source_end)]
+            if len(v):
+                k = np.searchsorted(p_s, v, side="right") - 1
+                ends = np.append(p_j[1:], n)[k]
+                j = p_j[k] + (v - p_s[k])
+                cuts.append(j[j < ends])
+        ordered = np.unique(np.concatenate(cuts))
+        ordered = ordered[ordered > 0]
+        breaks: Sequence[tuple[int, int]] = ()
+        if len(ordered):
+            src = self._to_source_many(inner._to_source_many(ordered))
+            breaks = Breaks.from_arrays(array("q", ordered.tolist()), array("q", src.tolist()))
+        return SourceMap(
+            self.to_source(inner.to_source(0)) if n else self.to_source(inner.base),
+            n,
+            self.to_source(inner.source_end),
+            breaks,
+        )
+
+    def _compose_small(self, inner: SourceMap) -> SourceMap:
+        """:meth:`compose` for maps with few breaks, in plain Python (no array set-up)."""
         cuts: set[int] = {0}
         cuts.update(i for i, _ in inner.breaks if i < inner.length)
         if self.breaks:
-            # Pieces of `inner`: (first value index, first source index), in order.
             pieces = [(0, inner.base), *((i, s + inner.offset) for i, s in inner.breaks)]
             k = 0
             lo, hi = inner.base, inner.source_end
@@ -175,8 +209,7 @@ class SourceMap:
                 j = j0 + (v - s0)
                 if j < end:
                     cuts.add(j)
-        ordered = sorted(cuts)
-        breaks = tuple((j, self.to_source(inner.to_source(j))) for j in ordered if j > 0)
+        breaks = tuple((j, self.to_source(inner.to_source(j))) for j in sorted(cuts) if j > 0)
         return SourceMap(
             self.to_source(inner.to_source(0)) if inner.length else self.to_source(inner.base),
             inner.length,
@@ -184,10 +217,38 @@ class SourceMap:
             breaks,
         )
 
+    def _to_source_many(self, index: Any) -> Any:
+        """:meth:`to_source` of each of the (numpy int64) ``index``."""
+        import numpy as np
+
+        out = self.base + index
+        if self.breaks:
+            idx, src = _columns(self)
+            pos = np.searchsorted(idx, index, side="right") - 1
+            at = np.maximum(pos, 0)
+            out = np.where(pos >= 0, src[at] + (index - idx[at]), out)
+        return np.where(index >= self.length, self.source_end, out)
+
     def shift(self, delta: int) -> SourceMap:
         if not delta:
             return self
         return SourceMap(self.base + delta, self.length, self.source_end + delta, self.breaks, self.offset + delta)
+
+
+_SMALL_COMPOSE = 48  # breaks under which a composition is worked out in plain Python
+
+
+def _columns(m: SourceMap) -> tuple[Any, Any]:
+    """The breaks of ``m`` as two numpy int64 arrays: value indices, source offsets (shifted)."""
+    import numpy as np
+
+    b = m.breaks
+    if not b:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    if not isinstance(b, Breaks):
+        b = Breaks(b)
+    return np.frombuffer(b.idx, dtype=np.int64), np.frombuffer(b.src, dtype=np.int64) + m.offset
 
 
 @dataclass(slots=True)

@@ -235,3 +235,29 @@ def too_long(real: str) -> PathProblem | None:
     if len(real.encode("utf-8", "surrogatepass")) >= PATH_MAX:
         return PathProblem("invalid-path", f"the path in the workspace is longer than {PATH_MAX - 1} bytes")
     return None
+
+
+def under_root(path: str, root: str) -> int | None:
+    """Where the workspace-relative part of the absolute ``path`` starts when it lies under the
+    directory ``root`` (a session's recorded working directory), else None.
+
+    Windows paths compare as Windows does: a drive letter in either case, ``\\`` and ``/``
+    alike, and the rest of the path case-insensitively (``c:\\Apps\\shop\\src\\a.ts`` is under
+    ``C:/Apps/shop``). POSIX paths compare exactly. The root itself, or a root that is no
+    absolute path, gives None: what stays is an ``absolute-path`` error.
+    """
+    trimmed = root.rstrip("/\\")
+    windows = bool(_DRIVE.match(trimmed))
+    if not trimmed or not (windows or trimmed.startswith("/")) or len(path) <= len(trimmed):
+        return None
+    head, sep = path[: len(trimmed)], path[len(trimmed)]
+    if windows:
+        same = head.replace("\\", "/").casefold() == trimmed.replace("\\", "/").casefold()
+        if not same or sep not in "/\\":
+            return None
+    elif head != trimmed or sep != "/":
+        return None
+    cut = len(trimmed) + 1
+    while cut < len(path) and path[cut] in "/\\":
+        cut += 1
+    return cut if cut < len(path) else None

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from .dialects import NAMES, Dialect, set_declared
-from .dialects.declared import DeclaredError, build
+from .dialects.declared import DeclaredError, build, build_tool
+from .dialects.tool_use import DeclaredTool, set_declared_tools
 from .project_root import CONFIG_FILE, find, shared
 
 PYPROJECT = "pyproject.toml"
 FILE_NAMES = (CONFIG_FILE, PYPROJECT)  # what the server watches
-_KEYS = {"dialects", "exclude", "extend-exclude"}
+_KEYS = {"dialects", "exclude", "extend-exclude", "tools"}
 
 
 class ConfigError(ValueError):
@@ -40,6 +41,7 @@ class ProjectConfig:
     # (None: not set), `extend-exclude` adds to them; relative to the file's directory.
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
+    tools: tuple[DeclaredTool, ...] = ()  # tools added to the registry ([tools.NAME])
 
 
 def _table_of(path: Path) -> tuple[Mapping[str, Any] | None, str]:
@@ -126,7 +128,16 @@ def load(path: Path) -> ProjectConfig:
                 raise ConfigError(f"{path}: {prefix}dialects.{name}: tag <{tag}> is declared by {claimed[tag]} too")
             claimed[tag] = name
         dialects.append(d)
-    return ProjectConfig(path, tuple(dialects), exclude, extend_exclude)
+    raw_tools = table.get("tools", {})
+    if not isinstance(raw_tools, Mapping):
+        raise ConfigError(f"{path}: {prefix}tools: expected tables [{prefix}tools.NAME]")
+    tools: list[DeclaredTool] = []
+    for name, spec in raw_tools.items():
+        try:
+            tools.append(build_tool(name, spec))
+        except DeclaredError as exc:
+            raise ConfigError(f"{path}: {prefix}{exc}") from None
+    return ProjectConfig(path, tuple(dialects), exclude, extend_exclude, tuple(tools))
 
 
 def _globs(table: Mapping[str, Any], key: str, path: Path, prefix: str) -> tuple[str, ...] | None:
@@ -143,13 +154,16 @@ def use(path: Path | None) -> ProjectConfig:
     On a :class:`ConfigError` the declared dialects are removed and the error raised."""
     if path is None:
         set_declared(())
+        set_declared_tools(())
         return ProjectConfig(None)
     try:
         config = load(path)
     except ConfigError:
         set_declared(())
+        set_declared_tools(())
         raise
     set_declared(config.dialects)
+    set_declared_tools(config.tools)
     return config
 
 

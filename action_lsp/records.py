@@ -1,12 +1,19 @@
-"""Line-structured documents: JSON Lines sessions (Claude Code, Codex CLI, chat exports).
+"""Line-structured documents: JSON Lines sessions (Claude Code, Codex CLI, Gemini CLI, chat exports).
 
-A document is read as records when its first non-blank line is a JSON object that an enabled
-dialect claims (:meth:`Dialect.claims_records`); the file's extension plays no part, so a
-session opens the same as ``.jsonl``, ``.json`` or ``.log``, and a markdown transcript (whose
-first line is no JSON object) is never affected. The claiming dialect then reads the whole
-document a line at a time: each line is one scan unit (:class:`RecordUnit`), so a keystroke
-re-scans the line it touched and nothing else, and a 100 MB session is read line by line in
-linear time.
+A document is read as records when it is JSON by its content: its first non-blank line is a
+whole JSON object or array, and the next non-blank line (if any) opens one too. No dialect is
+asked about the first line: a Claude Code 2.x session opening with ``permission-mode`` or
+``file-history-snapshot`` records reads the same as one opening with a message, and a one-line
+JSON document (Cline's ``api_conversation_history.json``, a bare array) is one record. The
+file's extension plays no part, and a markdown transcript (whose first line is no JSON) is never
+affected.
+
+Each record is then offered to the dialects that read records, in registry order
+(:class:`RecordReader`): the first whose :meth:`Dialect.claims_records` accepts *that record*
+reads it (``claude-code`` its messages, ``tool-calls`` any tool-call-shaped object anywhere in
+it); a record none claims is offered to the dialects that read JSON in prose
+(``actions-json``). Each line is one scan unit (:class:`RecordUnit`), so a keystroke re-scans
+the line it touched and nothing else, and a 100 MB session is read line by line in linear time.
 
 Lines depend on later lines in one way only: a tool call is shown as failed when one of the
 ``MAX_RUN`` lines after it holds an error result for it. Each unit keeps what links it to
@@ -15,11 +22,12 @@ and the failures found for them -- so that after an edit the document re-checks 
 before the edited lines from these summaries (:func:`call_failures`) and re-scans a call's
 line only when what its results say changed (see ``IncrementalDocument``).
 
-Records are decoded with :func:`json.loads` (C speed), each line once per scan; only lines
-that hold what a dialect needs ranges for (tool calls) or that do not parse are read again by
-the span-keeping :func:`~action_lsp.jsonscan.parse_json`. A line that does not parse is one
-``bad-json`` diagnostic; an unfinished last line (no newline after it: a session still being
-written) is one ``bad-json`` at information severity, not an error.
+Records are decoded with a C decoder (:func:`loads`: msgspec when installed, else
+:func:`json.loads`), each line once per scan; only lines that hold what a dialect needs ranges
+for (tool calls) or that do not parse are read again by the span-keeping
+:func:`~action_lsp.jsonscan.parse_json`. A line that does not parse is one ``bad-json``
+diagnostic; an unfinished last line (no newline after it: a session still being written) is
+one ``bad-json`` at information severity, not an error.
 """
 
 from __future__ import annotations
@@ -30,13 +38,40 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .dialects.base import Construct, Dialect, ScanContext
 from .model import Diagnostic, Severity, Span
 from .scan import Unit, _add, _Context
 
 if TYPE_CHECKING:
-    from .dialects import Dialect, DialectSet
+    from .dialects import DialectSet
 
-_LOADS = json.JSONDecoder(strict=False).decode
+_JSON_LOADS = json.JSONDecoder(strict=False).decode
+
+
+def _c_decoder() -> Any:
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - a dependency; the standard decoder serves
+        return None
+    return msgspec.json.Decoder().decode
+
+
+_FAST = _c_decoder()
+
+
+def loads(text: str) -> Any:
+    """Decode one JSON value: msgspec (C, strict JSON) first; what it refuses (raw control
+    characters in strings, huge numbers, deep nesting) goes to :func:`json.loads` with
+    ``strict=False``, which decides. Raises ValueError or RecursionError."""
+    if _FAST is not None:
+        try:
+            return _FAST(text)
+        except Exception:  # any refusal: the standard decoder decides
+            pass
+    return _JSON_LOADS(text)
+
+
+_LOADS = loads
 SNIFF_LIMIT = 1 << 22  # characters of a first line read to decide (a longer one is looked past)
 SNIFF_LINES = 8  # lines that open an object but cannot be decoded, looked past for the first record
 MAX_RUN = 64  # lines after a tool call in which its result is looked for
@@ -73,14 +108,16 @@ def first_line(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _first_record(text: str) -> tuple[dict[str, Any] | None, int]:
-    """The first record (a JSON object) of ``text``, or None, and the end of the last line read.
+def _first_record(text: str) -> tuple[Any, int]:
+    """The first record (a JSON object or array) of ``text`` when the text is JSON Lines by its
+    content, else None; and the end of the last line read.
 
     A line that opens an object but cannot be decoded here (longer than ``SNIFF_LIMIT``,
     nested deeper than ``json.loads`` recurses, an integer over Python's 4,300 digits, broken
     JSON) is looked past, up to ``SNIFF_LINES`` of them: the record reader reads it like any
     other line (a ``bad-json`` when it cannot be decoded), and the records after it are read.
-    A first line that opens no object is an ordinary transcript.
+    A first line that opens no object or array is an ordinary transcript, and so is a decoded
+    first record followed by a line that opens neither (a JSON line above prose).
     """
     n = len(text)
     pos = end = 0
@@ -93,40 +130,50 @@ def _first_record(text: str) -> tuple[dict[str, Any] | None, int]:
             pos = next_line(text, end)
         else:
             return None, n
-        if text[first.start()] != "{":
+        if text[first.start()] not in "{[":
             return None, end
         if end - pos <= SNIFF_LIMIT:
             try:
                 record = _LOADS(text[pos:end])
             except (ValueError, RecursionError):  # json.loads recurses: deep nesting too
                 record = None
-            if isinstance(record, dict):
-                return record, end
+            if isinstance(record, dict | list):
+                return (record, end) if _opens_record(text, next_line(text, end)) else (None, end)
         pos = next_line(text, end)
     return None, end
 
 
+def _opens_record(text: str, pos: int) -> bool:
+    """Does the next non-blank line from ``pos`` open a JSON object or array (or is there
+    none)? Only its first character is looked at."""
+    first = _NONBLANK.search(text, pos)
+    return first is None or text[first.start()] in "{["
+
+
 def records_owner(text: str, dialects: DialectSet) -> Dialect | None:
-    """The dialect that reads ``text`` as records, or None (an ordinary transcript)."""
-    candidates = [d for d in dialects.dialects if d.records]
-    if not candidates:
+    """The reader of ``text`` as records (:class:`RecordReader`), or None (an ordinary
+    transcript, or no enabled dialect reads records)."""
+    reader = RecordReader.of(dialects)
+    if reader is None or _first_record(text)[0] is None:
         return None
-    first = _first_record(text)[0]
-    if first is None:
-        return None
-    return next((d for d in candidates if d.claims_records(first)), None)
+    return reader
 
 
 def sniff_extent(text: str) -> int:
-    """How far :func:`records_owner` reads: an edit before this offset may change the answer."""
+    """How far :func:`records_owner` reads: an edit before this offset may change the answer
+    (the line after the first record counts: it must open a record too)."""
     end = _first_record(text)[1]
-    return len(text) if end >= len(text) else end + 1
+    if end >= len(text):
+        return len(text)
+    after = _NONBLANK.search(text, next_line(text, end))
+    return after.start() + 1 if after is not None else len(text)
 
 
 def sniff_decided(head: str) -> bool:
     """Whether :func:`records_owner` gives the same answer for every text that starts with
-    ``head`` (the lines it read end inside it)."""
-    return _first_record(head)[1] < len(head)
+    ``head`` (the lines it read end inside it, and the next non-blank character is in it)."""
+    end = _first_record(head)[1]
+    return end < len(head) and _NONBLANK.search(head, next_line(head, end)) is not None
 
 
 def line_end(text: str, pos: int) -> int:
@@ -360,3 +407,84 @@ class _Lines:
 
 
 _UNREAD: Any = ("unread",)  # a line whose record is decoded only when the scan reaches it
+
+
+class RecordReader(Dialect):
+    """The enabled dialects that read records, as one reader: each record goes to the first
+    that claims *it* (registry order), never to the one that claimed the first line. A record
+    none claims whose ``type`` (or ``action``) is an action of a dialect reading JSON in prose
+    is offered to those dialects, as the scanner offers a JSON object in prose.
+
+    Not a registered dialect: the actions it gives carry the name of the dialect that read
+    them (``claude-code``, ``tool-calls``, ...), which answers for them afterwards.
+    """
+
+    name = "records"
+
+    def __init__(self, readers: tuple[Dialect, ...], prose: tuple[Dialect, ...]) -> None:
+        self.readers = readers
+        self.prose = prose
+        self.result_markers = tuple(dict.fromkeys(m for d in readers for m in d.result_markers))
+        self._known: dict[str, bool] = {}  # record types: an action type of a prose dialect?
+
+    @classmethod
+    def of(cls, dialects: DialectSet) -> RecordReader | None:
+        """The reader of ``dialects`` (one per set: an open document compares it by identity),
+        or None when none of them reads records."""
+        cached = dialects.__dict__.get("_record_reader", _UNSET)
+        if cached is _UNSET:
+            readers = tuple(d for d in dialects.dialects if d.records)
+            prose = tuple(d for d in dialects.prose_json if not d.records)
+            cached = cls(readers, prose) if readers else None
+            dialects.__dict__["_record_reader"] = cached
+        return cached
+
+    def _prose_record(self, record: Any) -> bool:
+        if not self.prose:
+            return False
+        if isinstance(record, list):
+            return any(d.claims_json(record) for d in self.prose)
+        if not isinstance(record, dict):
+            return False
+        if "action" in record or "actions" in record:
+            return True
+        kind = record.get("type")
+        if isinstance(kind, str):
+            known = self._known.get(kind)
+            if known is None:
+                known = self._known[kind] = any(d.spec(kind) is not None for d in self.prose)
+            if known:
+                return True
+        return any(d.claims_json(record) for d in self.prose)
+
+    def claims_records(self, first: Any) -> bool:
+        return True
+
+    def parse_record(
+        self, ctx: ScanContext, start: int, end: int, record: Any, problem: Diagnostic | None
+    ) -> tuple[Construct, dict[str, list[int]]]:
+        if problem is None and self._prose_record(record):
+            from .jsonscan import parse_json
+
+            result = parse_json(ctx.text, start, end)
+            for d in self.prose:
+                construct = d.parse_prose_json(ctx, start, result)
+                if construct is not None:
+                    construct.lookahead = max(construct.lookahead, end)
+                    return construct, {}
+        if problem is None:
+            for d in self.readers:
+                if d.claims_records(record):
+                    return d.parse_record(ctx, start, end, record, problem)
+        diagnostics = [problem] if problem is not None else []
+        return Construct(Span(start, end), diagnostics=diagnostics, lookahead=end), {}
+
+    def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
+        found: dict[str, tuple[str | None, Span]] = {}
+        for d in self.readers:
+            for call_id, answer in d.record_results(record, text, start, end).items():
+                found.setdefault(call_id, answer)
+        return found
+
+
+_UNSET: Any = object()

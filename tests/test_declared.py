@@ -254,3 +254,37 @@ def test_root_option_reads_the_roots_configuration(project: Path, tmp_path_facto
     capsys.readouterr()
     assert main(["apply", "--root", str(project), str(elsewhere)]) == 0
     assert "+++ b/z.py" in capsys.readouterr().out
+
+
+def test_a_declared_tool_joins_the_tool_registry(tmp_path: Path) -> None:
+    """A project whose agent calls its own tool (``save_file`` with ``target`` and ``body``)
+    declares it once; every JSON session shape then reads the call as a file action, and a
+    mistyped argument is a ``bad-argument``, never an empty write."""
+    from action_lsp.dialects import file_view
+
+    (tmp_path / ".action-lsp.toml").write_text(
+        '[tools.save_file]\nkind = "write"\npath = ["target", "file"]\ncontent = "body"\n\n'
+        '[tools.patch_text]\nkind = "modify"\npath = "target"\nsearch = "find"\nreplace = "with"\n',
+        encoding="utf-8",
+    )
+    try:
+        use(tmp_path / ".action-lsp.toml")
+        lines = [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "save_file",
+                                               "input": {"target": "src/a.py", "body": "a = 1\n"}}]},
+            {"type": "tool_use", "tool_name": "patch_text", "tool_id": "t2",
+             "parameters": {"target": "src/a.py", "find": "a = 1", "with": "a = 2"}},
+            {"type": "tool_use", "tool_name": "save_file", "tool_id": "t3", "parameters": {"file": "b.py", "body": 7}},
+        ]
+        a = analyze("\n".join(json.dumps(x) for x in lines) + "\n")
+        views = [file_view(x) for x in a.actions]
+        assert [(v.op, v.path.value) for v in views if v is not None] == [("write", "src/a.py"), ("modify", "src/a.py")]
+        assert views[0] is not None and views[0].content is not None and views[0].content.value == "a = 1\n"
+        assert views[1] is not None and views[1].edits[0].replace.value == "a = 2"
+        assert views[2] is None  # the body is a number: not applied
+        assert "bad-argument" in {d.code for d in a.diagnostics}
+    finally:
+        use(None)
+    with pytest.raises(ConfigError, match=r"tools\.save_file\.content"):
+        (tmp_path / ".action-lsp.toml").write_text('[tools.save_file]\nkind = "write"\npath = "p"\n', encoding="utf-8")
+        load(tmp_path / ".action-lsp.toml")

@@ -114,3 +114,17 @@ def test_files_that_run_code(path: str, why: str) -> None:
                                   ".gitattributes", "vscode/x.json", "docs/bashrc.md"])
 def test_files_that_do_not(path: str) -> None:
     assert runs_code(path.split("/")) is None
+
+
+def test_under_root_maps_posix_and_windows_paths_into_a_recorded_working_directory() -> None:
+    from action_lsp.paths import under_root
+
+    assert under_root("/home/u/p/src/a.py", "/home/u/p") == len("/home/u/p/")
+    assert under_root("/home/u/p/src/a.py", "/home/u/p/") == len("/home/u/p/")
+    assert under_root("/home/u/proj/a.py", "/home/u/p") is None  # a sibling sharing a prefix
+    assert under_root("/home/u/P/a.py", "/home/u/p") is None  # POSIX: case matters
+    assert under_root("/home/u/p", "/home/u/p") is None  # the root itself names no file
+    assert under_root("c:\\Apps\\Shop\\src\\a.ts", "C:/apps/shop") == len("c:\\Apps\\Shop\\")
+    assert under_root("C:/Apps/Shop/a.ts", "c:\\Apps\\Shop\\") == len("C:/Apps/Shop/")
+    assert under_root("D:\\Apps\\Shop\\a.ts", "C:/Apps/Shop") is None  # another drive
+    assert under_root("src/a.ts", "relative/root") is None

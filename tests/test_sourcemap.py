@@ -88,3 +88,26 @@ def test_compose_with_a_verbatim_outer_map_is_a_shift() -> None:
     inner = SourceMap(2, 3, 8, ((1, 5),))
     composed = outer.compose(inner)
     assert [composed.to_source(i) for i in range(4)] == [12, 15, 16, 18]
+
+
+def test_composing_maps_with_many_escapes_maps_each_index_through_both() -> None:
+    """A file written through two levels of JSON escapes (Cline's UI log, an ``arguments``
+    string) has a break a line in each map: the composition, worked out on arrays past a few
+    breaks, maps every index as the two maps one after the other do."""
+    import json
+    import random
+
+    from action_lsp.jsonscan import parse_json
+
+    rng = random.Random(5)
+    for _ in range(200):
+        value = "".join(rng.choice(["a", "\n", '"', "\\", "\t", "é", "🌍", " "]) for _ in range(rng.randint(0, 300)))
+        doc = "x" + json.dumps(json.dumps({"k": value}, ensure_ascii=rng.random() < 0.5))
+        outer = parse_json(doc, 1, len(doc)).node
+        assert outer is not None and outer.source_map is not None
+        member = parse_json(outer.value, 0, len(outer.value)).node.get("k")  # type: ignore[union-attr]
+        assert member is not None and member.value.source_map is not None
+        inner = member.value.source_map
+        composed = outer.source_map.compose(inner)
+        for i in range(inner.length + 1):
+            assert composed.to_source(i) == outer.source_map.to_source(inner.to_source(i))

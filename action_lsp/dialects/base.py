@@ -137,16 +137,17 @@ class Dialect:
     sequential: bool = False  # its actions form one plan run in order (the repetition rule)
     any_type: bool = False  # every action type is valid (a session's tool names): no unknown-action
 
-    # Reads line-structured documents (JSON Lines sessions): offered the document's first
-    # record by ``claims_records``; when it claims it, the whole document is read by
-    # ``parse_record``, one line at a time (see :mod:`action_lsp.records`).
+    # Reads line-structured documents (JSON Lines sessions): each record of a document that is
+    # JSON Lines by its content is offered to ``claims_records``; the first such dialect that
+    # claims it reads that line with ``parse_record`` (see :mod:`action_lsp.records`).
     records: bool = False
     # Strings every line that gives tool results holds (``"tool_result"``): the lines after a
     # call without one are not decoded to look for its result.
     result_markers: tuple[str, ...] = ()
 
     def claims_records(self, first: Any) -> bool:
-        """Is ``first`` (the decoded first line of a JSON Lines document) this dialect's?"""
+        """Is ``first`` (one decoded record of a JSON Lines document: an object or an array)
+        this dialect's to read?"""
         return False
 
     def parse_record(
@@ -162,6 +163,12 @@ class Dialect:
         """The tool results the line ``text[start:end]`` (decoded: ``record``) gives for calls
         on earlier lines: call id -> (failure message, None when the call succeeded; where)."""
         return {}
+
+    def claims_json(self, value: Any) -> bool:
+        """Is the decoded JSON ``value`` (a record of a JSON Lines document that no records
+        dialect reads) this prose-JSON dialect's? Beyond the action types of ``specs``,
+        which are always offered."""
+        return False
 
     def claims_tag(self, name: str) -> bool:
         return name in self.tag_names or name.startswith(self.tag_prefixes or ("\0",))

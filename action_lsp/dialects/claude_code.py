@@ -56,6 +56,10 @@ class ClaudeCodeDialect(Dialect):
     any_type = True  # any tool name is a valid call
 
     def claims_records(self, first: Any) -> bool:
+        """A user or assistant message record (any other record of a session -- a summary, a
+        file-history snapshot, a permission-mode change -- holds no call of its own)."""
+        if not isinstance(first, dict):
+            return False
         kind = first.get("type")
         return isinstance(kind, str) and kind in _RECORD_TYPES and any(k in first for k in _SESSION_KEYS)
 

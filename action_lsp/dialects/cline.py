@@ -55,6 +55,7 @@ from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
 from .base import ScanContext
 from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
 from .tag_dialect import TagDialect
+from .tool_use import CLINE_REPLACE, ROO_DIFF
 
 _PROGRESS = opt("task_progress", text(), "Cline's checklist of the task's progress")
 
@@ -202,14 +203,9 @@ SPECS = specs(
 
 _STYLES: dict[str, MarkerStyle] = {"replace_in_file": CLINE, "apply_diff": ROO}
 
-#: Cline's ``replace_in_file`` (``constructNewFileContent``): an empty SEARCH writes an empty
-#: file and is refused on one with content; the blocks are sought in the original file.
-#: Roo Code's ``apply_diff`` refuses an empty SEARCH and applies its blocks in sequence.
-_RULES = {
-    "replace_in_file": EditRules("Cline's replace_in_file", on_empty="write", in_original=True,
-                                 empty_hint="use write_to_file to write a whole file"),
-    "apply_diff": EditRules("Roo Code's apply_diff", empty_hint="use write_to_file or insert_content"),
-}
+#: The same tools' semantics as the tool registry states them for their JSON calls (Cline's
+#: ``replace_in_file`` seeks its blocks in the original file; Roo's ``apply_diff`` in sequence).
+_RULES = {"replace_in_file": CLINE_REPLACE, "apply_diff": ROO_DIFF}
 
 
 class Cline(TagDialect):

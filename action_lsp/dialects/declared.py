@@ -36,6 +36,7 @@ from .json_fields import (
 from .kind_names import contradiction
 from .tag_dialect import TagDialect
 from .tags import StartTag
+from .tool_use import DeclaredTool
 
 KINDS: dict[str, ActionKind] = {
     "create": ActionKind.CREATE_FILE,
@@ -460,4 +461,32 @@ class DeclaredJson(JsonDialect):
         )
 
 
-__all__ = ["KINDS", "DeclaredError", "DeclaredJson", "DeclaredTags", "build"]
+_TOOL_KEYS = {"kind", "path", "content", "search", "replace", "command"}
+_TOOL_KINDS = ("create", "write", "modify", "delete", "read", "command", "other")
+
+
+def build_tool(name: str, table: Any) -> DeclaredTool:
+    """The tool a ``tools.NAME`` table declares: ``kind`` and, for each role its kind needs,
+    the argument key (or keys, the first present wins) that holds it."""
+    where = f"tools.{name}"
+    _name(where, name)
+    if not isinstance(table, Mapping):
+        raise DeclaredError(f"{where}: expected a table")
+    table = {_key(k): v for k, v in table.items()}
+    unknown = sorted(set(table) - _TOOL_KEYS)
+    if unknown:
+        raise DeclaredError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(_TOOL_KEYS))})")
+    kind_name = table.get("kind")
+    if kind_name not in _TOOL_KINDS:
+        raise DeclaredError(f"{where}.kind: {kind_name!r} is not one of {', '.join(_TOOL_KINDS)}")
+    kind = KINDS[kind_name]
+    keys = {role: tuple(_strings(f"{where}.{role}", table[role])) if isinstance(table.get(role), list)
+            else (_name(f"{where}.{role}", table[role]),) for role in _TOOL_KEYS - {"kind"} if role in table}
+    missing = next((r for r in NEEDS.get(kind, ()) if r not in keys), None)
+    if missing is not None:
+        raise DeclaredError(f"{where}.{missing}: a {kind_name} tool names the argument holding its {missing}")
+    return DeclaredTool(name, kind, keys.get("path", ()), keys.get("content", ()), keys.get("search", ()),
+                        keys.get("replace", ()), keys.get("command", ()))
+
+
+__all__ = ["KINDS", "DeclaredError", "DeclaredJson", "DeclaredTags", "build", "build_tool"]

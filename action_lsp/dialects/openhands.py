@@ -10,8 +10,10 @@ whose ``id`` is its ``cause``. The events with file edits (``openhands/events/ac
   ``create`` (``file_text``; a create: the tool refuses to overwrite), ``str_replace``
   (``old_str`` / ``new_str``), ``insert`` (``insert_line``, ``new_str``), ``view``;
   ``undo_edit`` and the LLM-based edit (``content`` that another model merges into lines
-  ``start``-``end``) are shown, never applied, and so are the edits of early 2025 whose
-  arguments stand only in ``translated_ipython_code`` (a Python call, not JSON);
+  ``start``-``end``) are shown, never applied; the edits of early 2025 whose ``args`` stand
+  only in ``translated_ipython_code`` (a Python call) are read from the model's own call in
+  ``tool_call_metadata`` (its JSON ``arguments``), as the tool registry reads
+  ``str_replace_editor``;
 * ``write`` (``path``, ``content``): a whole file (a ``start``/``end`` line range: shown only);
 * ``read``; ``run`` (``command``) and ``run_ipython`` (``code``), never run.
 
@@ -32,7 +34,7 @@ from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, Fix,
 from ..schema import ActionSpec
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics, key_span
-from .tool_use import failed, first_line, relative_path
+from .tool_use import Call, Input, call_action, decode_arguments, failed, first_line, relative_path
 
 WORKSPACE = "/workspace"  # OpenHands' default workspace_mount_path_in_sandbox
 
@@ -94,6 +96,12 @@ class OpenHands(Dialect):
 
     def insert_field_fix(self, text: str, action: Action, field: str) -> Fix | None:
         return None  # a recorded trajectory is not written by hand
+
+    def claims_json(self, value: Any) -> bool:
+        """A trajectory (``{"trajectory": [...]}``, a list of events) or one event."""
+        if isinstance(value, dict) and isinstance(value.get("trajectory"), list):
+            return True
+        return _is_event(value) or (isinstance(value, list) and any(_is_event(e) for e in value[:3]))
 
     def parse_prose_json(self, ctx: ScanContext, start: int, result: JResult) -> Construct | None:
         node = result.node
@@ -199,6 +207,8 @@ class OpenHands(Dialect):
                                   max(0, a["insert_line"]) + 1))
             elif cmd == "view":
                 kind = ActionKind.READ_FILE
+            elif command is None and (called := _metadata_call(event, name, cwd, group)) is not None:
+                return called  # early 2025: the arguments stand in the model's call only
             else:  # undo_edit, or an LLM-based edit of lines start..end: nothing to check it against
                 take("content", "content")
         elif name == "write":
@@ -216,6 +226,50 @@ class OpenHands(Dialect):
             kind = ActionKind.CODE
         return Action(self.name, name, kind, event.span, kind_m.value.inner_span, fields, group,
                       "trajectory event", edits)
+
+
+def _metadata_call(event: JNode, name: str, cwd: str, group: Span) -> Action | None:
+    """The edit of an event whose ``args`` hold no command (OpenHands early 2025 kept them only
+    as ``translated_ipython_code``, a Python call): read from the model's own tool call in
+    ``tool_call_metadata.model_response`` (the call whose id is ``tool_call_id``; its
+    ``arguments`` a JSON string), as the tool registry reads ``str_replace_editor``."""
+    meta = event.get("tool_call_metadata")
+    if meta is None or meta.value.kind != "object":
+        return None
+    want = meta.value.value.get("tool_call_id")
+    found: JNode | None = None
+    stack = [meta.value]
+    while stack and found is None:
+        node = stack.pop()
+        if node.kind == "array":
+            stack.extend(node.items or ())
+        elif node.kind == "object":
+            v = node.value
+            fn = node.get("function")
+            if fn is not None and fn.value.kind == "object" and (want is None or v.get("id") == want):
+                found = fn.value
+            else:
+                stack.extend(m.value for m in node.members or () if m.value.kind in ("object", "array"))
+    args = found.get("arguments") if found is not None else None
+    tool = found.get("name") if found is not None else None
+    if args is None or tool is None or tool.value.value not in ("str_replace_editor", "edit_file"):
+        return None
+    inp: Input | None = None
+    if args.value.kind == "string":
+        inp = decode_arguments(args.value, f"`{tool.value.value}`")[0]
+    elif args.value.kind == "object":
+        inp = Input(args.value)
+    if inp is None:
+        return None
+    kind_m = event.get("action")
+    assert kind_m is not None
+    call = Call("openhands", tool.value.value, kind_m.value.inner_span, event.span, inp, group,
+                "trajectory event", lambda f: relative_path(f, cwd))
+    action = call_action(call)
+    if call.diagnostics or not action.kind.is_file_action:
+        return None
+    action.type = name
+    return action
 
 
 def _next_object(text: str, pos: int) -> int:

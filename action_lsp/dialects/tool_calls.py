@@ -42,6 +42,9 @@ from .tool_use import (
     decode_arguments,
     failed,
     first_line,
+    map_action,
+    map_diagnostic,
+    relative_path,
     tool_rules,
     tool_specs,
 )
@@ -50,9 +53,10 @@ SPECS = tool_specs(
     "str_replace_based_edit_tool", "str_replace_editor", "write_file", "create_file", "edit_file",
     "apply_patch", "shell", "bash", "execute_command", "read_file",
 )
-_CODEX_RECORDS = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 _ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
-_MARKERS = ('"tool_calls"', '"tool_use"', '"function_call"', '"custom_tool_call"', '"local_shell_call"')
+_MARKERS = ('"tool_calls"', '"tool_use"', '"function_call"', '"custom_tool_call"', '"local_shell_call"',
+            '"functionCall"', '"toolCalls"', '"tool_name"', '"toolName"', '"recipient_name"', '"tool"',
+            '"function"', '"assistant"', '"model"', '"gemini"')  # (assistant text is read too)
 
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 
@@ -95,6 +99,45 @@ def _resolve(actions: list[Action], diagnostics: list[Diagnostic], calls: dict[s
             diagnostics.append(note)
 
 
+def _where(text: str, call_id: str, start: int, end: int) -> Span:
+    at = text.find(call_id, start, end) if call_id else -1
+    return Span(at, at + len(call_id)) if at >= 0 else Span(start, end)
+
+
+def _decoded_results(value: Any, text: str, start: int, end: int,
+                     found: dict[str, tuple[str | None, Span]], depth: int) -> None:
+    """The ``tool_result`` objects (and Gemini ``functionResponse`` parts) of a decoded record,
+    the first for each call id: (failure message or None, where)."""
+    if depth > 8:
+        return
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict | list):
+                _decoded_results(item, text, start, end, found, depth + 1)
+        return
+    if not isinstance(value, dict):
+        return
+    if value.get("type") == "tool_result":
+        call_id = next((value[k] for k in ("tool_use_id", "tool_id", "call_id", "id") if isinstance(value.get(k), str)), None)
+        if call_id is not None and call_id not in found:
+            if value.get("is_error") or value.get("status") == "error":
+                error = value.get("error")
+                message = first_line(error.get("message") if isinstance(error, dict) else value.get("content") or value.get("output"))
+                found[call_id] = (message or "error", _where(text, call_id, start, end))
+            else:
+                found[call_id] = (None, Span(start, start))
+        return
+    response = value.get("functionResponse")
+    if isinstance(response, dict) and isinstance(response.get("id"), str):
+        inner = response.get("response")
+        failed_with = first_line(inner.get("error")) or "error" if isinstance(inner, dict) and "error" in inner else None
+        found.setdefault(response["id"], (failed_with, _where(text, response["id"], start, end)))
+        return
+    for item in value.values():
+        if isinstance(item, dict | list):
+            _decoded_results(item, text, start, end, found, depth + 1)
+
+
 def _type(record: dict[str, Any]) -> str | None:
     """A record's ``"type"`` when it is a string (a half-typed line may hold anything)."""
     kind = record.get("type")
@@ -116,13 +159,275 @@ def _patch_view() -> Any:
     except (ImportError, AttributeError):
         return None
 
+_NAME_KEYS = ("name", "tool_name", "toolName", "recipient_name")
+_ARG_KEYS = ("input", "parameters", "arguments", "args")
+_ID_KEYS = ("id", "tool_id", "call_id", "tool_call_id", "toolCallId", "tool_use_id")
+# Members holding tool *definitions* or requests, never calls.
+_NOT_CALLS = frozenset({"tools", "functions", "tool_definitions", "input_schema", "schema"})
+
+
+def _string(node: JNode | None) -> JNode | None:
+    return node if node is not None and node.kind == "string" and node.value else None
+
+
+def _call_id(v: dict[str, Any]) -> Any:
+    return next((v[k] for k in _ID_KEYS if isinstance(v.get(k), str)), None)
+
+
+def call_shape(obj: JNode) -> tuple[JNode, JNode | None, Any] | None:
+    """(name, arguments, call id) of an object shaped like a tool call, else None.
+
+    The name stands under ``name`` / ``tool_name`` / ``toolName`` / ``recipient_name`` or
+    ``function.name`` (OpenAI), the arguments under ``input`` / ``parameters`` /
+    ``arguments`` / ``args`` (an object, or a string holding one); a Gemini part's
+    ``functionCall`` and an Anthropic ``tool_use`` block are calls too. Cline's UI log writes a
+    call as a ``say``/``ask`` ``tool`` message whose ``text`` is the JSON of the call (its name
+    under ``tool``). A tool *definition* (``parameters`` holding a JSON schema) is no call.
+    """
+    v = obj.value
+    fn = obj.get("function") or obj.get("functionCall")
+    if fn is not None and fn.value.kind == "object":
+        inner = fn.value
+        name = _string(m.value) if (m := inner.get("name")) is not None else None
+        if name is None:
+            return None
+        args = next((m.value for k in ("arguments", "args") if (m := inner.get(k)) is not None), None)
+        if args is None and fn.key == "function":
+            return None  # a definition ({"name", "parameters"}) or a bare reference
+        return name, args, _call_id(v) or _call_id(inner.value)
+    if (v.get("say") == "tool" or v.get("ask") == "tool") and (t := obj.get("text")) is not None \
+            and t.value.kind == "string" and t.value.value.lstrip().startswith("{"):
+        return _ui_tool(t.value)
+    if v.get("type") == "tool" and isinstance(v.get("tool"), str) and (st := obj.get("state")) is not None \
+            and st.value.kind == "object" and (inp := st.value.get("input")) is not None:
+        tool = obj.get("tool")  # opencode: {"type": "tool", "tool", "callID", "state": {"input", "status"}}
+        assert tool is not None
+        return tool.value, inp.value, _call_id(v) or v.get("callID")
+    name = next((n for k in _NAME_KEYS if (m := obj.get(k)) is not None and (n := _string(m.value))), None)
+    if name is None:
+        return None
+    args = next((m.value for k in _ARG_KEYS if (m := obj.get(k)) is not None), None)
+    if args is None or args.kind not in ("object", "string"):
+        return None if v.get("type") != "tool_use" else (name, None, _call_id(v))
+    if args.kind == "object" and _is_schema(args.value):
+        return None
+    return name, args, _call_id(v)
+
+
+def _ui_tool(text: JNode) -> tuple[JNode, JNode | None, Any] | None:
+    """Cline's UI message ``{"tool": "editedExistingFile", "path", "diff" | "content"}``: the
+    tool's name is read from the decoded text, with its range through the text's map."""
+    smap = text.source_map
+    if smap is None:
+        return None
+    parsed = parse_json(text.value, 0, len(text.value)).node
+    tool = parsed.get("tool") if parsed is not None and parsed.kind == "object" else None
+    if tool is None or tool.value.kind != "string" or tool.value.source_map is None:
+        return None
+    inner = tool.value
+    assert inner.source_map is not None
+    name = JNode("string", smap.span(inner.span.start, inner.span.end), inner.value,
+                 source_map=smap.compose(inner.source_map))
+    return name, text, None
+
+
+def _is_schema(v: dict[str, Any]) -> bool:
+    return v.get("type") == "object" and isinstance(v.get("properties"), dict)
+
+
+def _result(obj: JNode) -> tuple[str, str | None, Span] | None:
+    """A tool result: (call id, failure message or None, where it says so), else None.
+
+    Anthropic's ``tool_result`` (``tool_use_id``, ``is_error``), Gemini CLI's stream-json
+    ``tool_result`` (``tool_id``, ``status: "error"``) and a Gemini ``functionResponse``
+    (``response.error``)."""
+    v = obj.value
+    if v.get("type") == "tool_result":
+        call_id = _call_id(v)
+        if call_id is None:
+            return None
+        if v.get("is_error") or v.get("status") == "error":
+            member = next((m for k in _ID_KEYS if (m := obj.get(k)) is not None), None)
+            where = member.value.inner_span if member is not None else obj.span
+            error = v.get("error")
+            message = first_line(error.get("message") if isinstance(error, dict) else v.get("content") or v.get("output"))
+            return call_id, message or "error", where
+        return call_id, None, obj.span
+    if v.get("role") == "tool" and isinstance(v.get("tool_call_id"), str):
+        # An OpenAI tool message: failed only when it says so as Claude Code does.
+        content = v.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        if isinstance(content, str) and content.lstrip().startswith("<tool_use_error>"):
+            member = obj.get("tool_call_id")
+            where = member.value.inner_span if member is not None else obj.span
+            return v["tool_call_id"], first_line(content) or "error", where
+        return v["tool_call_id"], None, obj.span
+    response = v.get("functionResponse")
+    if isinstance(response, dict):
+        call_id = response.get("id") if isinstance(response.get("id"), str) else None
+        if call_id is None:
+            return None
+        inner = response.get("response")
+        if isinstance(inner, dict) and "error" in inner:
+            return call_id, first_line(inner.get("error")) or "error", obj.span
+        return call_id, None, obj.span
+    return None
+
+
+_TEXT_TYPES = frozenset({"text", "output_text"})
+_ACTION_HINT = re.compile(r"<[A-Za-z]|```|^[ \t]*[-<]{3,}|\*\*\* Begin Patch|^diff --git", re.M)
+
+
+def _said(obj: JNode) -> list[JNode]:
+    """The text an assistant message object says, worth reading for actions: an Anthropic
+    ``text`` block, a Gemini part's ``text`` (not a thought), an OpenAI or Gemini-chat message
+    whose ``content`` is a string. Text with no tag, fence, marker or patch in it is skipped."""
+    v = obj.value
+    kind = _type(v)
+    if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
+        m = obj.get("text")
+    elif "role" in v or kind == "gemini":
+        m = obj.get("content")
+    else:
+        return []
+    said = m.value if m is not None else None
+    if said is None or said.kind != "string" or _ACTION_HINT.search(said.value) is None:
+        return []
+    return [said]
+
+
+_CWD_MEMBER = re.compile(r'"cwd"[ \t]*:[ \t]*("(?:[^"\\\r\n]|\\.)*")')
+
+
+def _absolute(a: Action) -> bool:
+    path = a.fields.get("path")
+    value = path.value if path is not None else None
+    return isinstance(value, str) and (value.startswith("/") or (len(value) > 2 and value[1] == ":"))
+
+
+def _session_cwd(text: str, start: int, actions: list[Action], construct: Construct) -> None:
+    """Absolute paths of a record that records no working directory itself (a Codex call after
+    its ``session_meta`` / ``turn_context`` records) are read under the ``cwd`` of the nearest
+    record before it that gives one; the construct declares the look-behind, so an edit
+    between there and here re-reads it."""
+    at = text.rfind('"cwd"', 0, start)
+    m = _CWD_MEMBER.match(text, at) if at >= 0 else None
+    if m is None:
+        return
+    try:
+        cwd = json.loads(m.group(1))
+    except ValueError:
+        return
+    if not isinstance(cwd, str):
+        return
+    construct.behind = at
+    for a in actions:
+        if _absolute(a):
+            a.fields["path"] = relative_path(a.fields["path"], cwd)
+
+
+def _wants(value: Any, speaking: bool = False, depth: int = 0) -> bool:
+    """Does the decoded ``value`` hold what needs the ranges of the span-keeping parser: a
+    tool-call-shaped object (:func:`call_shape`), or assistant text that may hold actions
+    (:func:`_said`)? Decided on the C decoder's values; a line holding neither is not parsed
+    again."""
+    if depth > 64:
+        return True  # (deeper than any session shape: let the walker decide)
+    if isinstance(value, list):
+        return any(_wants(v, speaking, depth + 1) for v in value if isinstance(v, dict | list))
+    if not isinstance(value, dict):
+        return False
+    kind = _type(value)
+    if kind in _ITEMS:
+        return True
+    role = value.get("role")
+    if isinstance(role, str) or kind in ("user", "gemini"):
+        speaking = role in ("assistant", "model") or kind == "gemini"
+    if speaking and _said_value(value):
+        return True
+    if _call_value(value):
+        return True
+    return any(_wants(v, speaking, depth + 1) for k, v in value.items()
+               if isinstance(v, dict | list) and k not in _NOT_CALLS)
+
+
+def _call_value(v: dict[str, Any]) -> bool:
+    """:func:`call_shape` on a decoded object."""
+    fn = v.get("function") or v.get("functionCall")
+    if isinstance(fn, dict):
+        return isinstance(fn.get("name"), str) and ("arguments" in fn or "args" in fn or "functionCall" in v)
+    if v.get("say") == "tool" or v.get("ask") == "tool":
+        said = v.get("text")
+        return isinstance(said, str) and said.lstrip().startswith("{")
+    if not any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS):
+        return False
+    args = next((v[k] for k in _ARG_KEYS if k in v), None)
+    if isinstance(args, dict):
+        return not _is_schema(args)
+    return isinstance(args, str) or v.get("type") == "tool_use"
+
+
+def _said_value(v: dict[str, Any]) -> bool:
+    """:func:`_said` on a decoded object."""
+    kind = _type(v)
+    if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
+        said = v.get("text")
+    elif "role" in v or kind == "gemini":
+        said = v.get("content")
+    else:
+        return False
+    return isinstance(said, str) and _ACTION_HINT.search(said) is not None
+
+
+_CLINE_RESULT = re.compile(r"\[(\w+)(?: for '[^'\r\n]*')?\] Result:")
+#: How Cline's results say a call was not carried out (formatResponse.toolDenied, toolError, ...).
+_CLINE_FAILURES = ("The user denied this operation", "The tool execution failed", "[ERROR]", "Error:")
+_CWD_LINE = re.compile(r"# Current Working Directory \(([^)\r\n]+)\)")
+
+
+def _cwd(node: JNode) -> str | None:
+    """The working directory a document records: a ``cwd`` member at its top (Claude Code),
+    or the ``# Current Working Directory (...)`` line of Cline's environment details."""
+    v = node.value
+    if isinstance(v, dict):
+        info = v.get("info")  # opencode's session export
+        for holder in (v, info if isinstance(info, dict) else {}):
+            for key in ("cwd", "workspace", "working_dir", "workspace_root", "directory"):
+                found = holder.get(key)
+                if isinstance(found, str) and (found.startswith(("/", "\\")) or found[1:2] == ":"):
+                    return found
+        payload = v.get("payload")
+        if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
+            return payload["cwd"]
+    return _cwd_in(v)
+
+
+def _cwd_in(value: Any, depth: int = 0) -> str | None:
+    """Cline's environment details line, in the first messages' text."""
+    if depth > 4:
+        return None
+    if isinstance(value, str):
+        if "# Current Working Directory (" in value:
+            m = _CWD_LINE.search(value)
+            return m.group(1).strip() if m else None
+        return None
+    items = value[:8] if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else ()
+    for item in items:
+        found = _cwd_in(item, depth + 1)
+        if found:
+            return found
+    return None
+
 
 class ToolCalls(Dialect):
     name = "tool-calls"
     description = "OpenAI/Anthropic tool-call JSON (messages, tool_calls, tool_use) and Codex CLI rollout JSONL"
     order = 75
     records = True
-    result_markers = ('_output"',)  # function_call_output, custom_tool_call_output
+    # function_call_output, custom_tool_call_output; tool_result blocks and lines; Gemini's
+    # functionResponse; Codex's patch_apply_end events
+    result_markers = ('_output"', '"tool_result"', '"functionResponse"', '"patch_apply_end"')
     prose_json = True
     fence_infos = frozenset({"json"})
     fence_body_needs = re.compile(r"messages|choices|input|output|role|type|\\")  # keys _shaped reads
@@ -143,35 +448,35 @@ class ToolCalls(Dialect):
     # -- recognising ---------------------------------------------------------------------------
 
     def claims_records(self, first: Any) -> bool:
-        if isinstance(first.get("messages"), list):
-            return True
-        kind = _type(first)
-        if kind in _CODEX_RECORDS and "payload" in first:
-            return True
-        # The first Codex rollouts: a header line, then bare response items.
-        return ("instructions" in first and "timestamp" in first) or kind in _ITEMS
+        """Any record: its tool-call-shaped objects, wherever they sit, are read."""
+        return isinstance(first, dict | list)
 
     @staticmethod
     def _shaped(node: JNode) -> bool:
         """A tool-call document: messages, a response with choices/content/output, one
-        message, or a rollout item."""
+        message (OpenAI, Anthropic, Gemini ``parts``), a rollout item, or a call itself."""
         v = node.value
         if not isinstance(v, dict):
             return False
-        if isinstance(v.get("messages"), list) or isinstance(v.get("choices"), list):
+        for key in ("messages", "choices", "input", "output", "contents", "history", "toolCalls"):
+            if isinstance(v.get(key), list):
+                return True
+        if v.get("role") in ("assistant", "user", "tool", "model") and (
+            "tool_calls" in v or isinstance(v.get("content"), list) or isinstance(v.get("parts"), list)
+        ):
             return True
-        if isinstance(v.get("input"), list) or isinstance(v.get("output"), list):
+        if _type(v) in _ITEMS or (v.get("type") == "message" and isinstance(v.get("content"), list)):
             return True
-        if v.get("role") in ("assistant", "user", "tool") and ("tool_calls" in v or isinstance(v.get("content"), list)):
-            return True
-        return _type(v) in _ITEMS or (v.get("type") == "message" and isinstance(v.get("content"), list))
+        if v.get("type") == "tool_use" or v.get("say") == "tool" or v.get("ask") == "tool":
+            return call_shape(node) is not None  # one call: an Anthropic block, a Cline UI message
+        return False
 
     def parse_prose_json(self, ctx: ScanContext, start: int, result: JResult) -> Construct | None:
         node = result.node
         if node is None or node.kind != "object" or not self._shaped(node):
             return None
         span = Span(start, result.end)
-        actions, diagnostics = self._walk(node, span, "tool calls")
+        actions, diagnostics = self._walk(node, span, "tool calls", getattr(ctx, "dialects", None))
         diagnostics[:0] = json_diagnostics(ctx.text, result, span, "bad JSON in tool calls")
         return Construct(span, actions, diagnostics, lookahead=result.end)
 
@@ -184,7 +489,7 @@ class ToolCalls(Dialect):
             return None
         end = close[1] if close else len(ctx.text)
         span = Span(fence.start, end)
-        actions, diagnostics = self._walk(result.node, span, "```json tool calls")
+        actions, diagnostics = self._walk(result.node, span, "```json tool calls", getattr(ctx, "dialects", None))
         diagnostics[:0] = json_diagnostics(ctx.text, result, Span(fence.body_start, body_end), "bad JSON in tool calls")
         return Construct(span, actions, diagnostics, lookahead=end)
 
@@ -203,87 +508,182 @@ class ToolCalls(Dialect):
         waiting: dict[str, list[int]] = {}
         if problem is not None:
             diagnostics.append(problem)
-        elif isinstance(record, dict):
-            payload = record.get("payload")
-            item: dict[str, Any] = payload if isinstance(payload, dict) else record
-            shaped = _type(item) not in _OUTPUTS and any(text.find(m, start, end) >= 0 for m in _MARKERS)
+        elif isinstance(record, dict | list):
+            payload = record.get("payload") if isinstance(record, dict) else None
+            item: Any = payload if isinstance(payload, dict) else record
+            outputs = isinstance(item, dict) and _type(item) in _OUTPUTS
+            shaped = not outputs and any(text.find(m, start, end) >= 0 for m in _MARKERS) and _wants(record)
             node = parse_json(text, start, end).node if shaped else None
             if node is not None:
                 errors: dict[str, tuple[str, Span]] = {}
-                self._visit(node, Span(start, end), "session record", actions, diagnostics, calls, errors)
+                answered: set[str] = set()
+                self._visit(node, Span(start, end), "session record", actions, diagnostics, calls, errors, answered,
+                            getattr(ctx, "dialects", None))
                 _resolve(actions, diagnostics, calls, errors)
-                if _type(item) in _ITEMS:  # a Codex call: its output follows on a later line
-                    waiting = calls
-        return Construct(Span(start, end), actions, diagnostics, lookahead=end), waiting
+                # the calls no result in this line answers: a later line may
+                waiting = {k: v for k, v in calls.items() if k not in answered}
+        construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
+        if any(_absolute(a) for a in actions):
+            _session_cwd(text, start, actions, construct)
+        return construct, waiting
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
-        """A Codex call output: whether it says the call failed."""
-        if not isinstance(record, dict):
+        """The results a line gives: a Codex call output (whether it says the call failed), a
+        Codex ``patch_apply_end`` event, and ``tool_result`` objects anywhere in it."""
+        if not isinstance(record, dict | list):
             return {}
-        payload = record.get("payload")
-        item: dict[str, Any] = payload if isinstance(payload, dict) else record
-        if _type(item) not in _OUTPUTS:
-            return {}
-        call_id = str(item.get("call_id", ""))
-        message = _failure(item.get("output"))
-        if message is None:
+        payload = record.get("payload") if isinstance(record, dict) else None
+        item: Any = payload if isinstance(payload, dict) else record
+        if isinstance(item, dict) and _type(item) in _OUTPUTS:
+            call_id = str(item.get("call_id", ""))
+            message = _failure(item.get("output"))
+            if message is None:
+                return {call_id: (None, Span(start, start))}
+            return {call_id: (message, _where(text, call_id, start, end))}
+        if isinstance(item, dict) and _type(item) == "patch_apply_end" and isinstance(item.get("call_id"), str):
+            call_id = item["call_id"]
+            if item.get("success") is False:
+                message = first_line(item.get("stderr")) or "the patch was not applied"
+                return {call_id: (message, _where(text, call_id, start, end))}
             return {call_id: (None, Span(start, start))}
-        at = text.find(call_id, start, end) if call_id else -1
-        return {call_id: (message, Span(at, at + len(call_id)) if at >= 0 else Span(start, end))}
+        found: dict[str, tuple[str | None, Span]] = {}
+        _decoded_results(record, text, start, end, found, 0)
+        return found
 
     # -- walking the shapes --------------------------------------------------------------------
 
-    def _walk(self, node: JNode, group: Span, label: str) -> tuple[list[Action], list[Diagnostic]]:
+    def _walk(self, node: JNode, group: Span, label: str, dialects: Any = None) -> tuple[list[Action], list[Diagnostic]]:
         """The calls of one JSON document, failed ones (by their results in it) marked."""
         actions: list[Action] = []
         diagnostics: list[Diagnostic] = []
         calls: dict[str, list[int]] = {}
         errors: dict[str, tuple[str, Span]] = {}
-        self._visit(node, group, label, actions, diagnostics, calls, errors)
+        self._visit(node, group, label, actions, diagnostics, calls, errors, None, dialects)
         _resolve(actions, diagnostics, calls, errors)
         return actions, diagnostics
 
     def _visit(self, node: JNode, group: Span, label: str, actions: list[Action],
                diagnostics: list[Diagnostic], calls: dict[str, list[int]],
-               errors: dict[str, tuple[str, Span]]) -> None:
+               errors: dict[str, tuple[str, Span]], answered: set[str] | None = None,
+               dialects: Any = None) -> None:
+        """Every tool-call-shaped object in ``node``, wherever it sits, in document order (see
+        :func:`call_shape`); the results met on the way (by call id) in ``errors`` (failed) and
+        ``answered`` (any). A call's own arguments are not searched for calls. With the scan's
+        ``dialects``, the text of the assistant's messages is read by them (:func:`_said`)."""
+        cwd = [_cwd(node)]  # the working directory recorded last (Cline's changes as it goes)
 
-        def items(member: str, of: JNode) -> list[JNode]:
-            m = of.get(member)
-            return [i for i in (m.value.items or ()) if i.kind == "object"] if m and m.value.kind == "array" else []
+        def relativize(f: Field) -> Field:
+            return relative_path(f, cwd[0])
 
-        def visit(obj: JNode) -> None:
+        named: list[tuple[str, str]] = []  # (tool name, call id) of the calls, in order
+        stack: list[tuple[JNode, bool]] = [(node, False)]  # (value, inside an assistant message)
+        while stack:
+            obj, speaking = stack.pop()
+            if obj.kind == "array":
+                stack.extend((item, speaking) for item in reversed(obj.items or ()))
+                continue
+            if obj.kind != "object" or not obj.members:
+                continue
             v = obj.value
-            if not isinstance(v, dict):
-                return
-            payload = obj.get("payload")
-            if payload is not None and payload.value.kind == "object":
-                visit(payload.value)
-                return
-            for key in ("messages", "input", "output"):
-                for item in items(key, obj):
-                    visit(item)
-            for choice in items("choices", obj):
-                msg = choice.get("message") or choice.get("delta")
-                if msg is not None and msg.value.kind == "object":
-                    visit(msg.value)
             kind = _type(v)
+            role = v.get("role")
+            if isinstance(role, str) or kind in ("user", "gemini"):
+                speaking = role in ("assistant", "model") or kind == "gemini"
+            if speaking and dialects is not None:
+                for text in _said(obj):
+                    self._scan_said(text, dialects, actions, diagnostics)
             if kind in _ITEMS:
                 self._item(obj, group, label, actions, diagnostics, calls)
-                return
-            for call in items("tool_calls", obj):
-                self._openai_call(call, group, label, actions, diagnostics, calls)
-            if "role" in v or kind == "message":
-                for block in items("content", obj):
-                    bv = block.value
-                    if bv.get("type") == "tool_use":
-                        self._anthropic_call(block, group, label, actions, diagnostics, calls)
-                    elif bv.get("type") == "tool_result" and bv.get("is_error"):
-                        call_id = str(bv.get("tool_use_id", ""))
-                        member = block.get("tool_use_id")
-                        where = member.value.inner_span if member is not None else block.span
-                        errors[call_id] = (first_line(bv.get("content")), where)
+                continue
+            said = v.get("text") if kind == "text" else None
+            if isinstance(said, str) and said.startswith("["):
+                self._cline_result(obj, said, named, errors, answered)
+            elif isinstance(said, str) and "# Current Working Directory (" in said:
+                cwd[0] = _cwd_in(said) or cwd[0]
+            result = _result(obj)
+            if result is not None:
+                call_id, message, where = result
+                if answered is not None:
+                    answered.add(call_id)
+                if message is not None:
+                    errors.setdefault(call_id, (message, where))
+                continue
+            shape = call_shape(obj)
+            if shape is not None:
+                self._shaped_call(obj, shape, group, label, actions, diagnostics, calls, errors, relativize)
+                if isinstance(shape[2], str):
+                    named.append((shape[0].value, shape[2]))
+                continue
+            for m in reversed(obj.members):
+                if m.key not in _NOT_CALLS and m.value.kind in ("object", "array"):
+                    stack.append((m.value, speaking))
 
-        visit(node)
+    @staticmethod
+    def _scan_said(text: JNode, dialects: Any, actions: list[Action], diagnostics: list[Diagnostic]) -> None:
+        """Read a message's text (a decoded JSON string) with the markdown dialects: the XML
+        tools, SEARCH/REPLACE blocks, diffs and patches in it, their ranges mapped through the
+        string's escapes to the document."""
+        from ..scan import scan
+
+        smap = text.source_map
+        if smap is None:
+            return
+        for unit in scan(text.value, dialects):
+            actions.extend(map_action(a, smap) for a in unit.actions)
+            diagnostics.extend(map_diagnostic(d, smap) for d in unit.diagnostics)
+
+    @staticmethod
+    def _cline_result(obj: JNode, said: str, named: list[tuple[str, str]],
+                      errors: dict[str, tuple[str, Span]], answered: set[str] | None) -> None:
+        """Cline's result of a call as text (``[replace_in_file for 'a.ts'] Result:`` then what
+        happened): it answers the first call of that tool not answered yet; a denied or failed
+        one is an error."""
+        m = _CLINE_RESULT.match(said)
+        if m is None:
+            return
+        k = next((k for k, (name, call_id) in enumerate(named) if name == m.group(1)), None)
+        if k is None:
+            return
+        call_id = named.pop(k)[1]
+        if answered is not None:
+            answered.add(call_id)
+        body = said[m.end():].lstrip()
+        if body.startswith(_CLINE_FAILURES):
+            member = obj.get("text")
+            where = member.value.inner_span if member is not None else obj.span
+            errors.setdefault(call_id, (first_line(body), where))
+
+    def _shaped_call(self, obj: JNode, shape: tuple[JNode, JNode | None, Any], group: Span, label: str,
+                     actions: list[Action], diagnostics: list[Diagnostic], calls: dict[str, list[int]],
+                     errors: dict[str, tuple[str, Span]], relativize: Any) -> None:
+        name, args, call_id = shape
+        if isinstance(call_id, str) and call_id in calls:
+            return  # the same call written twice in one message (content[] and tool_calls[])
+        inp: Input | None = None
+        problems: list[Diagnostic] = []
+        if args is not None and args.kind == "string":
+            inp, problems = decode_arguments(args, f"`{name.value}`")
+        elif args is not None and args.kind == "object":
+            inp = Input(args)
+        call = Call(self.name, name.value, name.inner_span, obj.span, inp, group, label, relativize,
+                    diagnostics=problems)
+        before = len(actions)
+        self._add(call, call_id, actions, diagnostics, calls)
+        holder = obj
+        state = obj.get("state")  # opencode keeps the outcome in the call's state
+        if state is not None and state.value.kind == "object":
+            holder = state.value
+        status = holder.value.get("status")
+        if status in ("error", "cancelled", "canceled") and len(actions) > before:
+            # Gemini CLI's saved chats, opencode: the call records its own outcome.
+            hv = holder.value
+            message = first_line(hv.get("resultDisplay")) or first_line(hv.get("error")) or first_line(
+                hv.get("output")) or str(status)
+            member = holder.get("status")
+            where = member.value.inner_span if member is not None else obj.span
+            for k in range(before, len(actions)):
+                actions[k], note = failed(actions[k], message, where)
+                diagnostics.append(note)
 
     def _add(self, call: Call, call_id: Any, actions: list[Action], diagnostics: list[Diagnostic],
              calls: dict[str, list[int]]) -> None:
@@ -291,6 +691,11 @@ class ToolCalls(Dialect):
         diagnostics.extend(call.diagnostics)
         patch = action.fields.get("patch")
         found = self._patch_actions(action, patch) if patch is not None else None
+        if found and call.relativize is not None:
+            for a in found[0]:
+                for key in ("path", "to"):
+                    if key in a.fields:
+                        a.fields[key] = call.relativize(a.fields[key])
         added = found[0] if found else [action, *call.more]
         if isinstance(call_id, str):
             calls[call_id] = list(range(len(actions), len(actions) + len(added)))
@@ -313,13 +718,6 @@ class ToolCalls(Dialect):
         for a in result.actions:
             a.group_label = action.group_label
         return list(result.actions), list(result.diagnostics)
-
-    def _openai_call(self, call: JNode, group: Span, label: str, actions: list[Action],
-                     diagnostics: list[Diagnostic], calls: dict[str, list[int]]) -> None:
-        fn = call.get("function")
-        if fn is None or fn.value.kind != "object":
-            return
-        self._function(fn.value, call, call.value.get("id"), group, label, actions, diagnostics, calls)
 
     def _item(self, item: JNode, group: Span, label: str, actions: list[Action],
               diagnostics: list[Diagnostic], calls: dict[str, list[int]]) -> None:
@@ -363,16 +761,6 @@ class ToolCalls(Dialect):
         call = Call(self.name, name.value.value, name.value.inner_span, whole.span, inp, group, label,
                     diagnostics=problems)
         self._add(call, call_id, actions, diagnostics, calls)
-
-    def _anthropic_call(self, block: JNode, group: Span, label: str, actions: list[Action],
-                        diagnostics: list[Diagnostic], calls: dict[str, list[int]]) -> None:
-        name = block.get("name")
-        if name is None or name.value.kind != "string":
-            return
-        inp = block.get("input")
-        call = Call(self.name, name.value.value, name.value.inner_span, block.span,
-                    Input(inp.value) if inp is not None and inp.value.kind == "object" else None, group, label)
-        self._add(call, block.value.get("id"), actions, diagnostics, calls)
 
 
 DIALECT = ToolCalls()

@@ -21,9 +21,13 @@ from typing import Any
 
 from ..jsonscan import JNode, parse_json, trailing_data_error
 from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
+from ..paths import under_root
 from ..schema import ActionSpec, opt, req, text
 
-__all__ = ["Call", "Input", "call_action", "decode_arguments", "failed", "relative_path", "tool_rules", "tool_specs"]
+__all__ = [
+    "Call", "Input", "call_action", "decode_arguments", "failed", "map_field", "relative_path", "tool_rules",
+    "tool_specs",
+]
 
 
 @dataclass(slots=True)
@@ -125,16 +129,38 @@ class Call:
     more: list[Action] = field(default_factory=list)
 
 
-# Tool names, lower-cased, by what they do.
-_WRITE = {"write", "write_file", "create_file", "writefile", "createfile", "write_to_file"}
+# The tool registry: tool names, lower-cased, by what they do, and the argument keys each
+# family of agents writes. One table for every shape a call stands in (an Anthropic
+# ``tool_use``, an OpenAI ``function``, a Gemini ``functionCall``, a Cline UI message, ...):
+#   Claude Code   Write Edit MultiEdit NotebookEdit Bash Read ...        (file_path, old_string, new_string)
+#   Cline / Roo / Kilo  write_to_file replace_in_file apply_diff insert_content search_and_replace
+#                 new_rule execute_command read_file ...                (path | absolutePath, content, diff)
+#   Anthropic's text editor  str_replace_based_edit_tool str_replace_editor (command, path, old_str, ...)
+#   Gemini CLI    write_file replace run_shell_command read_file          (file_path | absolute_path, ...)
+#   Copilot       create_file insert_edit_into_file replace_string_in_file
+#                 multi_replace_string_in_file apply_patch run_in_terminal (filePath, oldString, ...)
+#   Codex         apply_patch shell local_shell exec_command              (input | patch, command)
+#   opencode      write edit patch bash read                              (filePath, oldString, patchText)
+#   OpenHands, SWE-agent  str_replace_editor, execute_bash
+_WRITE = {"write", "write_file", "create_file", "writefile", "createfile", "write_to_file", "new_rule",
+          "newfilecreated"}
 _EDIT = {"edit", "edit_file", "str_replace", "replace_in_file", "multiedit", "multi_edit",
-         "replace", "replace_string_in_file", "multi_replace_string_in_file", "single_find_and_replace"}
+         "replace", "replace_string_in_file", "multi_replace_string_in_file", "single_find_and_replace",
+         "apply_diff", "search_and_replace", "editedexistingfile"}
+#: Edit tools whose ``diff`` argument holds SEARCH/REPLACE blocks (Cline's ``------- SEARCH`` /
+#: ``+++++++ REPLACE``, Roo's ``<<<<<<< SEARCH`` / ``:start_line:`` / ``>>>>>>> REPLACE``).
+_DIFF_TOOLS = {"replace_in_file": "cline", "apply_diff": "roo", "editedexistingfile": "cline"}
 _EDITOR = {"str_replace_based_edit_tool", "str_replace_editor", "text_editor"}
 _SHELL = {"bash", "shell", "execute_command", "run_command", "exec_command", "run_terminal_cmd",
-          "shell_command", "local_shell", "container.exec", "run_shell_command"}
+          "shell_command", "local_shell", "container.exec", "run_shell_command", "run_in_terminal",
+          "execute_bash"}
 _READ = {"read", "read_file", "view", "view_file", "readfile", "cat"}
-_PATCH = {"apply_patch", "applypatch"}
-_PATH_KEYS = ("file_path", "path", "filePath", "filepath", "file", "target_file", "filename")
+_PATCH = {"apply_patch", "applypatch", "patch"}
+#: Tools that write a lazy snippet another model merges into the file (Copilot's
+#: insert_edit_into_file): shown with their path, never applied.
+_SNIPPET = {"insert_edit_into_file"}
+_PATH_KEYS = ("file_path", "path", "filePath", "filepath", "file", "target_file", "filename", "absolutePath",
+              "absolute_path")
 _CONTENT_KEYS = ("content", "file_text", "contents", "text", "new_content")
 _SEARCH_KEYS = ("old_string", "old_str", "oldText", "old_text", "oldString", "search")
 _REPLACE_KEYS = ("new_string", "new_str", "newText", "new_text", "newString", "replace")
@@ -168,7 +194,20 @@ CONTINUE_REPLACE = EditRules("Continue's single_find_and_replace", on_empty="wri
 #: Any other edit tool (an MCP server's edit_file, a bare str_replace, ...): its meaning of an
 #: empty search text is not known; it is refused, and its edits apply in sequence.
 OTHER_EDIT = EditRules("this tool", empty_hint=_NO_EMPTY)
+#: Cline's replace_in_file (``constructNewFileContent``): an empty SEARCH writes an empty file and
+#: is refused on one with content; the blocks are sought in the original file. Its UI log's
+#: ``editedExistingFile`` records the same diff.
+CLINE_REPLACE = EditRules("Cline's replace_in_file", on_empty="write", in_original=True,
+                          empty_hint="use write_to_file to write a whole file")
+#: Roo Code's apply_diff refuses an empty SEARCH and applies its blocks in sequence.
+ROO_DIFF = EditRules("Roo Code's apply_diff", empty_hint="use write_to_file or insert_content")
+#: Roo Code's search_and_replace replaces every occurrence of its (literal) search text.
+ROO_SEARCH = EditRules("Roo Code's search_and_replace", empty_hint=_NO_EMPTY)
 _TOOL_RULES = {
+    "replace_in_file": CLINE_REPLACE,
+    "editedexistingfile": CLINE_REPLACE,
+    "apply_diff": ROO_DIFF,
+    "search_and_replace": ROO_SEARCH,
     "edit": CLAUDE_EDIT,
     "multiedit": CLAUDE_MULTIEDIT,
     "replace_string_in_file": COPILOT_REPLACE,
@@ -176,6 +215,35 @@ _TOOL_RULES = {
     "replace": GEMINI_REPLACE,
     "single_find_and_replace": CONTINUE_REPLACE,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredTool:
+    """A tool a project declares in its configuration (``[tools.NAME]`` in ``.action-lsp.toml``,
+    see docs/declared-dialects.md): its kind and the argument keys that hold each role. Its
+    edits have no known meaning of an empty search text (refused) and apply in sequence."""
+
+    name: str
+    kind: ActionKind
+    path: tuple[str, ...] = ()
+    content: tuple[str, ...] = ()
+    search: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    command: tuple[str, ...] = ()
+
+
+_DECLARED_TOOLS: dict[str, DeclaredTool] = {}
+
+
+def set_declared_tools(tools: tuple[DeclaredTool, ...] | list[DeclaredTool]) -> None:
+    """Install the tools a project's configuration declares (replacing any before): they join
+    the registry, ahead of the built-in entries of the same name."""
+    global _DECLARED_TOOLS
+    _DECLARED_TOOLS = {t.name.lower(): t for t in tools}
+
+
+def declared_tools() -> tuple[DeclaredTool, ...]:
+    return tuple(_DECLARED_TOOLS.values())
 
 
 def tool_rules(action: Action) -> EditRules:
@@ -196,7 +264,7 @@ def tool_specs(*names: str) -> dict[str, ActionSpec]:
             out[n] = ActionSpec(n, ActionKind.WRITE_FILE, (req("path", text(), "the file written"),
                                 req("content", text(), "its whole new content")),
                                 "Write a whole file (created or replaced).", open_fields=True)
-        elif low in _EDIT:
+        elif low in _EDIT or low == "insert_content":
             out[n] = ActionSpec(n, ActionKind.MODIFY_FILE, (req("path", text(), "the file changed"),),
                                 "Replace text in a file (old -> new).", open_fields=True)
         elif low in _SHELL:
@@ -212,19 +280,15 @@ def tool_specs(*names: str) -> dict[str, ActionSpec]:
 
 def relative_path(f: Field, cwd: str | None) -> Field:
     """``f`` with an absolute path under ``cwd`` made relative to it (the value and its map
-    cover the relative part only); any other path as written."""
+    cover the relative part only; Windows drive paths too, see :func:`~action_lsp.paths.
+    under_root`); any other path as written."""
     path = f.value
     if not cwd or not isinstance(path, str):
         return f
-    root = cwd.rstrip("/\\")
-    if not root or not path.startswith(root) or len(path) == len(root) or path[len(root)] not in "/\\":
+    cut = under_root(path, cwd)
+    if cut is None:
         return f
-    cut = len(root) + 1
-    while cut < len(path) and path[cut] in "/\\":
-        cut += 1
     rel = path[cut:]
-    if not rel:
-        return f
     smap = f.source_map.slice(cut) if f.source_map is not None else None
     span = Span(smap.base, smap.source_end) if smap is not None else f.span
     return Field(f.name, rel, span, f.key_span, smap)
@@ -268,12 +332,47 @@ def call_action(call: Call) -> Action:
             fields["command"] = inp.as_field("command", c[1], c[2])
     args = _Arguments(call, take)
     others: list[tuple[Field, list[Edit]]] = []  # the files after the first of a multi-file call
-    if low in _WRITE or command == "create":
+    declared = _DECLARED_TOOLS.get(low)
+    if declared is not None:
+        kind = declared.kind
+        if declared.path:
+            path(*declared.path)
+        if declared.content:
+            args.text("content", declared.content)
+        if declared.command:
+            args.text("command", declared.command)
+        if declared.search and declared.replace:
+            s = args.text("search", declared.search)
+            r = args.text("replace", declared.replace)
+            if s is not None and r is not None and not args.bad:
+                edits.append(Edit(s, r))
+    elif low in _WRITE or command == "create":
         # The str_replace editors' create refuses an existing file ("Cannot overwrite files
         # using command `create`"); a Write tool creates or replaces.
         kind = ActionKind.CREATE_FILE if command == "create" else ActionKind.WRITE_FILE
         path(*_PATH_KEYS)
         args.text("content", _CONTENT_KEYS)
+    elif low in _DIFF_TOOLS and inp is not None and _diff_member(inp, low) is not None:
+        kind = ActionKind.MODIFY_FILE
+        path(*_PATH_KEYS)
+        diff = args.text("diff", (_diff_member(inp, low) or "diff",))
+        if low == "editedexistingfile" and diff is not None and not _has_blocks(diff.value):
+            kind = ActionKind.WRITE_FILE  # the UI log of a whole file written over an old one
+            fields["content"] = Field("content", diff.value, diff.span, diff.key_span, diff.source_map)
+        elif diff is not None:
+            edits.extend(_diff_edits(call, diff, _DIFF_TOOLS[low], args))
+    elif low == "insert_content":
+        kind = ActionKind.MODIFY_FILE
+        path(*_PATH_KEYS)
+        line = args.whole("line", ("line",))
+        new = args.text("content", ("content",))
+        if line is not None and new is not None:  # before line N; 0 appends (Roo)
+            piece = new.value if new.value.endswith(("\n", "\r")) or not new.value else new.value + "\n"
+            empty = Field("search", "", Span(new.span.start, new.span.start))
+            edits.append(Edit(empty, Field("replace", piece, new.span, new.key_span, new.source_map), line.value))
+    elif low in _SNIPPET:
+        kind = ActionKind.OTHER
+        path(*_PATH_KEYS)
     elif low in _EDIT or command == "str_replace":
         kind = ActionKind.MODIFY_FILE
         path(*_PATH_KEYS)
@@ -298,8 +397,12 @@ def call_action(call: Call) -> Action:
                 r = Field("replace", "", Span(s.span.end, s.span.end))
             count = args.count(inp)
             args.flag(inp)
+            if low == "search_and_replace" and inp is not None and _truthy(inp, "use_regex"):
+                args.problem("search", f"this {call.name} call searches with a regular expression, which "
+                             "is not applied here; it is shown, not applied", call.name_span)
             if s is not None and r is not None and not args.bad:
-                edits.append(Edit(s, r, replace_all=inp is not None and _replace_all(inp), count=count))
+                every = low == "search_and_replace" or (inp is not None and _replace_all(inp))
+                edits.append(Edit(s, r, replace_all=every, count=count))
     elif command == "insert":
         kind = ActionKind.MODIFY_FILE
         path(*_PATH_KEYS)
@@ -316,11 +419,15 @@ def call_action(call: Call) -> Action:
     elif low in _SHELL:
         kind = ActionKind.COMMAND
         _command(call, inp, fields, used)
+        patch = _shell_patch(inp)
+        if patch is not None:  # Codex's shell ["apply_patch", "*** Begin Patch ..."]
+            kind = ActionKind.OTHER
+            fields["patch"] = patch
     elif low in _PATCH:
         kind = ActionKind.OTHER
         f = call.raw
         if f is None and inp is not None:
-            f = take("patch", "input", "patch", "diff")
+            f = take("patch", "input", "patch", "diff", "patchText")
         if f is not None:
             fields["patch"] = Field("patch", f.value, f.span, f.key_span, f.source_map)
     if inp is not None:
@@ -483,6 +590,73 @@ def _listed_edits(call: Call, inp: Input, many: tuple[str, JNode, Span],
     return list(groups.values())
 
 
+def _diff_member(inp: Input, low: str) -> str | None:
+    """The argument holding a diff tool's SEARCH/REPLACE blocks: ``diff`` (Cline's UI log:
+    ``content`` too)."""
+    keys = ("diff", "content") if low == "editedexistingfile" else ("diff",)
+    found = inp.member(*keys)
+    return found[0] if found is not None else None
+
+
+_BLOCK_MARKER = ("------- SEARCH", "<<<<<<< SEARCH")
+
+
+def _has_blocks(value: str) -> bool:
+    return any(m in value for m in _BLOCK_MARKER)
+
+
+def _diff_edits(call: Call, diff: Field, style_name: str, args: _Arguments) -> list[Edit]:
+    """The SEARCH/REPLACE blocks of a ``diff`` argument, read from its decoded value with
+    Cline's or Roo's markers, each field mapped to the document through the argument's map."""
+    from .search_replace import CLINE, ROO, parse_blocks
+
+    style = CLINE if style_name == "cline" else ROO
+    value = diff.value
+    found = parse_blocks(value, 0, len(value), style)
+    smap = diff.source_map or SourceMap.verbatim(diff.span.start, diff.span.end)
+    for d in found.diagnostics:
+        args.problems.append(Diagnostic(d.code, d.message, smap.span(d.span.start, d.span.end), d.severity))
+    if not found.blocks and not found.diagnostics and value.strip():
+        args.problem("diff", f"the diff of this {call.name} call holds no `{style.search_marker()}` / `=======` / "
+                     f"`{style.replace_marker()}` block; the agent changes nothing", diff.key_span or diff.span)
+    if found.diagnostics:
+        args.bad.add("diff")
+        return []
+    return [Edit(map_field(b.search, smap), map_field(b.replace, smap), b.start_line) for b in found.blocks]
+
+
+def map_field(f: Field, outer: SourceMap) -> Field:
+    """``f``, read from a decoded value, with its ranges mapped through ``outer`` (the map of
+    that value to the document)."""
+    smap = outer.compose(f.source_map) if f.source_map is not None else None
+    span = outer.span(f.span.start, f.span.end)
+    key = outer.span(f.key_span.start, f.key_span.end) if f.key_span is not None else None
+    return Field(f.name, f.value, span, key, smap)
+
+
+def _truthy(inp: Input, key: str) -> bool:
+    found = inp.member(key)
+    return found is not None and found[1].value in (True, "true", "True")
+
+
+def _shell_patch(inp: Input | None) -> Field | None:
+    """The patch of a shell call that runs ``apply_patch`` (Codex: ``["apply_patch", patch]``,
+    or ``["bash", "-lc", "apply_patch <<'EOF'\n*** Begin Patch ..."]``), else None."""
+    found = inp.member("command", "cmd") if inp is not None else None
+    if found is None or found[1].kind != "array" or not found[1].items:
+        return None
+    assert inp is not None
+    items = found[1].items
+    head = items[0].value
+    if head in ("apply_patch", "applypatch") and len(items) == 2 and items[1].kind == "string":
+        return inp.as_field("patch", items[1], found[2])
+    script = items[-1]
+    if len(items) == 3 and script.kind == "string" and script.value.lstrip().startswith(("apply_patch", "applypatch")) \
+            and "*** Begin Patch" in script.value:
+        return inp.as_field("patch", script, found[2])
+    return None
+
+
 def _replace_all(inp: Input) -> bool:
     """Claude Code's ``"replace_all": true``: every occurrence of the old string is replaced."""
     found = inp.member("replace_all", "replaceAll")
@@ -541,3 +715,28 @@ def failed(action: Action, message: str, at: Span | None) -> tuple[Action, Diagn
         related=[(at, "the tool result")] if at is not None else [],
     )
     return action, diagnostic
+
+
+def map_action(a: Action, outer: SourceMap) -> Action:
+    """``a``, found by scanning a decoded value (a message's text inside a JSON string), with
+    every range mapped through ``outer`` to the document."""
+
+    def span(s: Span) -> Span:
+        return outer.span(s.start, s.end)
+
+    return Action(
+        a.dialect, a.type, a.kind, span(a.span), span(a.name_span),
+        {k: map_field(f, outer) for k, f in a.fields.items()},
+        span(a.group) if a.group else None, a.group_label,
+        [Edit(map_field(e.search, outer), map_field(e.replace, outer), e.line, e.replace_all,
+              tuple(map_field(f, outer) for f in e.anchors), e.after_previous, e.at_end, e.count)
+         for e in a.edits],
+        a.partial, a.in_progress, a.failure,
+    )
+
+
+def map_diagnostic(d: Diagnostic, outer: SourceMap) -> Diagnostic:
+    """``d`` mapped like :func:`map_action`; its fixes are dropped (they would edit the text
+    without its JSON escapes)."""
+    return Diagnostic(d.code, d.message, outer.span(d.span.start, d.span.end), d.severity, [],
+                      [(outer.span(s.start, s.end), m) for s, m in d.related], d.data)

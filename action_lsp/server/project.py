@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..dialects import set_declared
+from ..dialects.tool_use import set_declared_tools
 from ..project_config import FILE_NAMES, ConfigError, config_in, load
 
 if TYPE_CHECKING:
@@ -56,14 +57,17 @@ class Project:
         self.path, self.source = path, source
         if path is None:
             set_declared(())
+            set_declared_tools(())
             return True
         try:
             config = load(path)
         except ConfigError as exc:
             set_declared(())
+            set_declared_tools(())
             self.report(f"action-lsp: {exc} (its dialects are off until it is fixed)")
             return True
         set_declared(config.dialects)
+        set_declared_tools(config.tools)
         self.ls.log_info(f"action-lsp: configuration: {path}")
         if config.dialects:
             names = ", ".join(d.name for d in config.dialects)
