@@ -155,13 +155,20 @@ def _top(src: Source) -> list[Unit]:
 
 
 def _shape(fsrc: Source, ssrc: Source, lazy: bool) -> Shape:
+    """``whole`` when the answer holds every definition of the file (top-level and inside
+    classes, by qualified name) and every import of it; else ``fragment``."""
     if lazy:
         return "lazy"
-    have = {u.key for u in _top(fsrc) if u.defines}
-    if not have:
-        return "whole"
-    shown = {u.key for u in _top(ssrc) if u.defines}
-    return "whole" if have <= shown else "fragment"
+    lang = fsrc.lang
+    have = set(qualified_definitions(fsrc.text, lang))
+    have |= {u.key for u in _top(fsrc) if u.defines and u.key is not None}
+    shown = set(qualified_definitions(ssrc.text, lang))
+    shown |= {u.key for u in _top(ssrc) if u.defines and u.key is not None}
+    if not have <= shown:
+        return "fragment"
+    said = set().union(*(_words(ssrc.text[u.start : u.end]) for u in _top(ssrc) if u.kind == "import"))
+    kept = all(_words(fsrc.text[u.start : u.end]) <= said for u in _top(fsrc) if u.kind == "import")
+    return "whole" if kept else "fragment"
 
 
 # -- the file level ----------------------------------------------------------------------
@@ -244,9 +251,11 @@ def _level(ctx: _Ctx, F: list[Unit], S: list[Unit], *, top: bool, section: bool 
     replaced: dict[int, str] = {}
     new_imports: list[str] = []
     f_imports = [i for i, u in enumerate(F) if u.kind == "import"]
+    known: set[int] = set()  # the answer's imports the file has as they are: anchors
     for su in (u for u in S if u.kind == "import"):
         said = normalized(ssrc.text[su.start : su.end])
         if any(normalized(ftext(i)) == said for i in f_imports):
+            known.add(id(su))
             continue
         wider = [i for i in f_imports if _same_module(ftext(i), said)
                  and _words(ftext(i)) <= _words(said)]
@@ -254,12 +263,12 @@ def _level(ctx: _Ctx, F: list[Unit], S: list[Unit], *, top: bool, section: bool 
             replaced[wider[0]] = stext(su)
         else:
             new_imports.append(stext(su))
-    S = [u for u in S if u.kind != "import"]
+    S = [u for u in S if u.kind != "import" or id(u) in known]
 
     # 2. anchors
     keyed: dict[tuple[str, str], list[int]] = {}
     for i, u in enumerate(F):
-        if u.key is not None and u.kind not in ("import", "placeholder"):
+        if u.key is not None and u.kind != "placeholder":
             keyed.setdefault(u.key, []).append(i)
         elif u.kind == "comment":
             keyed.setdefault(("comment", normalized(ftext(i))), []).append(i)
@@ -283,7 +292,7 @@ def _level(ctx: _Ctx, F: list[Unit], S: list[Unit], *, top: bool, section: bool 
             anchor[k] = found[0]
             taken[found[0]] = k
         elif len(found) > 1 or len(keyed.get(key, [])) > 1:
-            if su.kind == "comment":
+            if su.kind in ("comment", "import"):
                 continue  # a comment said twice in the file: new, placed by its neighbours
             ctx.ask(f"`{_said(su)}` is in the file {len(keyed[key])} times: which one the "
                     "answer changes is not certain")
@@ -296,9 +305,11 @@ def _level(ctx: _Ctx, F: list[Unit], S: list[Unit], *, top: bool, section: bool 
         if anchor[k] > last:
             kept.append(k)
             last = anchor[k]
+        elif S[k].kind == "import":
+            unplaced.add(k)  # an import the file has elsewhere: nothing to place
         else:
             ctx.ask(f"`{_said(S[k])}` stands elsewhere in the answer than in the file (moved?)")
-    moved = {anchor[k]: k for k in anchor if k not in kept}
+    moved = {anchor[k]: k for k in anchor if k not in kept and k not in unplaced}
 
     # 3. segments between kept anchors
     out: list[_Item] = []
@@ -382,6 +393,11 @@ def _segment(ctx: _Ctx, F: list[Unit], gap: list[int], seq: list[Unit | None], *
         if holes > 1 and inner:
             ctx.ask(f"cannot tell where in the unchanged code `{_said(inner[0])}` goes: "
                     "there are placeholders on both sides of it")
+        heads = {_head(F[i].first) for i in gap if F[i].kind == "stmt"}
+        for u in before + after:
+            if u.kind == "stmt" and u.key is not None and u.key[0] == "stmt" and _head(u.first) in heads:
+                ctx.ask(f"`{_said(u)}` is new next to code a placeholder stands for, which has a "
+                        "statement like it: changed, or added?")
         for u in before:
             out.append(_Item(stext(u), None))
         for i in gap:
@@ -520,6 +536,14 @@ def _said(u: Unit) -> str:
     return u.first[:60]
 
 
+def _head(line: str) -> str:
+    """The name a statement starts with (``print``, ``s.mux.HandleFunc``, ``return``)."""
+    import re
+
+    m = re.match(r"\s*(?:await\s+)?([\w.$]+)", line)
+    return m.group(1) if m else line
+
+
 def _words(text: str) -> set[str]:
     import re
 
@@ -530,6 +554,8 @@ def _same_module(a: str, b: str) -> bool:
     import re
 
     def module(t: str) -> str:
+        if re.match(r"\s*import\s*\(", t):
+            return "import (...)"  # Go: the import block
         m = re.search(r"\bfrom\s+(['\"]?)([\w./@-]+)\1", t) or re.search(r"^\s*(import|use|using)\s+([\w.:]+)", t)
         return m.group(2) if m else ""
 
@@ -572,12 +598,15 @@ def _verify(ctx: _Ctx, old: str, snippet: str, text: str, lang: Lang) -> None:
     """Never a merge that drops a definition of the file, doubles one, or does not parse."""
     before = qualified_definitions(old, lang)
     after = qualified_definitions(text, lang)
-    shown = qualified_definitions(snippet, lang)
+    # the answer's definitions by kind and own name: where they land is the merge's to say
+    shown: Counter[tuple[str, str]] = Counter()
+    for (kind, name), n in qualified_definitions(snippet, lang).items():
+        shown[(kind, name.rsplit(".", 1)[-1])] += n
     for key, n in before.items():
         if after[key] < n:
             ctx.refuse(f"`{key[1]}` would be dropped by the merge")
     for key, n in after.items():
-        if n > max(before[key], shown[key]):
+        if n > max(before[key], shown[(key[0], key[1].rsplit(".", 1)[-1])]):
             ctx.refuse(f"`{key[1]}` would be defined {n} times by the merge")
     was = parse(old, lang).root
     now = parse(text, lang).root

@@ -37,6 +37,9 @@ WRAPPERS = frozenset({
     "export_statement", "decorated_definition", "template_declaration", "ambient_declaration",
     "annotated_declaration",
 })
+#: Node types that stand before the definition they qualify, as siblings (Rust's ``#[test]``,
+#: a decorator of a TypeScript method): they belong to it.
+ATTRIBUTES = frozenset({"attribute_item", "inner_attribute_item", "decorator", "annotation"})
 #: Declarations keyed by the names they declare.
 DECLARATIONS = frozenset({
     "lexical_declaration", "variable_declaration", "const_declaration", "var_declaration",
@@ -144,8 +147,10 @@ def body_of(node: Node) -> Node | None:
             if child.type in _BODY_TYPES:
                 body = child
                 break
-    if body is not None and body.type in ("class_body",) and body.named_child_count == 0:
-        return body
+    if body is not None:
+        lists = [c for c in body.named_children if c.type == "statement_list"]
+        if len(lists) == 1:
+            return lists[0]  # Go: a block holds one statement list (and comments)
     return body
 
 
@@ -249,6 +254,8 @@ def units(src: Source, level: Node, lo: int, hi: int, *, skip_first: bool = Fals
         start = src.parsed.start(child)
         end = src.parsed.end(child)
         kind, key, body, container = _key(src, child)
+        if child.type in ATTRIBUTES:
+            kind = "comment"  # belongs to the definition below it, as a comment right above it
         unit = _unit(src, start, end, kind, key, child, body, container)
         if src.lang.name == "python" and body is not None:
             python_extent(src, unit)
@@ -280,6 +287,7 @@ def _unit(src: Source, start: int, end: int, kind: UnitKind, key: tuple[str, str
     e = src.line_end(end)
     if src.text[end:e].strip() and kind != "placeholder":
         e = end if not src.text[end:e].strip().startswith(("//", "#", "/*", ",", ";")) else e
+    e = s + len(src.text[s:e].rstrip())  # a node may end with blank lines (a Markdown section)
     line = src.text[s:e].split("\n", 1)[0]
     indent = line[: len(line) - len(line.lstrip())]
     return Unit(s, e, kind, key, node, indent, normalized(line), kind in ("def", "var"), body,
