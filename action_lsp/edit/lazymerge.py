@@ -45,9 +45,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..syntax.languages import Lang, language_for
-from ..syntax.parse import parse
-from ..syntax.tokens import definitions
-from .lazyunits import Source, Unit, body_of, normalized, units
+from ..syntax.parse import Offsets, Parsed, parse
+from ..syntax.reparse import _point
+from ..syntax.tokens import _definition
+from .lazyunits import Source, Unit, body_of, nodes_of, normalized, units
 from .placeholders import find_placeholders
 
 __all__ = ["Merge", "Shape", "body_of", "classify", "merge_snippet", "qualified_definitions"]
@@ -211,8 +212,8 @@ def _nested(src: Source, F: Sequence[Unit], key: tuple[str, str], depth: int = 0
     if depth > 3:
         return out
     for u in F:
-        if u.body is None or u.node is None:
-            continue
+        if u.body is None or u.node is None or (u.key is not None and u.key[0] == "function"):
+            continue  # (a method given alone belongs to a class, not to a function's body)
         inner = _body_units(src, u)
         out.extend(x for x in inner if x.key == key and x.kind == "def")
         out.extend(_nested(src, inner, key, depth + 1))
@@ -578,10 +579,16 @@ def _header(src: Source, u: Unit) -> bool:
 
 # -- what must hold ----------------------------------------------------------------------
 
-def qualified_definitions(code: str, lang: Lang) -> Counter[tuple[str, str]]:
+def qualified_definitions(code: str | Parsed, lang: Lang) -> Counter[tuple[str, str]]:
     """Each definition of ``code`` by kind (function and method as one) and qualified name
-    (``Foo.save``), counted."""
-    found = definitions(code, lang)
+    (``Foo.save``), counted: what ``syntax.definitions`` finds, through a tree-sitter query."""
+    parsed = code if isinstance(code, Parsed) else parse(code, lang)
+    found = []
+    for node in nodes_of(parsed, lang.definitions):
+        d = _definition(parsed, node, lang.definitions[node.type], None)
+        if d is not None:
+            found.append(d)
+    found.sort(key=lambda d: (d.start, -d.end))
     out: Counter[tuple[str, str]] = Counter()
     stack: list[tuple[int, str]] = []  # (end, qualified name)
     for d in found:
@@ -594,10 +601,35 @@ def qualified_definitions(code: str, lang: Lang) -> Counter[tuple[str, str]]:
     return out
 
 
+def _parse_after(was: Parsed, text: str) -> Parsed:
+    """The parse of ``text``, a merge into ``was.code``: tree-sitter told what changed (one
+    edit from the first to the last character that differ) re-reads only around it."""
+    lang, old = was.lang, was.code
+    if lang.prepare is not None or old == text:
+        return parse(text, lang)
+    start = 0
+    limit = min(len(old), len(text))
+    while start < limit and old[start] == text[start]:
+        start += 1
+    tail = 0
+    while tail < limit - start and old[-1 - tail] == text[-1 - tail]:
+        tail += 1
+    old_end, new_end = len(old) - tail, len(text) - tail
+    tree = was.tree.copy()
+    start_byte, start_point = _point(old, start)
+    old_end_byte, old_end_point = _point(old, old_end)
+    new_end_byte, new_end_point = _point(text, new_end)
+    tree.edit(start_byte, old_end_byte, new_end_byte, start_point, old_end_point, new_end_point)
+    data = text.encode("utf-8", "surrogatepass")
+    return Parsed(text, lang, data, lang.parser().parse(data, tree), Offsets(text))
+
+
 def _verify(ctx: _Ctx, old: str, snippet: str, text: str, lang: Lang) -> None:
     """Never a merge that drops a definition of the file, doubles one, or does not parse."""
-    before = qualified_definitions(old, lang)
-    after = qualified_definitions(text, lang)
+    was = parse(old, lang)
+    merged = _parse_after(was, text)
+    before = qualified_definitions(was, lang)
+    after = qualified_definitions(merged, lang)
     # the answer's definitions by kind and own name: where they land is the merge's to say
     shown: Counter[tuple[str, str]] = Counter()
     for (kind, name), n in qualified_definitions(snippet, lang).items():
@@ -608,10 +640,8 @@ def _verify(ctx: _Ctx, old: str, snippet: str, text: str, lang: Lang) -> None:
     for key, n in after.items():
         if n > max(before[key], shown[(key[0], key[1].rsplit(".", 1)[-1])]):
             ctx.refuse(f"`{key[1]}` would be defined {n} times by the merge")
-    was = parse(old, lang).root
-    now = parse(text, lang).root
-    if now.has_error and not was.has_error:
+    if merged.root.has_error and not was.root.has_error:
         ctx.refuse("the merged file would not parse")
-    elif was.has_error and lang.judged != "off":
+    elif was.root.has_error and lang.judged != "off":
         ctx.ask("the file does not parse as it is: a merge into it cannot be certain")
 

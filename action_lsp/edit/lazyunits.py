@@ -17,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
 from ..syntax.languages import Lang
 from ..syntax.parse import Parsed
@@ -90,12 +90,8 @@ class Source:
 
     def __post_init__(self) -> None:
         self.text = self.parsed.code
-        starts = [0]
-        for i, ch in enumerate(self.text):
-            if ch == "\n":
-                starts.append(i + 1)
-        self.line_starts = starts
-        self.comments = _comments(self.parsed.root, self.parsed.lang)
+        self.line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
+        self.comments = nodes_of(self.parsed, self.parsed.lang.comments | {"comment", "html_block"})
 
     @property
     def lang(self) -> Lang:
@@ -117,18 +113,31 @@ class Source:
         return len(self.text) if nl < 0 else nl
 
 
-def _comments(root: Node, lang: Lang) -> list[Node]:
-    out: list[Node] = []
-    stack = [root]
-    kinds = lang.comments | {"comment", "html_block"}
-    while stack:
-        node = stack.pop()
-        if node.type in kinds:
-            out.append(node)
-            continue
-        stack.extend(reversed(node.children))
-    out.sort(key=lambda n: n.start_byte)
-    return out
+_NEWLINE = re.compile("\n")
+_QUERIES: dict[tuple[str, frozenset[str]], Query | None] = {}
+
+
+def nodes_of(parsed: Parsed, types: Collection[str]) -> list[Node]:
+    """Every node of ``parsed`` whose type is one of ``types``, in document order (a
+    tree-sitter query: the walk runs in C). Types the grammar does not have are left out."""
+    lang = parsed.lang
+    key = (lang.name, frozenset(types))
+    if key not in _QUERIES:
+        known = []
+        for t in sorted(types):
+            try:
+                Query(lang.language, f"({t}) @n")
+            except Exception:  # (QueryError: not a node type of this grammar)
+                continue
+            known.append(t)
+        _QUERIES[key] = (Query(lang.language, "[" + " ".join(f"({t})" for t in known) + "] @n")
+                         if known else None)
+    query = _QUERIES[key]
+    if query is None:
+        return []
+    found = QueryCursor(query).captures(parsed.root).get("n", [])
+    found.sort(key=lambda n: n.start_byte)
+    return found
 
 
 def normalized(text: str) -> str:
