@@ -373,16 +373,17 @@ def _segment(ctx: _Ctx, F: list[Unit], gap: list[int], seq: list[Unit | None], *
             seq = [*seq, None]
         holes = seq.count(None)
         if holes == 0:
-            defs = [i for i in gap if F[i].defines]
-            stmts = [i for i in gap if F[i].kind == "stmt"]
-            for i in defs:
-                ctx.ask(f"`{_said(F[i])}` is not in the answer{_between(neighbours)}, with no "
-                        "placeholder for it: removed, or left out?")
-            if stmts and not news:
-                ctx.ask(f"`{_said(F[stmts[0]])}` is not in the answer{_between(neighbours)}, "
-                        "with no placeholder for it: removed, or left out?")
+            # The answer shows this run whole: a statement of the file like one of its new
+            # ones (same first name) was changed; anything else it leaves out is a question.
+            heads = {_head(u.first) for u in news if u.kind == "stmt"}
             for i in gap:
-                if F[i].kind in ("comment", "import") or F[i].defines or (stmts and not news):
+                if F[i].kind in ("comment", "import"):
+                    keep(i)
+                elif F[i].kind == "stmt" and _head(F[i].first) in heads:
+                    continue  # replaced by the answer's
+                else:
+                    ctx.ask(f"`{_said(F[i])}` is not in the answer{_between(neighbours)}, with "
+                            "no placeholder for it: removed, or left out?")
                     keep(i)
             for u in news:
                 out.append(_Item(stext(u), None))
@@ -469,8 +470,17 @@ def _anchor(ctx: _Ctx, fu: Unit, su: Unit) -> str:
     if fu.body is not None and su.body is not None and fu.node is not None:
         Fb = _body_units(fsrc, fu)
         Sb = _body_units(ssrc, su)
+        if Fb and fsrc.lang.name == "python":  # `pass` / `...` hold an empty body's place
+            Sb = [u for u in Sb if u.first not in ("pass", "...")]
         missing = fu.container and any(
             u.defines and u.key not in {x.key for x in Sb} for u in Fb)
+        if (holes or missing) and not Sb:
+            # an empty body shown (`class Zeta {}`): the file's members stay
+            if normalized(stext.split("{", 1)[0].split(":", 1)[0]) != normalized(
+                    ftext.split("{", 1)[0].split(":", 1)[0]):
+                ctx.ask(f"`{_said(su)}` is shown with an empty body and another header: "
+                        "its members are kept, the header is not changed")
+            return ftext
         if (holes or missing) and Sb:
             items = _level(ctx, Fb, Sb, top=False, section=su.body.type == "section")
             head = _reindent(ssrc.text[su.start : Sb[0].start], su.indent, fu.indent)

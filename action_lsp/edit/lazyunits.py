@@ -35,7 +35,7 @@ IMPORTS = frozenset({
 #: Node types that wrap the definition they export or decorate: keyed by what they hold.
 WRAPPERS = frozenset({
     "export_statement", "decorated_definition", "template_declaration", "ambient_declaration",
-    "annotated_declaration",
+    "annotated_declaration", "type_declaration",
 })
 #: Node types that stand before the definition they qualify, as siblings (Rust's ``#[test]``,
 #: a decorator of a TypeScript method): they belong to it.
