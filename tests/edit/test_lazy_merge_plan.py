@@ -205,3 +205,67 @@ def test_a_merged_answer_rewritten_by_a_later_one_is_superseded(tmp_path: Path) 
     first, second = plan.outcomes
     assert second.applied
     assert first.superseded_by == 1 and not plan.changes
+
+
+# -- what the editor shows (the server's pieces, in process: the chat dialect is not merged yet)
+
+def test_hover_says_what_the_answer_is_to_the_file_and_that_it_is_merged(tmp_path: Path) -> None:
+    from action_lsp.server.hover import describe
+
+    root = _ws(tmp_path, {"app.py": OLD})
+    actions, plan = _plan(root, _transcript(("app.py", LAZY)))
+    text = describe(actions[0], 0, plan)
+    assert "lazy snippet" in text and "merged into the file by syntax" in text
+    assert "(a lazy snippet merged by syntax)" in text and "```diff" in text
+    fragment = "def save(path, text):\n    pass\n"
+    actions, plan = _plan(root, _transcript(("app.py", fragment)))
+    assert "fragment (some of the file's definitions)" in describe(actions[0], 0, plan)
+
+
+def test_hover_on_an_uncertain_merge_says_why_and_what_it_is(tmp_path: Path) -> None:
+    from action_lsp.server.hover import describe
+
+    root = _ws(tmp_path, {"app.py": OLD})
+    answer = "# ... existing code ...\n\ndef helper():\n    pass\n\n# ... existing code ...\n"
+    actions, plan = _plan(root, _transcript(("app.py", answer)))
+    text = describe(actions[0], 0, plan)
+    assert "**Cannot apply:**" in text and "`helper`" in text and "lazy snippet" in text
+
+
+def test_the_quick_fix_for_an_uncertain_merge_runs_apply_merge(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from action_lsp.server.code_actions import merge_command
+
+    root = _ws(tmp_path, {"app.py": OLD})
+    answer = "# ... existing code ...\n\ndef helper():\n    pass\n\n# ... existing code ...\n"
+    actions, plan = _plan(root, _transcript(("app.py", answer)))
+    (d,) = plan.outcomes[0].diagnostics
+    assert d.code == "lazy-ambiguous" and d.data is not None and d.data["proposal"] is True
+    od = SimpleNamespace(uri="file:///chat.md", version=3,
+                         analysis=lambda: SimpleNamespace(actions=actions))
+    assert merge_command(od, d) == (  # type: ignore[arg-type]
+        "Apply the proposed merge", {"uri": "file:///chat.md", "version": 3, "action": 0})
+    # a merge that would not parse has no proposal: no quick fix
+    broken = "# ... existing code ...\n\ndef main():\n    print(load('a')\n"
+    actions, plan = _plan(root, _transcript(("app.py", broken)))
+    (d,) = [d for d in plan.outcomes[0].diagnostics if d.code == "lazy-ambiguous"]
+    assert merge_command(od, d) is None  # type: ignore[arg-type]
+
+
+def test_parse_with_a_root_names_what_each_answer_is_to_its_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    root = _ws(tmp_path, {"app.py": OLD})
+    t = tmp_path / "chat.md"
+    t.write_text(_transcript(("app.py", LAZY), ("app.py", "def save(path, text):\n    pass\n"),
+                             ("app.py", OLD), ("new.py", "x = 1\n")))
+    assert main(["parse", "--root", str(root), str(t)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "write (lazy snippet)" in out[0] and "write (fragment)" in out[1]
+    assert "write (whole file)" in out[2] and "write" in out[3] and "(" not in out[3].split("write")[1].split("new.py")[0]
+    assert main(["parse", "--root", str(root), "--format", "json", str(t)]) == 0
+    shapes = [a["file"].get("shape") for a in json.loads(capsys.readouterr().out)["actions"]]
+    assert shapes == ["lazy", "fragment", "whole", None]
+    assert main(["parse", str(t)]) == 0  # without a root: no file to compare with
+    assert "(lazy snippet)" not in capsys.readouterr().out
