@@ -311,6 +311,16 @@ def _level(ctx: _Ctx, F: list[Unit], S: list[Unit], *, top: bool, section: bool 
         else:
             ctx.ask(f"`{_said(S[k])}` stands elsewhere in the answer than in the file (moved?)")
     moved = {anchor[k]: k for k in anchor if k not in kept and k not in unplaced}
+    if top and not lazy:
+        # An answer that starts where the file starts, leaves definitions out and brings new
+        # ones looks like the whole file with something renamed: not a fragment to merge.
+        head = next((i for i, u in enumerate(F) if u.kind != "comment"), None)
+        shown = set(anchor.values())
+        new = [S[k] for k in range(len(S)) if k not in anchor and k not in unplaced and S[k].defines]
+        left = [F[i] for i in range(len(F)) if F[i].defines and i not in shown]
+        if head is not None and head in shown and new and left:
+            ctx.ask(f"the answer starts as the file does but has no `{_said(left[0])}` and a new "
+                    f"`{_said(new[0])}`: renamed, removed, or left out?")
 
     # 3. segments between kept anchors
     out: list[_Item] = []
