@@ -128,14 +128,27 @@ def merge_snippet(old: str, snippet: str, path: str, *, shape_only: bool = False
     ctx = _Ctx(fsrc, ssrc)
     if ssrc.parsed.root.has_error:
         ctx.ask("the answer's code does not parse: its pieces cannot be placed with certainty")
+    elif ssrc.wrapped and not _top(ssrc):
+        ctx.ask("the answer's code is no definition of the file")
     text = _merge_file(ctx)
-    _verify(ctx, old, body, text, lang)
+    _verify(ctx, old, ctx.ssrc.parsed, text, lang)
     return Merge(shape, text, tuple(ctx.problems), tuple(ctx.fatal))
+
+
+#: Languages whose methods, given alone, parse only inside a class: an answer that does not
+#: parse is read again wrapped in one (its methods then match the file's by name).
+_CLASS_WRAPPED = frozenset({"javascript", "typescript", "tsx", "java", "csharp", "kotlin", "php-only"})
+_WRAPPER = "class __AnswerWrapper__ {\n"
 
 
 def _snippet_source(body: str, lang: Lang) -> Source:
     lines = {p.line for p in find_placeholders(body)}
+    lang = lang.for_snippet(body)  # PHP without `<?php` is code
     parsed = parse(body, lang)
+    if parsed.root.has_error and lang.name in _CLASS_WRAPPED:
+        wrapped = parse(f"{_WRAPPER}{body}}}\n", lang)
+        if not wrapped.root.has_error:
+            return Source(wrapped, {n + 1 for n in lines}, wrapped=True)
     if parsed.root.has_error and lang.name == "python" and lines:
         # `def f():` followed only by `# ... existing code ...` is no block for the grammar:
         # an `...` statement holds the placeholder's place (same lines, same indentation).
@@ -152,7 +165,10 @@ def _snippet_source(body: str, lang: Lang) -> Source:
 
 def _top(src: Source) -> list[Unit]:
     root = src.parsed.root
-    return units(src, root, 0, len(src.text))
+    found = units(src, root, 0, len(src.text))
+    if src.wrapped:  # the answer's methods, inside the class wrapped around them
+        return _body_units(src, next(u for u in found if u.body is not None))
+    return found
 
 
 def _shape(fsrc: Source, ssrc: Source, lazy: bool) -> Shape:
@@ -196,6 +212,14 @@ def _merge_file(ctx: _Ctx) -> str:
             text = text[: fu.start] + _anchor(ctx, fu, su) + text[fu.end :]
         used = {id(su) for _, su in remote}
         S = [u for u in S if id(u) not in used]
+    if ctx.ssrc.wrapped:
+        # members given alone: each must be one of a class's, found above
+        for su in S:
+            if su.kind not in ("placeholder", "comment"):
+                ctx.ask(f"`{_said(su)}` is given outside its class, and no class of the file "
+                        "has one of that name: cannot tell where it goes")
+        S = [u for u in S if u.kind in ("placeholder", "comment")]
+    if remote:
         ctx.fsrc = Source(parse(text, ctx.fsrc.lang), ())
         F = _top(ctx.fsrc)
         if not [u for u in S if u.kind not in ("placeholder", "comment")]:
@@ -621,6 +645,22 @@ def qualified_definitions(code: str | Parsed, lang: Lang) -> Counter[tuple[str, 
     return out
 
 
+def _pieces(src: Source, level: list[Unit], depth: int = 0) -> list[str]:
+    """The answer's units that hold no placeholder, whitespace collapsed (those that do, and
+    classes, are looked into, down to their members)."""
+    out: list[str] = []
+    for u in level:
+        if u.kind in ("placeholder", "comment") or (u.kind == "import" and depth == 0):
+            continue  # (an import may be merged into a wider one of the file's)
+        holes = any(u.start <= src.line_starts[n] < u.end for n in src.placeholder_lines
+                    if n < len(src.line_starts))
+        if (holes or u.container) and u.body is not None and depth < 4:
+            out.extend(_pieces(src, _body_units(src, u), depth + 1))  # a class: its members
+        elif not holes:
+            out.append(normalized(src.text[u.start : u.end]))
+    return out
+
+
 def _parse_after(was: Parsed, text: str) -> Parsed:
     """The parse of ``text``, a merge into ``was.code``: tree-sitter told what changed (one
     edit from the first to the last character that differ) re-reads only around it."""
@@ -644,7 +684,7 @@ def _parse_after(was: Parsed, text: str) -> Parsed:
     return Parsed(text, lang, data, lang.parser().parse(data, tree), Offsets(text))
 
 
-def _verify(ctx: _Ctx, old: str, snippet: str, text: str, lang: Lang) -> None:
+def _verify(ctx: _Ctx, old: str, snippet: Parsed, text: str, lang: Lang) -> None:
     """Never a merge that drops a definition of the file, doubles one, or does not parse."""
     was = parse(old, lang)
     merged = _parse_after(was, text)
@@ -652,7 +692,7 @@ def _verify(ctx: _Ctx, old: str, snippet: str, text: str, lang: Lang) -> None:
     after = qualified_definitions(merged, lang)
     # the answer's definitions by kind and own name: where they land is the merge's to say
     shown: Counter[tuple[str, str]] = Counter()
-    for (kind, name), n in qualified_definitions(snippet, lang).items():
+    for (kind, name), n in qualified_definitions(snippet, snippet.lang).items():
         shown[(kind, name.rsplit(".", 1)[-1])] += n
     for key, n in before.items():
         if after[key] < n:
@@ -660,6 +700,11 @@ def _verify(ctx: _Ctx, old: str, snippet: str, text: str, lang: Lang) -> None:
     for key, n in after.items():
         if n > max(before[key], shown[(key[0], key[1].rsplit(".", 1)[-1])]):
             ctx.refuse(f"`{key[1]}` would be defined {n} times by the merge")
+    # every piece the answer shows whole (no placeholder in it) is in the result
+    said = normalized(text)
+    for piece in _pieces(ctx.ssrc, _top(ctx.ssrc)):
+        if piece not in said:
+            ctx.refuse(f"the answer's `{piece[:60]}` would not be in the merged file")
     if merged.root.has_error and not was.root.has_error:
         ctx.refuse("the merged file would not parse")
     elif was.root.has_error and lang.judged != "off":

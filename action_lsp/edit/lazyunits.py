@@ -84,6 +84,7 @@ class Source:
 
     parsed: Parsed
     placeholder_lines: Collection[int]
+    wrapped: bool = False  # methods given alone, parsed inside a class wrapped around them
     text: str = ""
     line_starts: list[int] = field(default_factory=list)
     comments: list[Node] = field(default_factory=list)
