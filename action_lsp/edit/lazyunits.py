@@ -228,7 +228,7 @@ def _key(src: Source, node: Node) -> tuple[UnitKind, tuple[str, str] | None, Nod
             return "var", ("var", ",".join(names)), None, False
     if inner.type == "expression_statement" and inner.named_child_count == 1:
         child = inner.named_children[0]
-        if child.type in ("assignment", "augmented_assignment") and child.type == "assignment":
+        if child.type == "assignment":  # Python's `x = 1` (not `x += 1`: a statement)
             left = child.child_by_field_name("left")
             if left is not None:
                 return "var", ("var", normalized(src.parsed.text(left))), None, False

@@ -2,7 +2,8 @@
 one that has a definition twice (hypothesis: random files of functions and classes, random
 answers made of some of their definitions -- changed or not --, new ones and placeholders, in
 Python, TypeScript and Go). Checked with ``syntax.definitions`` (not the merge's own query),
-on the certain merges and on every proposal the user could accept."""
+on the certain merges and on every proposal the user could accept; a certain merge also holds
+every function the answer shows."""
 
 from __future__ import annotations
 
@@ -90,6 +91,7 @@ def cases(draw):  # type: ignore[no-untyped-def]
     before = head + render(items)
     # the answer: some definitions (changed or not), new ones, placeholders between
     parts: list[str] = [head] if head and draw(st.booleans()) else []
+    whole: list[str] = []  # the answer's functions, shown whole: each must be in a merge
     for kind, n, ms, b in items:
         choice = draw(st.sampled_from(["hole", "same", "changed", "skip"]))
         if choice == "hole":
@@ -99,6 +101,7 @@ def cases(draw):  # type: ignore[no-untyped-def]
             continue
         elif kind == "fn":
             parts.append(fn(n, b + (10 if choice == "changed" else 0)))
+            whole.append(parts[-1])
         else:
             shown = [(m, mb + (10 if choice == "changed" else 0)) for m, mb in ms
                      if draw(st.booleans())]
@@ -111,16 +114,17 @@ def cases(draw):  # type: ignore[no-untyped-def]
             parts.append(text)
         if draw(st.integers(0, 4)) == 0:
             parts.append(fn("added" + n, 5))
+            whole.append(parts[-1])
     if draw(st.booleans()):
         parts.append(hole)
     answer = "\n".join(parts) or hole
-    return path, before, answer
+    return path, before, answer, whole
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_a_merge_never_drops_or_doubles_a_definition(case) -> None:  # type: ignore[no-untyped-def]
-    path, before, answer = case
+    path, before, answer, whole = case
     lang = language_for(path)
     assert lang is not None and parse_ok(before, lang)
     m = merge_snippet(before, answer, path)
@@ -138,3 +142,7 @@ def test_a_merge_never_drops_or_doubles_a_definition(case) -> None:  # type: ign
             assert n <= max(had[key], shown[(key[0], key[1].rsplit(".", 1)[-1])]), (
                 f"{key} doubled\n{before}\n---\n{answer}\n---\n{text}")
         assert parse_ok(text, lang)
+        if text == m.text and m.certain:  # nothing the answer shows is lost
+            said = " ".join(text.split())
+            for piece in whole:
+                assert " ".join(piece.split()) in said, f"{piece} lost\n{answer}\n---\n{text}"
