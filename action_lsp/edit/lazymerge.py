@@ -173,14 +173,19 @@ def _top(src: Source) -> list[Unit]:
 
 def _shape(fsrc: Source, ssrc: Source, lazy: bool) -> Shape:
     """``whole`` when the answer holds every definition of the file (top-level and inside
-    classes, by qualified name) and every import of it; else ``fragment``."""
+    classes, by qualified name), every top-level declaration and statement of several lines
+    and every import of it; else ``fragment``."""
     if lazy:
         return "lazy"
     lang = fsrc.lang
-    have = set(qualified_definitions(fsrc.text, lang))
-    have |= {u.key for u in _top(fsrc) if u.defines and u.key is not None}
-    shown = set(qualified_definitions(ssrc.text, lang))
-    shown |= {u.key for u in _top(ssrc) if u.defines and u.key is not None}
+
+    def keys(src: Source) -> set[tuple[str, str]]:
+        # definitions, declarations and the statements of several lines (a route, a main guard)
+        return {u.key for u in _top(src) if u.key is not None
+                and (u.defines or u.key[0] == "block")}
+
+    have = set(qualified_definitions(fsrc.text, lang)) | keys(fsrc)
+    shown = set(qualified_definitions(ssrc.text, lang)) | keys(ssrc)
     if not have <= shown:
         return "fragment"
     said = set().union(*(_words(ssrc.text[u.start : u.end]) for u in _top(ssrc) if u.kind == "import"))
