@@ -323,7 +323,8 @@ def _level(ctx: _Ctx, F: list[Unit], S: list[Unit], *, top: bool, section: bool 
             taken[found[0]] = k
         elif len(found) > 1 or len(keyed.get(key, [])) > 1:
             if su.kind in ("comment", "import"):
-                continue  # a comment said twice in the file: new, placed by its neighbours
+                unplaced.add(k)  # one the file has more than once: it has it, nothing to add
+                continue
             ctx.ask(f"`{_said(su)}` is in the file {len(keyed[key])} times: which one the "
                     "answer changes is not certain")
             unplaced.add(k)

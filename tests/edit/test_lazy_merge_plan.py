@@ -269,3 +269,13 @@ def test_parse_with_a_root_names_what_each_answer_is_to_its_file(tmp_path: Path,
     assert shapes == ["lazy", "fragment", "whole", None]
     assert main(["parse", str(t)]) == 0  # without a root: no file to compare with
     assert "(lazy snippet)" not in capsys.readouterr().out
+
+
+def test_a_comment_the_file_has_twice_is_not_added_again_by_a_merge() -> None:
+    from action_lsp.edit.lazymerge import merge_snippet
+
+    old = ("# ----\n\ndef a():\n    return 1\n\n# ----\n\ndef b():\n    return 2\n")
+    answer = "# ... existing code ...\n\n# ----\n\ndef b():\n    return 3\n"
+    m = merge_snippet(old, answer, "x.py")
+    assert m.certain and m.text is not None
+    assert m.text.count("# ----") == 2 and "return 3" in m.text and "return 2" not in m.text
