@@ -165,6 +165,15 @@ CODES: dict[str, Code] = {
              "it; a file that holds every line the write writes and more was changed since it "
              "was written (lines added by hand). The edit engine refuses such a write unless forced. Ask the model for the "
              "whole file, or for search/replace edits of the parts that change."),
+        Code("lazy-ambiguous", E, "A chat answer's lazy snippet or fragment for an existing file whose merge into the file is not certain: a placeholder or definition with no single place, a definition the answer leaves out with no placeholder, a result that would not parse.",
+             "Chat answers elide unchanged code (`// ... existing code ...`) or show only the "
+             "definitions that change. action-lsp merges such an answer by syntax and writes it "
+             "only when every piece has exactly one place; otherwise the message names what "
+             "could not be placed and nothing is written. A merge that would drop or double a "
+             "definition of the file, or not parse, is never written. See docs/edit-engine.md, "
+             "*Chat answers: lazy snippets and fragments*.",
+             needs_workspace=True,
+             fix="Apply the proposed merge: shows it as a diff and asks (`apply --accept-merge N`)."),
         Code("file-readonly", E, "A create, modify or delete of a file without write permission.",
              "The file's mode has no write bit (`chmod a-w`, 0444) or this user may not write "
              "it: someone protected it on purpose. It is not written unless forced (`apply "

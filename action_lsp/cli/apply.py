@@ -75,6 +75,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         help="apply search block E (default 1) of action N at the candidate place starting at "
         "LINE (one of the places a search-ambiguous or search-not-found message lists)",
     )
+    p.add_argument(
+        "--accept-merge", metavar="N[,N...]", action="append",
+        help="write the proposed merge of these chat answers (lazy snippets or fragments "
+        "whose merge is not certain: the lazy-ambiguous finding) as the dry run shows it; "
+        "a merge that would drop or double a definition is never written",
+    )
     add_stdin_filename_option(p)
     add_color_option(p)
     p.set_defaults(run=run)
@@ -217,12 +223,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     only = parse_select(args.select, len(actions))
     choices = parse_candidates(args.accept_candidate, len(actions))
+    merges = parse_select(args.accept_merge, len(actions)) or set()
     ws = Workspace(root, allow_overwrite=args.force)
     def planned(only: set[int] | None) -> Plan:
         return plan_changes(
             actions, ws, only=only, accept_fuzzy=args.accept_fuzzy, choices=choices,
             force=args.force, blockers=blocking_diagnostics(found),
-            allow_code_paths=args.allow_code_paths,
+            allow_code_paths=args.allow_code_paths, accept_merge=merges,
         )
 
     plan = planned(only)

@@ -57,6 +57,35 @@ class _Parsed:
     name: str
     actions: list[Action]
     lines: TextPositions
+    shapes: dict[int, str]  # a chat answer's write: what it is to its file under --root
+
+
+#: How ``parse`` names a chat answer's shape (see action_lsp.edit.lazymerge).
+SHAPE_NAMES = {"whole": "whole file", "lazy": "lazy snippet", "fragment": "fragment"}
+
+
+def shapes_of(actions: list[Action], root: Path) -> dict[int, str]:
+    """For each chat answer's write (``EditRules.snippet``) of a file that exists under
+    ``root``: whether its content is the whole file, a lazy snippet or a fragment of it."""
+    from ..dialects import file_view
+    from ..edit.lazymerge import classify
+    from ..edit.workspace import FileText, Target, Workspace
+
+    ws: Workspace | None = None
+    out: dict[int, str] = {}
+    for index, action in enumerate(actions):
+        view = file_view(action) if action.kind.is_file_action else None
+        if (view is None or view.op != "write" or not view.rules.snippet
+                or view.content is None or not isinstance(view.content.value, str)):
+            continue
+        ws = ws or Workspace(root)
+        target = ws.resolve(str(view.path.value))
+        if not isinstance(target, Target) or not target.path.is_file():
+            continue
+        found = ws.read(target.path)
+        if isinstance(found, FileText) and found.text is not None:
+            out[index] = classify(found.text, view.content.value, target.rel)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,17 +117,23 @@ def run(args: argparse.Namespace) -> int:
             status = 2
             continue
         analysis = analyze(text, dialects)
-        parsed.append(_Parsed(display_name(path, args.stdin_filename), analysis.actions, TextPositions(text)))  # (no table of every line)
+        shapes = shapes_of(analysis.actions, Path(args.root)) if args.root else {}
+        parsed.append(_Parsed(display_name(path, args.stdin_filename), analysis.actions,
+                              TextPositions(text), shapes))  # (no table of every line)
     if args.format == "json":
         if len(args.paths) == 1:
-            data: dict[str, Any] = {"actions": [_json(a, f.lines) for f in parsed for a in f.actions]}
+            data: dict[str, Any] = {"actions": [_json(a, f.lines, f.shapes.get(n))
+                                                for f in parsed for n, a in enumerate(f.actions)]}
         else:
-            data = {"files": [{"path": f.name, "actions": [_json(a, f.lines) for a in f.actions]} for f in parsed]}
+            data = {"files": [{"path": f.name, "actions": [_json(a, f.lines, f.shapes.get(n))
+                                                           for n, a in enumerate(f.actions)]}
+                              for f in parsed]}
         sys.stdout.write(dumps(data) + "\n")
         return status
     style = Style(use_color(args.color, sys.stdout))
     rows = [
-        (f, n, a, f"{clean(f.name)}:{p.line + 1}:{p.character + 1}", _kind(a))
+        (f, n, a, f"{clean(f.name)}:{p.line + 1}:{p.character + 1}",
+         _kind(a) + (f" ({SHAPE_NAMES[f.shapes[n - 1]]})" if n - 1 in f.shapes else ""))
         for f in parsed
         for n, a in enumerate(f.actions, 1)
         for p in (f.lines.position(a.span.start, "utf-32"),)
@@ -162,10 +197,12 @@ def _describe(a: Action) -> str:
     return title + size
 
 
-def _json(a: Action, lines: TextPositions) -> dict[str, Any]:
+def _json(a: Action, lines: TextPositions, shape: str | None = None) -> dict[str, Any]:
     from ..dialects import file_view
 
     r = lines.range(a.span, "utf-16")
+    view = file_view(a)
+    file = {**view.to_json(), **({"shape": shape} if shape else {})} if view is not None else None
     return {
         "dialect": a.dialect,
         "type": a.type,
@@ -175,6 +212,6 @@ def _json(a: Action, lines: TextPositions) -> dict[str, Any]:
             "end": {"line": r.end.line, "character": r.end.character},
         },
         "fields": {name: f.value for name, f in a.fields.items()},
-        **({"file": view.to_json()} if (view := file_view(a)) is not None else {}),
+        **({"file": file} if file is not None else {}),
         **({"failed": a.failure} if a.failure is not None else {}),
     }

@@ -37,7 +37,10 @@ def file_diff(change: FileChange, context: int = 3) -> str:
         return ""
     a = "/dev/null" if change.kind == "create" and change.old_bytes is None else f"a/{change.rel}"
     b = "/dev/null" if change.kind == "delete" else f"b/{change.rel}"
-    out = [f"--- {a}\n", f"+++ {b}\n"]
+    # A chat answer merged into the file says so after the name (a tab: the field a unified
+    # diff gives a date, which patch, git apply and unidiff read past).
+    title = f"\t({change.merged} merged)" if change.merged else ""
+    out = [f"--- {a}\n", f"+++ {b}{title}\n"]
     old_lines, new_lines = _lines(old), _lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     if change.kind == "modify" and len(change.edits) > 1:

@@ -74,6 +74,8 @@ class FileChange:
     mode: int | None = None  # permission bits to keep (None: a new file, default mode)
     bom: bool = False
     renamed_from: Path | None = None  # a created file that a rename moved here (its source)
+    #: How a chat answer's snippet was merged into it: "lazy snippet" or "fragment" ("" none).
+    merged: str = ""
 
 
 @dataclass(slots=True)
@@ -91,6 +93,9 @@ class ActionOutcome:
     #: History rewritten since: the index of the later action of the transcript that rewrote
     #: this one's result (see :mod:`.timeline`); -1 when nothing in the transcript explains it.
     superseded_by: int | None = None
+    #: A chat answer's write of an existing file (``EditRules.snippet``): what its content is
+    #: to the file -- ``whole``, ``lazy`` (a lazy snippet) or ``fragment`` (see .lazymerge).
+    shape: str = ""
 
     @property
     def history(self) -> bool:
@@ -158,6 +163,7 @@ class _State:
     actions: list[int] = field(default_factory=list)
     changed: bool = False
     renamed_from: _State | None = None
+    merged: str = ""  # a snippet merged into it (FileChange.merged)
     #: The parse of ``text`` kept across this plan's edits (see _new_syntax_error).
     syntax: Any = None
 
@@ -218,8 +224,10 @@ class _Planner:
         force: bool | Collection[int] = False,
         allow_code_paths: bool | Collection[int] = False,
         check_only: bool = False,
+        accept_merge: bool | Collection[int] = False,
     ) -> None:
         self.ws = ws
+        self.accept_merge = accept_merge
         self.code_paths_allowed = allow_code_paths
         self.allow_code = False  # whether the action being planned may write a runs-code path
         self.check_only = check_only
@@ -249,6 +257,11 @@ class _Planner:
         if isinstance(self.code_paths_allowed, bool):
             return self.code_paths_allowed
         return index in self.code_paths_allowed
+
+    def accepts_merge(self, index: int) -> bool:
+        if isinstance(self.accept_merge, bool):
+            return self.accept_merge
+        return index in self.accept_merge
 
     def accepts_fuzzy(self, index: int) -> bool:
         if isinstance(self.accept_fuzzy, bool):
@@ -362,6 +375,10 @@ class _Planner:
         if state.is_dir:
             msg = f"{rel} is a directory; a file cannot be created there"
             raise ActionFailed(_diag("file-exists", msg, span), msg)
+        merged = ""
+        if (self.rules.snippet and action.kind is ActionKind.WRITE_FILE
+                and state.text is not None):
+            content, merged = self.snippet(index, action, state, content, outcome)
         if state.text is not None:
             if _norm(state.text).rstrip("\n") == _norm(content).rstrip("\n"):
                 outcome.applied = True
@@ -381,7 +398,10 @@ class _Planner:
             self.writable(state, span)
         else:
             self.check_place(index, state, span, as_dir=False)
-        self.check_truncation(action, state, content)
+        if not merged:  # a merge keeps every definition of the file by construction
+            self.check_truncation(action, state, content)
+        else:
+            state.merged = merged
         new = content
         if _newline_of(state) == "\r\n":
             new = _norm(content).replace("\n", "\r\n")
@@ -390,6 +410,40 @@ class _Planner:
         state.text = new
         state.changed = True
         state.actions.append(index)
+
+    def snippet(self, index: int, action: Action, state: _State, content: str,
+                outcome: ActionOutcome) -> tuple[str, str]:
+        """A chat answer's content for an existing file: the whole file (written as is), or a
+        lazy snippet or fragment merged into the file by syntax (``.lazymerge``), written
+        only when the merge is certain or the user accepted the proposal (``accept_merge``).
+        Returns the content to write and how it was merged ("" for a whole file)."""
+        from .lazymerge import merge_snippet
+
+        assert state.text is not None
+        rel = state.target.rel
+        m = merge_snippet(state.text, content, rel)
+        outcome.shape = m.shape
+        if m.shape == "whole":
+            return content, ""
+        what = "lazy snippet" if m.shape == "lazy" else "fragment"
+        span = _field_span(action, "content", "path")
+        if m.certain:
+            return m.text or "", what
+        proposal = m.proposal
+        if proposal is not None and self.accepts_merge(index):
+            return proposal, what
+        said = "; ".join(m.fatal or m.problems)
+        if proposal is None:
+            tail = ("nothing is proposed: write the whole file" if m.text is None else
+                    "the proposed merge is never written: write the whole file, or a "
+                    "search/replace edit")
+        else:
+            tail = (f"see the proposed merge (`apply --accept-merge {index + 1}` writes it, "
+                    "or the quick fix \"Apply the proposed merge\")")
+        msg = f"{rel}: this {what} cannot be merged with certainty: {said}; {tail}"
+        raise ActionFailed(_diag(
+            "lazy-ambiguous", msg, span, shape=m.shape, problems=list(m.fatal or m.problems),
+            proposal=proposal is not None, action=index), msg)
 
     def check_truncation(self, action: Action, state: _State, content: str) -> None:
         """A whole-file write that elides code (a placeholder comment, or most of the old
@@ -802,7 +856,8 @@ class _Planner:
         body = _norm(text)
         return all(not s.strip() or _norm(s) in body for s, _, _, _ in _pairs(action))
 
-    def history(self, views: Sequence[Action | None]) -> dict[int, Judgement]:
+    def history(self, views: Sequence[Action | None],
+                snippets: Collection[int] = ()) -> dict[int, Judgement]:
         """The history actions of every file's chain (``views``: the file actions the plan
         may apply, normalized; None for the others), each file read once, as the plan reads
         it. A file a rename touches is left out: all its actions are pending, as before."""
@@ -825,7 +880,8 @@ class _Planner:
                 continue  # the plan says why, when it reaches the action
             orig = state.original
             try:
-                step = _step(index, action, orig.text if orig is not None else None)
+                step = _step(index, action, orig.text if orig is not None else None,
+                             snippet=index in snippets)
             except ActionFailed:
                 continue  # a bad argument: never on the chain; the plan says why
 
@@ -870,6 +926,7 @@ class _Planner:
                     orig.mode if orig is not None else (source.mode if source is not None else None),
                     bom,
                     moved.target.path if moved is not None and source is not None else None,
+                    st.merged,
                 )
                 if orig is not None and old_text == st.text:
                     continue
@@ -1185,7 +1242,7 @@ def _line_start(text: str, line: int) -> int:
     return pos
 
 
-def _step(index: int, action: Action, text: str | None) -> Step | None:
+def _step(index: int, action: Action, text: str | None, *, snippet: bool = False) -> Step | None:
     """The action as a step of its file's chain (None: not on it). Its search/replace pairs as
     the planner reads them against ``text`` (the file before the transcript): line-number
     prefixes stripped, no-op and layout-only pairs left out (the planner judges those)."""
@@ -1194,6 +1251,9 @@ def _step(index: int, action: Action, text: str | None) -> Step | None:
         content = action.fields.get("content")
         if content is not None and not isinstance(content.value, str):
             return None  # a bad argument: the planner refuses it
+        if snippet and kind is ActionKind.WRITE_FILE:  # a chat answer: merged by syntax
+            return Step(index, "merge", content=action.text("content") or "",
+                        path=action.path or "")
         return Step(index, "create" if kind is ActionKind.CREATE_FILE else "write",
                     content=action.text("content") or "")
     if kind is ActionKind.DELETE_FILE:
@@ -1259,6 +1319,7 @@ def plan_changes(
     blockers: Sequence[Diagnostic] = (),
     check_only: bool = False,
     allow_code_paths: bool | Collection[int] = False,
+    accept_merge: bool | Collection[int] = False,
 ) -> Plan:
     """Plan the file actions of ``actions`` (indices into it; ``only`` restricts which run).
 
@@ -1272,21 +1333,26 @@ def plan_changes(
     content differs, nor a path outside the workspace or inside a protected directory
     (``protected-path``). A file that makes a tool run code by itself (``runs-code``, see
     :func:`action_lsp.paths.runs_code`) is written only by the actions in ``allow_code_paths``
-    (True: all): the user's explicit confirmation, which ``force`` is not.
+    (True: all): the user's explicit confirmation, which ``force`` is not. A chat answer's
+    lazy snippet or fragment whose merge is not certain (``lazy-ambiguous``) is written as
+    proposed only for the actions in ``accept_merge`` (True: all) -- never one that would drop
+    or double a definition.
 
     ``check_only``: the outcomes and their diagnostics alone, without the changes (no edits
     composed, no bytes: ``Plan.changes`` is empty and no outcome has a ``change``) -- what the
     language server's workspace checks report; never a plan to write.
     """
     planner = _Planner(ws, accept_fuzzy=accept_fuzzy, choices=choices, force=force,
-                       allow_code_paths=allow_code_paths, check_only=check_only)
+                       allow_code_paths=allow_code_paths, check_only=check_only,
+                       accept_merge=accept_merge)
     blocking = _Blockers(blockers)
     views: list[tuple[Action, bool, EditRules] | None] = [None] * len(actions)
     for index, action in enumerate(actions):
         if (action.failure is None and action.kind.is_file_action
                 and (planner.forces(index) or blocking.of(action) is None)):
             views[index] = _from_view(action)
-    history = planner.history([v[0] if v is not None else None for v in views])
+    history = planner.history([v[0] if v is not None else None for v in views],
+                              {i for i, v in enumerate(views) if v is not None and v[2].snippet})
     outcomes: list[ActionOutcome] = []
     touched: dict[int, Path] = {}
     # Per file, the first pending action that found the file elsewhere than the transcript

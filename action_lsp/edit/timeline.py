@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-StepOp = Literal["create", "write", "modify", "delete"]
+StepOp = Literal["create", "write", "modify", "delete", "merge"]
 
 _WORD = re.compile(r"\w")
 
@@ -39,8 +39,9 @@ class Step:
 
     index: int
     op: StepOp
-    content: str = ""  # create, write
+    content: str = ""  # create, write, merge
     pairs: Sequence[tuple[str, str]] = ()  # modify: (search, replace)
+    path: str = ""  # merge: the file's path (its grammar)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,7 @@ class _File:
     text: str | None
     collapsed: str = ""
     cache: dict[str, bool] = field(default_factory=dict)
+    merges: dict[int, tuple[bool | None, bool]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.text is not None:
@@ -130,6 +132,8 @@ def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
         return f.text is None, f.text is None
     if f.text is None:
         return False, False
+    if step.op == "merge":
+        return _merged(step, f)
     if step.op in ("create", "write"):
         same = f.collapsed == _collapse(step.content)
         return (True if same else None), same
@@ -147,6 +151,26 @@ def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
         else:
             weak += 1
     return (True if strong else None), strong > 0 and weak == 0
+
+
+def _merged(step: Step, f: _File) -> tuple[bool | None, bool]:
+    """A chat answer's snippet (``merge``): the file is past it when merging it into the file
+    changes nothing (every definition it shows is there as it shows it); a whole-file answer
+    is judged as a write."""
+    from .lazymerge import merge_snippet
+
+    assert f.text is not None
+    found = f.merges.get(step.index)
+    if found is None:
+        m = merge_snippet(f.text, step.content, step.path)
+        if m.shape == "whole":
+            same = f.collapsed == _collapse(step.content)
+            found = (True if same else None), same
+        else:
+            same = m.certain and m.text == f.text.replace("\r\n", "\n")
+            found = same, same
+        f.merges[step.index] = found
+    return found
 
 
 @dataclass(slots=True)
@@ -271,6 +295,8 @@ def _replays(steps: Sequence[Step], f: _File) -> bool:
     texts: a quick replay, not the planner's)."""
     text: str | None = f.collapsed if f.text is not None else None
     for step in steps:
+        if step.op == "merge":
+            return True  # merged by syntax, not on collapsed lines: what follows is the plan's
         if step.op in ("create", "write"):
             text = _collapsed(step.content)
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..dialects import file_view
 from ..model import Action, ActionKind, Diagnostic, Field, Severity
 from ..syntax import Lang, language_for, syntax_errors, unsafe_code
 from . import RuleContext
@@ -24,7 +25,12 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
             f = action.fields.get("content")
             lang = language_for(path=action.path, language=action.text("language"))
             if f is not None and isinstance(f.value, str) and lang is not None:
-                yield from _syntax(f, lang, f"{action.path}")
+                # A chat answer's code may be a piece of the file it names (a method given
+                # alone): the edit engine merges it and refuses a merge that does not parse,
+                # so its own syntax errors only warn.
+                view = file_view(action) if action.kind is ActionKind.WRITE_FILE else None
+                piece = view is not None and view.rules.snippet
+                yield from _syntax(f, lang, f"{action.path}", piece=piece)
         elif action.kind is ActionKind.CODE:
             f = action.fields.get("code")
             if f is None or not isinstance(f.value, str) or not f.value.strip():
@@ -43,18 +49,20 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
                 )
 
 
-def _syntax(f: Field, lang: Lang, what: str, name: str = "") -> Iterable[Diagnostic]:
+def _syntax(f: Field, lang: Lang, what: str, name: str = "", *, piece: bool = False) -> Iterable[Diagnostic]:
     name = name or lang.name
     verdict = lang.verdict(f.value)
     if verdict == "off":
         return
     # A grammar that rejects some valid files (docs/languages.md) is only a warning: never blocks.
-    unsure = verdict == "warning"
+    unsure = verdict == "warning" or piece
     for problem in syntax_errors(f.value, lang, limit=MAX_SYNTAX_ERRORS):
         yield Diagnostic(
             "syntax-error",
             f"{name} syntax error in {what}: {problem.message}"
-            + (f" (a warning: the {name} grammar rejects some valid code)" if unsure else ""),
+            + (" (a warning: a chat answer may be a piece of its file; the merge is checked)"
+               if piece else
+               f" (a warning: the {name} grammar rejects some valid code)" if unsure else ""),
             f.value_span(problem.start, max(problem.end, problem.start + 1)),
             severity=Severity.WARNING if unsure else None,
         )

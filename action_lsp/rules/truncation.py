@@ -100,6 +100,8 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
         view = file_view(action)
         if view is None or view.content is None or view.op not in ("create", "write"):
             continue
+        if view.op == "write" and view.rules.snippet:
+            continue  # a chat answer: the edit engine merges it, or refuses (lazy-ambiguous)
         found = truncation(view.content, str(view.path.value))
         if found is not None:
             yield found

@@ -9,7 +9,9 @@ candidate offers "Apply to the closest match (line N, score S)", a ``search-ambi
 and asks before applying. A finding that refuses its action until forced (a transcript error,
 ``new-syntax-error``, ``file-readonly``, ``truncated-content``, an overwrite) offers "Apply
 anyway (code)": ``action-lsp.applyForced``, the same diff and question, then ``apply --force``
-for that action; never for an action whose path leaves the workspace or is invalid.
+for that action; never for an action whose path leaves the workspace or is invalid. A chat
+answer whose merge is not certain (``lazy-ambiguous``) offers "Apply the proposed merge":
+``action-lsp.applyMerge``, the proposal's diff and the question, then ``apply --accept-merge``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .commands import (
     APPLY_ALL,
     APPLY_CANDIDATE,
     APPLY_FORCED,
+    APPLY_MERGE,
     action_at,
     blockers_for,
     forcible,
@@ -91,6 +94,16 @@ def choice_commands(od: OpenDocument, d: Diagnostic) -> list[tuple[str, dict[str
     return out
 
 
+def merge_command(od: OpenDocument, d: Diagnostic) -> tuple[str, dict[str, object]] | None:
+    """(title, applyMerge arguments) for a ``lazy-ambiguous`` finding that has a proposal."""
+    if d.code != "lazy-ambiguous" or not (d.data or {}).get("proposal"):
+        return None
+    index = action_at(od, d.span.start)
+    if index is None:
+        return None
+    return ("Apply the proposed merge", {"uri": od.uri, "version": od.version, "action": index})
+
+
 def force_command(
     ls: ActionLanguageServer, od: OpenDocument, d: Diagnostic, blockers: list[Diagnostic]
 ) -> tuple[str, dict[str, object]] | None:
@@ -144,6 +157,9 @@ def register(ls: ActionLanguageServer) -> None:
                 forced = force_command(ls, od, d, blockers)
                 if forced is not None:
                     choices.append((forced[0], forced[1], APPLY_FORCED))
+                merge = merge_command(od, d)
+                if merge is not None:
+                    choices.append((merge[0], merge[1], APPLY_MERGE))
                 if not fixes and not choices:
                     continue
                 converted = diagnostic(d, lines, enc, ls.settings, od.uri)

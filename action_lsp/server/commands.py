@@ -3,7 +3,8 @@
 ``action-lsp.apply`` ``{uri, version, action}``, ``action-lsp.applyAll`` ``{uri, version,
 actions}``, ``action-lsp.previewDiff`` ``{uri, version, action}`` and
 ``action-lsp.applyCandidate`` ``{uri, version, action, edit, line, confirmed?}`` and
-``action-lsp.applyForced`` ``{uri, version, action, confirmed?}`` (docs/server.md).
+``action-lsp.applyForced`` ``{uri, version, action, confirmed?}`` and
+``action-lsp.applyMerge`` ``{uri, version, action, confirmed?}`` (docs/server.md).
 
 Apply never writes a place whose content differs from the search text, nor an action the
 transcript's own errors block (the edit engine refuses them). ``applyCandidate`` is the user's
@@ -14,6 +15,9 @@ applies only on "Apply" (or at once with ``confirmed: true``). ``applyForced`` i
 truncated content or an overwrite blocks: the same diff and question ("Apply anyway"), then the
 action is planned forced. Force never lifts a path outside the workspace
 (:data:`NEVER_FORCED`) nor takes a place whose content differs from the search text.
+``applyMerge`` is the editor's ``apply --accept-merge`` for one chat answer whose merge into
+its file is not certain (``lazy-ambiguous``): the proposed merge as a diff, the question
+("Apply"), then the proposal is written -- never one that would drop or double a definition.
 
 Apply sends one ``workspace/applyEdit`` whose ``documentChanges`` hold every file the actions
 touch (``CreateFile`` + versioned ``TextDocumentEdit``; ``version`` null for files not open in
@@ -54,6 +58,7 @@ APPLY_ALL = "action-lsp.applyAll"
 PREVIEW = "action-lsp.previewDiff"
 APPLY_CANDIDATE = "action-lsp.applyCandidate"
 APPLY_FORCED = "action-lsp.applyForced"
+APPLY_MERGE = "action-lsp.applyMerge"
 
 #: Findings that no "apply anyway" lifts: nothing is ever written outside the workspace.
 NEVER_FORCED = frozenset({"path-traversal", "absolute-path", "invalid-path", "protected-path"})
@@ -90,12 +95,15 @@ def plan_for(
     indices: Collection[int],
     choices: Mapping[tuple[int, int], int] | None = None,
     force: Collection[int] = (),
+    accept_merge: Collection[int] = (),
 ) -> Plan:
     """The plan of ``indices``; a ``force``d action (the user's "Apply anyway" after the diff)
-    may also write a file that runs code (``runs-code``), never a protected one."""
+    may also write a file that runs code (``runs-code``), never a protected one; an action in
+    ``accept_merge`` writes its proposed merge (the user's "Apply the proposed merge")."""
     return plan_changes(
         od.analysis().actions, ls.workspace_for(od), only=selection_for(od, indices),
         choices=choices, blockers=blockers_for(ls, od), force=force, allow_code_paths=force,
+        accept_merge=accept_merge,
     )
 
 
@@ -260,7 +268,8 @@ def describe_change(ch: FileChange) -> str:
         part = f"line {first}" if first == last else f"lines {first}–{last}"
         if not parts or parts[-1] != part:  # two occurrences on one line (replace_all): once
             parts.append(part)
-    return f"replace {', '.join(parts)} of `{ch.rel}`"
+    merged = f" (a {ch.merged} merged by syntax)" if ch.merged else ""
+    return f"replace {', '.join(parts)} of `{ch.rel}`{merged}"
 
 
 def _args(args: Sequence[Any]) -> Mapping[str, Any]:
@@ -336,6 +345,19 @@ class Commands:
             question=question, yes="Apply anyway",
         )
 
+    async def apply_merge(self, *args: Any) -> dict[str, Any]:
+        """``apply --accept-merge`` for one chat answer, after the proposed merge's diff and
+        the user's "Apply"."""
+        a = _args(args)
+        od = self._document(a)
+        (index,) = self._indices(od, a.get("action"))
+        question = (f"action-lsp: {od.analysis().actions[index].title} cannot be merged into "
+                    "its file with certainty. Apply the proposed merge shown ({summary})?")
+        return await self._apply(
+            od, [index], accept_merge={index}, confirm=a.get("confirmed") is not True,
+            question=question,
+        )
+
     async def _apply(
         self,
         od: OpenDocument,
@@ -344,6 +366,7 @@ class Commands:
         choices: Mapping[tuple[int, int], int] | None = None,
         confirm: bool = False,
         force: Collection[int] = (),
+        accept_merge: Collection[int] = (),
         question: str = ("action-lsp: the search text differs from this place. Apply the diff "
                          "shown ({summary})?"),
         yes: str = "Apply",
@@ -353,7 +376,7 @@ class Commands:
         file_indices = [i for i in indices if actions[i].kind.is_file_action]
         if not file_indices:
             return {"applied": False, "message": "no file actions: nothing to apply (nothing is ever executed)"}
-        plan = plan_for(ls, od, file_indices, choices, force)
+        plan = plan_for(ls, od, file_indices, choices, force, accept_merge)
         failed = [o for o in plan.outcomes if not o.ok and not o.skipped]
         if failed:
             reasons = "; ".join(f"{actions[o.action_index].title}: {o.reason}" for o in failed)
@@ -476,7 +499,8 @@ def register(ls: ActionLanguageServer) -> Commands:
     ls.command(PREVIEW)(guard(ls, PREVIEW, cmds.preview))
     ls.command(APPLY_CANDIDATE)(guard(ls, APPLY_CANDIDATE, cmds.apply_candidate))
     ls.command(APPLY_FORCED)(guard(ls, APPLY_FORCED, cmds.apply_forced))
+    ls.command(APPLY_MERGE)(guard(ls, APPLY_MERGE, cmds.apply_merge))
     return cmds
 
 
-__all__ = ["APPLY", "APPLY_ALL", "APPLY_CANDIDATE", "APPLY_FORCED", "NEVER_FORCED", "PREVIEW", "ActionKind", "Commands", "blockers_for", "describe_change", "plan_for"]
+__all__ = ["APPLY", "APPLY_ALL", "APPLY_CANDIDATE", "APPLY_FORCED", "APPLY_MERGE", "NEVER_FORCED", "PREVIEW", "ActionKind", "Commands", "blockers_for", "describe_change", "plan_for"]

@@ -22,6 +22,14 @@ if TYPE_CHECKING:
     from .server import ActionLanguageServer
 
 MAX_DIFF_LINES = 80
+#: What a chat answer's code is to the file it names (``ActionOutcome.shape``).
+SHAPES = {
+    "whole": "A chat answer holding the whole file: written as it is.",
+    "lazy": ("A chat answer's lazy snippet (placeholders stand for the code left out): merged "
+             "into the file by syntax."),
+    "fragment": ("A chat answer's fragment (some of the file's definitions): merged into the "
+                 "file by syntax, the rest kept."),
+}
 MAX_RESULT_CHARS = 300
 
 
@@ -36,7 +44,8 @@ def describe(action: Action, index: int, plan: Plan | None) -> str:
     if outcome is None:
         return head
     if not outcome.ok:
-        return f"{head}\n\n**Cannot apply:** {outcome.reason}"
+        shape = f"\n\n{SHAPES[outcome.shape]}" if outcome.shape else ""
+        return f"{head}\n\n**Cannot apply:** {outcome.reason}{shape}"
     if outcome.applied:
         return f"{head}\n\nAlready applied: the file holds this change."
     if outcome.superseded_by is not None:
@@ -50,6 +59,8 @@ def describe(action: Action, index: int, plan: Plan | None) -> str:
     if change is None:
         return f"{head}\n\nNothing would change."
     lines = [head, "", f"Would {describe_change(change)}."]
+    if outcome.shape:
+        lines.append(SHAPES[outcome.shape])
     if outcome.strategies and any(s != "exact" for s in outcome.strategies):
         lines.append(f"Search text found by: {', '.join(outcome.strategies)}.")
     others = [i for i in change.actions if i != index]

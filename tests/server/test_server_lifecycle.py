@@ -28,6 +28,7 @@ async def test_capabilities_and_encoding(session: Session) -> None:
         "action-lsp.previewDiff",
         "action-lsp.applyCandidate",
         "action-lsp.applyForced",
+        "action-lsp.applyMerge",
     }
     assert caps.code_lens_provider is not None and caps.hover_provider
     assert caps.position_encoding == ("utf-8" if session.kind == "neovim" else "utf-16")
