@@ -398,6 +398,8 @@ class _Planner:
             self.writable(state, span)
         else:
             self.check_place(index, state, span, as_dir=False)
+            if self.rules.snippet:
+                self.check_new_file_syntax(action, state, content)
         if not merged:  # a merge keeps every definition of the file by construction
             self.check_truncation(action, state, content)
         else:
@@ -444,6 +446,23 @@ class _Planner:
         raise ActionFailed(_diag(
             "lazy-ambiguous", msg, span, shape=m.shape, problems=list(m.fatal or m.problems),
             proposal=proposal is not None, action=index), msg)
+
+    def check_new_file_syntax(self, action: Action, state: _State, content: str) -> None:
+        """A chat answer's own syntax errors only warn in the transcript (it may be a piece of
+        its file, merged and checked then); a file it creates gets the answer as it is, so
+        broken code there blocks the write as a create's does (unless forced)."""
+        from ..syntax import language_for
+        from ..syntax.errors import syntax_errors
+
+        lang = language_for(path=state.target.rel, language=action.text("language"))
+        if self.force or lang is None or lang.verdict(content) != "error":
+            return
+        problems = syntax_errors(content, lang, limit=1)
+        if problems:
+            msg = (f"{lang.name} syntax error in {state.target.rel}: {problems[0].message}; "
+                   "the new file would not parse (apply with --force to write it anyway)")
+            raise ActionFailed(_diag("syntax-error", msg, _field_span(action, "content", "path")),
+                               msg)
 
     def check_truncation(self, action: Action, state: _State, content: str) -> None:
         """A whole-file write that elides code (a placeholder comment, or most of the old

@@ -279,3 +279,16 @@ def test_a_comment_the_file_has_twice_is_not_added_again_by_a_merge() -> None:
     m = merge_snippet(old, answer, "x.py")
     assert m.certain and m.text is not None
     assert m.text.count("# ----") == 2 and "return 3" in m.text and "return 2" not in m.text
+
+
+def test_a_chat_answer_creating_a_file_with_broken_code_is_not_written(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """An answer's own syntax errors only warn (it may be a method given alone, merged and
+    checked later); but a file that does not exist gets the answer as it is, so broken code
+    there blocks the write as any create's does."""
+    root = _ws(tmp_path, {})
+    broken = "def f(:\n    return 1\n"
+    assert _apply(tmp_path, root, _transcript(("new.py", broken)), "--write") == 1
+    assert "syntax-error" in capsys.readouterr().err
+    assert not (root / "new.py").exists()
+    assert _apply(tmp_path, root, _transcript(("new.py", broken)), "--write", "--force") == 0
+    assert (root / "new.py").read_text().startswith("def f(:\n")
