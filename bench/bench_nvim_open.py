@@ -1,6 +1,6 @@
 """Opening a long history in a real Neovim (a script, not a test).
 
-    .venv/bin/python bench/bench_nvim_open.py TRANSCRIPT ROOT [--runs N] [--nvim PATH]
+    .venv/bin/python bench/bench_nvim_open.py TRANSCRIPT ROOT [--runs N] [--nvim PATH] [--source DIR]
 
 A headless Neovim (the dev extra's, next to this Python, unless ``--nvim``) starts with
 ``--clean`` and the shipped plugin (editors/nvim) on its runtimepath, ``action-lsp serve`` taken
@@ -16,7 +16,8 @@ run is two opens, each in a fresh Neovim:
 Reported, from the ``:edit``: the client attached (``LspAttach``, when the ``didOpen`` has been
 sent), the first diagnostics Neovim holds for the buffer, the first that hold workspace
 findings, and the outline (``textDocument/documentSymbol``, asked at the ``LspAttach``).
-Medians over ``--runs`` (each run's numbers are printed too).
+Medians over ``--runs`` (each run's numbers are printed too). ``--source DIR``: the server is
+the action-lsp found in DIR (another checkout, e.g. a ``git archive`` of the code before a change).
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ import argparse
 import json
 import os
 import shutil
+import stat
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
@@ -94,7 +97,21 @@ finish()
 """
 
 
-def one_run(nvim: str, transcript: Path, root: Path, warm: bool, tmp: Path) -> dict[str, float]:
+def server_dir(tmp: Path, source: Path | None) -> Path:
+    """A directory holding the ``action-lsp`` to run: this Python's, or one running ``source``."""
+    if source is None:
+        return Path(sys.executable).parent
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / "action-lsp"
+    path = os.pathsep.join([str(source.resolve()), sysconfig.get_paths()["purelib"]])
+    # (-S: the editable install of this checkout does not win over ``source``)
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{path}" exec "{sys.executable}" -S -m action_lsp "$@"\n', encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return bin_dir
+
+
+def one_run(nvim: str, transcript: Path, root: Path, warm: bool, tmp: Path, server: Path) -> dict[str, float]:
     out = tmp / "result.json"
     out.unlink(missing_ok=True)
     (tmp / "driver.lua").write_text(DRIVER, encoding="utf-8")
@@ -110,7 +127,7 @@ def one_run(nvim: str, transcript: Path, root: Path, warm: bool, tmp: Path) -> d
     )
     env = dict(
         os.environ,
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        PATH=f"{server}{os.pathsep}{os.environ.get('PATH', '')}",
         BENCH_OUT=str(out), BENCH_TRANSCRIPT=str(transcript.resolve()), BENCH_ROOT=str(root.resolve()),
         BENCH_WARM="1" if warm else "0", BENCH_SMALL=str(small), BENCH_WS_CODES=",".join(WORKSPACE_CODES),
         BENCH_DRIVER=str(tmp / "driver.lua"),
@@ -142,6 +159,7 @@ def main() -> int:
     p.add_argument("root", type=Path)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--nvim", help="the Neovim to run (default: the one next to this Python, else PATH)")
+    p.add_argument("--source", type=Path, help="run the action-lsp found in this directory")
     args = p.parse_args()
     nvim = args.nvim or shutil.which("nvim", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     if nvim is None:
@@ -150,10 +168,11 @@ def main() -> int:
     size = args.transcript.stat().st_size / 1e6
     print(f"{args.transcript.name} ({size:.1f} MB) in {args.root}, {args.runs} runs; ms from the :edit")
     with tempfile.TemporaryDirectory(prefix="bench-nvim-") as t:
+        server = server_dir(Path(t), args.source)
         for warm in (False, True):
             runs = []
             for _ in range(args.runs):
-                r = one_run(nvim, args.transcript, args.root, warm, Path(t))
+                r = one_run(nvim, args.transcript, args.root, warm, Path(t), server)
                 if "error" in r:
                     print(f"  error: {r['error']}")
                 runs.append(r)
