@@ -7,7 +7,9 @@ A client (pytest-lsp's, over stdio, VS Code capabilities: pushed diagnostics) st
 inside or outside ROOT). Reported, from the ``didOpen``: the first ``publishDiagnostics`` (the
 transcript's own findings), the first that holds workspace findings (``applied``,
 ``superseded``, ``search-not-found``, ...) with their count, and the ``documentSymbol`` answer
-(the outline) asked right after the open.
+(the outline) asked right after the open. On Linux, also the server's CPU time from the
+``didOpen`` to the outline's answer (a busy machine stretches the wall times; the CPU time much
+less).
 """
 
 from __future__ import annotations
@@ -26,6 +28,15 @@ from pytest_lsp import client_capabilities, make_test_lsp_client
 from action_lsp.codes import CODES
 
 WORKSPACE_CODES = {c.code for c in CODES.values() if c.needs_workspace}
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of process ``pid`` so far (Linux: /proc), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 async def run(transcript: Path, root: Path, source: Path | None) -> None:
@@ -49,12 +60,15 @@ async def run(transcript: Path, root: Path, source: Path | None) -> None:
         workspace_folders=[types.WorkspaceFolder(uri=folder, name=root.name)]))
     uri = transcript.resolve().as_uri()
     text = transcript.read_text(encoding="utf-8")
+    pid = getattr(getattr(client, "_server", None), "pid", None)
+    cpu0 = cpu_seconds(pid)
     t0 = time.perf_counter()
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)))
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     t_outline = time.perf_counter() - t0
+    cpu1 = cpu_seconds(pid)
     deadline = time.perf_counter() + 300
     while not any(ws for _, _, ws in events) and time.perf_counter() < deadline:
         await asyncio.sleep(0.01)
@@ -68,6 +82,8 @@ async def run(transcript: Path, root: Path, source: Path | None) -> None:
         print(f"  workspace findings:    {with_ws[0] - t0:6.2f} s ({with_ws[1]} diagnostics, "
               f"{with_ws[2]} of the workspace checks)")
     print(f"  outline (asked at the open): {t_outline:6.2f} s ({len(symbols or [])} symbols)")
+    if cpu0 is not None and cpu1 is not None:
+        print(f"  server CPU, didOpen to outline: {cpu1 - cpu0:5.2f} s")
     await client.shutdown_session()
 
 

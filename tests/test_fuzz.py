@@ -200,7 +200,8 @@ def server_session(cases: list[Case], ws: Path) -> tuple[list[dict[str, object]]
     messages: list[dict[str, object]] = [
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "processId": None, "rootUri": root, "workspaceFolders": [{"uri": root, "name": "ws"}],
-            "capabilities": {"textDocument": {"diagnostic": {}}}}},
+            # (pulls are served to a client that can be asked to pull again)
+            "capabilities": {"textDocument": {"diagnostic": {}}, "workspace": {"diagnostics": {"refreshSupport": True}}}}},
         {"jsonrpc": "2.0", "method": "initialized", "params": {}},
     ]
     asked: dict[int, str] = {}

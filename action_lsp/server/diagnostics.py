@@ -1,7 +1,8 @@
 """Diagnostics: pushed (``publishDiagnostics``) or pulled (``textDocument/diagnostic``), never both.
 
-Clients that can pull (``textDocument.diagnostic`` in their capabilities) get the pull provider
-and nothing is pushed to them; the others get pushes.
+Clients that can pull (``textDocument.diagnostic`` in their capabilities) and be asked to pull
+again (``workspace.diagnostics.refreshSupport``) get the pull provider and nothing is pushed to
+them; the others get pushes.
 
 Two kinds of findings are merged:
 
@@ -84,7 +85,12 @@ class Diagnostics:
     # -- capability ----------------------------------------------------------------------
     def on_initialize(self, params: types.InitializeParams) -> None:
         ls = self.ls
-        ls.pull_diagnostics = ls.client_has("text_document.diagnostic")
+        # Pulled only by a client that can be asked to pull again: the workspace findings come
+        # after the transcript's own, and a client that cannot be told (Neovim 0.11) would
+        # see nothing until both were done. It is pushed to.
+        ls.pull_diagnostics = ls.client_has("text_document.diagnostic") and ls.client_has(
+            "workspace.diagnostics.refresh_support"
+        )
         if ls.pull_diagnostics:
             ls.handle(
                 types.TEXT_DOCUMENT_DIAGNOSTIC,
@@ -339,9 +345,6 @@ class Diagnostics:
         od = self.ls.document(params.text_document.uri)
         while not od.doc.complete and await self.scan_step(od):
             pass  # other requests are answered between slices
-        if od.workspace.stale and not self.ls.client_has("workspace.diagnostics.refresh_support"):
-            # The client cannot be told to pull again later: check the workspace now.
-            await self.check(od)
         rid = self.result_id(od)
         if params.previous_result_id == rid:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)

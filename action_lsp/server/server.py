@@ -133,6 +133,8 @@ class ActionProtocol(LanguageServerProtocol):
     def _serialize_message(self, data: Any) -> Any:
         if isinstance(data, Later):  # an item of a long answer, made as it is written
             data = data.make(data.arg)
+            if type(data) is dict:  # (made as JSON already: see symbols.py)
+                return data
         return super()._serialize_message(data)
 
     def _send_data(self, data: Any) -> None:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..model import ActionKind, Span
-from .convert import span_range
 from .wire import Later, in_steps
 
 if TYPE_CHECKING:
@@ -36,29 +35,39 @@ def register(ls: ActionLanguageServer) -> None:
         actions = analysis.actions
         lines, enc = od.doc.lines, ls.encoding
 
-        def action_symbol(i: int) -> types.DocumentSymbol:
-            a = actions[i]
-            return types.DocumentSymbol(
-                name=a.title,
-                detail=f"{a.dialect} · {a.kind.value}",
-                kind=KINDS[a.kind],
-                range=span_range(lines, a.span, enc),
-                selection_range=span_range(lines, a.name_span, enc),
-            )
+        def rng(span: Span) -> dict[str, Any]:
+            r = lines.range(span, enc)
+            return {
+                "start": {"line": r.start.line, "character": r.start.character},
+                "end": {"line": r.end.line, "character": r.end.character},
+            }
 
-        def group_symbol(k: int) -> types.DocumentSymbol:
+        # Written as the JSON of a ``types.DocumentSymbol`` (its keys, in pygls's order), not as
+        # the object: building 100,000 of them (their validators) and unstructuring them with
+        # cattrs was most of an outline's time once the document was scanned.
+        def action_symbol(i: int) -> dict[str, Any]:
+            a = actions[i]
+            return {
+                "name": a.title,
+                "kind": KINDS[a.kind].value,
+                "range": rng(a.span),
+                "selectionRange": rng(a.name_span),
+                "detail": f"{a.dialect} · {a.kind.value}",
+            }
+
+        def group_symbol(k: int) -> dict[str, Any]:
             g = analysis.groups[k]
             start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
             end = max([g.span.end, *(actions[i].span.end for i in g.actions)])
             first_line_end = lines.line_end(lines.line_of(start))
-            return types.DocumentSymbol(
-                name=g.label or "block",
-                detail=f"{len(g.actions)} action" + ("s" if len(g.actions) != 1 else ""),
-                kind=types.SymbolKind.Namespace,
-                range=span_range(lines, Span(start, end), enc),
-                selection_range=span_range(lines, Span(start, max(start, first_line_end)), enc),
-                children=[action_symbol(i) for i in g.actions],
-            )
+            return {
+                "name": g.label or "block",
+                "kind": types.SymbolKind.Namespace.value,
+                "range": rng(Span(start, end)),
+                "selectionRange": rng(Span(start, max(start, first_line_end))),
+                "detail": f"{len(g.actions)} action" + ("s" if len(g.actions) != 1 else ""),
+                "children": [action_symbol(i) for i in g.actions],
+            }
 
         # Each symbol is made as it is written (wire.Later), between other requests (in_steps):
         # a large transcript's outline is 100,000 of them. In document order, by where each

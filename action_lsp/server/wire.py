@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 
 STEP_SECONDS = 0.02  # of encoding between two turns of the event loop (see in_steps)
 TRIM_BYTES = 1 << 22  # a message this long is followed by a trim of the heap (see _send_data)
-LARGE_CHARS = 1 << 19  # a document this long has its long answers made one at a time (in_steps)
+LARGE_CHARS = 1 << 19  # a document this long has its plan made one at a time (see one_at_a_time)
+# ... and its long answers too when it holds more actions than this: a long history with a few
+# thousand actions has a short outline, which need not wait for its plan (seconds).
+LARGE_ITEMS = 10_000
 
 _SEPARATORS = (",", ":")
 
@@ -68,14 +71,16 @@ def in_steps(
     ContentModified: the items are made from the text of the request, and the client asks
     again for the new one.
 
-    A large document's answers (outline, folding, lenses: VS Code asks all three on open)
-    take turns, each made only once its turn comes: made side by side, their memory adds up.
-    A small document's answer is made at once, without a turn of the loop (pygls then runs the
-    handler synchronously, and it sees every message that came before it)."""
+    A large document's long answers (outline, folding, lenses: VS Code asks all three on open;
+    over ``LARGE_ITEMS`` actions) take turns with each other and with its plan, each made only
+    once its turn comes: made side by side, their memory adds up. A short answer is made at
+    once, without a turn of the loop (pygls then runs the handler synchronously, and it sees
+    every message that came before it): a long history's outline is not held up by its plan,
+    which the lenses asked at the open start."""
     revision = od.revision  # (what the handler read before calling this is of this text)
     turn: _Turn | None = None
     try:
-        if len(od.doc.lines) > LARGE_CHARS:
+        if len(od.doc.lines) > LARGE_CHARS and len(od.analysis().actions) > LARGE_ITEMS:
             turn = _Turn(one_at_a_time(ls))
             yield ls.in_request, (turn.take,), None
         if od.revision != revision or ls.documents.get(od.uri) is not od:

@@ -1,6 +1,6 @@
 """End-to-end fixtures: the real server process, driven by pytest-lsp with the capability sets
-of Neovim and VS Code (Neovim 0.11 pulls diagnostics and takes utf-8; VS Code 1.65 gets pushes
-and utf-16).
+of Neovim and VS Code (Neovim 0.11 can pull diagnostics but cannot be asked to pull again, so it
+gets pushes, as VS Code 1.65 does; Neovim takes utf-8, VS Code utf-16).
 
 ``session``: the module's server (one per module and client profile) with a fresh workspace
 folder per test. ``fresh_session``: a server of the test's own, for tests that end it."""
@@ -50,7 +50,9 @@ class Session:
 
     @property
     def pull(self) -> bool:
-        return self.kind == "neovim"
+        """Does the server take this client's pulls (``diagnosticProvider``) instead of pushing?"""
+        assert self.init_result is not None
+        return self.init_result.capabilities.diagnostic_provider is not None
 
     @property
     def encoding(self) -> str:

@@ -175,6 +175,7 @@ def test_an_edit_between_two_steps_ends_the_request_with_content_modified(monkey
     od = _open(ls, "x")
     monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)
     monkeypatch.setattr(wire, "LARGE_CHARS", 0)  # a large document's answers take turns
+    monkeypatch.setattr(wire, "LARGE_ITEMS", -1)
 
     def edit() -> None:
         od.revision += 1  # (what a didChange does to the document)
@@ -190,6 +191,7 @@ def test_a_large_document_s_workspace_check_takes_its_turn_with_the_long_answers
     ls = create_server()
     od = _open(ls, "<create_file>\n<path>a.py</path>\n<content>x = 1\n</content>\n</create_file>\n")
     monkeypatch.setattr(wire, "LARGE_CHARS", 0)  # (this document counts as large)
+    monkeypatch.setattr(wire, "LARGE_ITEMS", -1)
     checks = ls.features["diagnostics"]
 
     async def run() -> None:
@@ -227,6 +229,7 @@ def test_a_long_answer_cancelled_while_it_waits_its_turn_gives_the_turn_back(mon
     ls = create_server()
     od = _open(ls, "x")
     monkeypatch.setattr(wire, "LARGE_CHARS", 0)
+    monkeypatch.setattr(wire, "LARGE_ITEMS", -1)
 
     async def run() -> None:
         lock = wire.one_at_a_time(ls)
@@ -324,6 +327,7 @@ def test_a_check_waiting_for_its_turn_is_dropped_when_its_document_closes(monkey
     ls = create_server()
     od = _open(ls, "<create_file>\n<path>a.py</path>\n<content>x = 1\n</content>\n</create_file>\n")
     monkeypatch.setattr(wire, "LARGE_CHARS", 0)
+    monkeypatch.setattr(wire, "LARGE_ITEMS", -1)
     planned: list[int] = []
     plan = module.plan_changes
     monkeypatch.setattr(module, "plan_changes", lambda *a, **k: (planned.append(1), plan(*a, **k))[1])

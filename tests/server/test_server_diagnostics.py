@@ -1,4 +1,5 @@
-"""Diagnostics end to end: push to VS Code, pull (with result ids) from Neovim, never both."""
+"""Diagnostics end to end: pushed to VS Code and Neovim (pulled, with result ids, only by a client
+that can be asked to pull again: tests/server/test_server_pull.py), never both."""
 
 from __future__ import annotations
 
@@ -123,3 +124,29 @@ async def test_close_clears_pushed(session: Session) -> None:
             if not session.client.diagnostics.get(uri, [None]):
                 break
         assert list(session.client.diagnostics[uri]) == []
+
+
+async def test_transcript_findings_come_before_the_workspace_ones(session: Session) -> None:
+    """Both clients are pushed to (Neovim can pull, but cannot be asked to pull again once the
+    workspace checks end: its first diagnostics would wait for them): the transcript's own
+    findings at once, the workspace's when their checks end."""
+    text = (session.root / "tasks.md").read_text(encoding="utf-8") + "\n" + (session.root / "edits.md").read_text(encoding="utf-8")
+    seen: list[set[str]] = []
+    fm = session.client.protocol.fm
+    keep = fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        if params.uri.endswith("/both.md"):
+            seen.append({str(d.code) for d in params.diagnostics})
+        keep(params)
+
+    fm.features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    assert not session.pull
+    session.open("both.md", text)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while not any("search-not-found" in codes for codes in seen) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    assert seen, "nothing was pushed"
+    assert "unknown-action" in seen[0] and "search-not-found" not in seen[0]
+    assert any({"unknown-action", "search-not-found"} <= codes for codes in seen)

@@ -130,3 +130,34 @@ async def test_typing_while_a_large_document_is_being_opened(session: Session) -
     assert sorted((d.code, d.range.start.line, d.message) for d in diags) == sorted(
         (d.code, d.range.start.line, d.message) for d in again
     )
+
+
+async def test_outline_of_a_large_transcript_does_not_wait_for_its_workspace_checks(session: Session) -> None:
+    """A long history with few actions: its outline (asked with its lenses, which wait for the
+    workspace checks, as Neovim's plugin asks at the open) is answered once the scan ends, not
+    after the checks, whose findings are published later."""
+    modify = "<modify_file>\n<path>src/app.py</path>\n<search>no such line</search>\n<replace>x</replace>\n</modify_file>\n\n"
+    text = _big() + modify
+    events: list[str] = []
+    features = session.client.protocol.fm.features
+    inner = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        if params.uri.endswith("big.md") and any(d.code == "search-not-found" for d in params.diagnostics):
+            events.append("workspace findings")
+        inner(params)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    uri = session.open("big.md", text)
+    doc = types.TextDocumentIdentifier(uri=uri)
+    lens = asyncio.ensure_future(session.client.text_document_code_lens_async(types.CodeLensParams(text_document=doc)))
+    await asyncio.sleep(0.01)  # (sent before the outline)
+    symbols = await session.client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc))
+    events.append("outline")
+    assert symbols
+    await lens
+    for _ in range(400):
+        if "workspace findings" in events:
+            break
+        await asyncio.sleep(0.05)
+    assert events == ["outline", "workspace findings"]

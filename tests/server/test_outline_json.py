@@ -1,0 +1,57 @@
+"""The outline is written as JSON directly (server/symbols.py), not through lsprotocol objects:
+what a client reads back is a valid list of ``DocumentSymbol`` that pygls would have written the
+same way, with every range in the negotiated encoding."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.protocol import default_converter
+
+from action_lsp.server.server import create_server
+
+TEXT = (
+    "# user \U0001f600 émoji\n\n"
+    "<create_file>\n<path>src/é.py</path>\n<content>\nx = '\U0001f600'\n</content>\n</create_file>\n\n"
+    '```actions\n{"actions": [{"type": "create_task", "content": "\U0001f600"}, {"type": "nope"}]}\n```\n'
+)
+
+
+def _outline(encoding: Any) -> list[dict[str, Any]]:
+    ls = create_server()
+    ls.encoding = encoding
+    uri = "file:///tmp/outline-json.md"
+    ls.open_document(types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=TEXT))
+    handler = ls.protocol.fm.features[types.TEXT_DOCUMENT_DOCUMENT_SYMBOL]
+    steps = handler(types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    try:
+        while True:
+            next(steps)  # (a turn of the event loop: nothing else runs here)
+    except StopIteration as done:
+        answer = done.value
+    [written] = answer  # (the items, written as JSON: wire.Encoded)
+    result: list[dict[str, Any]] = json.loads(b"[" + bytes(written.data) + b"]")
+    return result
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_outline_reads_back_as_document_symbols(encoding: str) -> None:
+    outline = _outline(encoding)
+    converter = default_converter()
+    symbols = converter.structure(outline, list[types.DocumentSymbol])
+    assert converter.unstructure(symbols) == outline  # the JSON pygls writes for them
+    children = [c for s in symbols for c in s.children or []]
+    assert [c.name for c in children][:1] == ["create_file src/é.py"]
+    for child in children:
+        line = TEXT.split("\n")[child.range.start.line]
+        width = {"utf-8": len(line.encode()), "utf-16": len(line.encode("utf-16-le")) // 2, "utf-32": len(line)}
+        assert 0 <= child.range.start.character <= width[encoding]
+    content = next(c for c in children if c.name.startswith("create_task"))
+    line = TEXT.split("\n")[content.range.end.line]
+    # The block's action ends after the emoji on its line: its column counts it in the encoding.
+    assert content.range.end.character == {"utf-8": len(line[: line.index("}") + 1].encode()),
+                                           "utf-16": len(line[: line.index("}") + 1].encode("utf-16-le")) // 2,
+                                           "utf-32": line.index("}") + 1}[encoding]
