@@ -31,6 +31,11 @@ Diagnostics where Aider's parse goes wrong: a block that never reaches ``=======
 marker, a SEARCH marker read as text because a marker before it is missing, marker typos
 (``<<<< SEARCH``, ``>>>>>>>REPLACE``) with a fix, a missing file name (``missing-field`` with a
 fix inserting a file-name line); path traversal and absolute paths come from the shared path rules.
+
+What Aider writes after a reply (``aider_reports``): a block after a ``## SearchReplaceNoExactMatch``
+heading is Aider's echo of a block that failed, no action; a block that the "N SEARCH/REPLACE
+blocks failed to match!" report ending its turn echoes is shown failed (kind ``other``, a
+``tool-error`` hint, never applied), like a session's tool call whose result was an error.
 The shell blocks Aider offers to run are the ``aider-shell`` dialect (off by default).
 """
 
@@ -62,7 +67,9 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
+from .aider_reports import WATCH, echo_heading, failure, reports
 from .base import Construct, Dialect, ScanContext
+from .tool_use import failed
 
 TYPE = "search-replace"
 SPECS = specs(
@@ -293,16 +300,25 @@ class Aider(Dialect):
         end = start
         previous: Span | None = None
         while True:
+            echo = echo_heading(text, head)
+            if echo is not None:
+                read.append(echo.start)
+            kept = len(diagnostics)
             block = self._block(ctx, found, head, previous, diagnostics, watch, read, reach, fence)
             if block is None:
                 end = max(end, next_line_start(text, head))
             else:
                 action, end = block
                 path = action.fields.get("path")
-                if path is not None:
-                    previous = path.span
-                    begin = min(begin, _line_start(text, path.span.start))
-                actions.append(action)
+                if echo is not None:
+                    # Aider's echo of a block that failed: no action of the model's.
+                    del diagnostics[kept:]
+                    begin = min(begin, echo.start)
+                else:
+                    if path is not None:
+                        previous = path.span
+                        begin = min(begin, _line_start(text, path.span.start))
+                    actions.append(action)
             if fence is None:
                 break
             nxt = found.head.next(end)
@@ -318,6 +334,8 @@ class Aider(Dialect):
         for a in actions:
             a.group = group
             a.group_label = "aider edit"
+        if actions:
+            self._reported(ctx, actions, end, diagnostics, reach, watch)
         behind = min(read, default=start)
         # A diagnostic past the blocks (a mistyped REPLACE the replacement ran past) is read
         # ahead to: an edit before it re-scans the construct that reported it.
@@ -454,6 +472,27 @@ class Aider(Dialect):
         action = Action(self.name, TYPE, ActionKind.MODIFY_FILE, Span(start, closing_end), head_span, fields)
         action.edits = [Edit(search, replace)]
         return action, next_line_start(text, closing) if closing_end < n else n
+
+    @staticmethod
+    def _reported(
+        ctx: ScanContext, actions: list[Action], end: int, diagnostics: list[Diagnostic], reach: list[int], watch: set[str]
+    ) -> None:
+        """Mark failed the blocks that the report ending their turn names (see
+        ``aider_reports``); record how far that was read."""
+        turn = reports(ctx.cache, ctx.text).after(end)
+        if turn.reach < 0:
+            watch.update(WATCH)
+            return
+        reach.append(turn.reach)
+        if turn.report is None:
+            return
+        for i, a in enumerate(actions):
+            path, search = a.text("path"), a.text("search")
+            echo = failure(turn.report, path, search) if path is not None and search is not None else None
+            if echo is not None:
+                message = f"Aider reported that this SEARCH block failed to exactly match lines in {echo.path}"
+                actions[i], hint = failed(a, message, echo.heading)
+                diagnostics.append(hint)
 
     @staticmethod
     def _read_to(

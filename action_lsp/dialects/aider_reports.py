@@ -1,0 +1,204 @@
+"""What Aider itself writes into its chat history after a reply's edit blocks, read so that it
+is never taken for the model's own blocks, and so that the blocks Aider reported as failed are
+shown failed.
+
+Aider writes each tool message into ``.aider.chat.history.md`` as a quote: the first line after
+``> ``, the other lines of a multi-line message as they are (older versions quoted every line).
+When blocks of a reply do not match (``EditBlockCoder.apply_edits`` in Aider's
+``aider/coders/editblock_coder.py``), the message is::
+
+    > # 2 SEARCH/REPLACE blocks failed to match!
+
+    ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in src/x.py
+    <<<<<<< SEARCH
+    ...
+    =======
+    ...
+    >>>>>>> REPLACE
+
+    Did you mean to match some of these actual lines from src/x.py?   (optional, with a fence)
+
+    The SEARCH section must exactly match an existing block of lines including all white space, ...
+
+    # The other 3 SEARCH/REPLACE blocks were applied successfully.       (when some were)
+
+The echoed block (after its ``## SearchReplaceNoExactMatch`` heading) is no action: the ``aider``
+dialect reads it as an echo (:func:`echo_heading`). A block of a reply is *failed* when the first
+report after it, before the reply's turn ends (a ``#### `` user message, or Aider's ``Applied
+edit to`` line), echoes a block with its file (the same path, or the same name in another
+folder: Aider may have resolved it) and its SEARCH text (compared line by line without
+surrounding blanks, as quoting changes them). The blocks a report does not name were applied (or
+are not Aider's concern) and stay as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..markdown import line_end, next_line_start
+from ..model import Span
+
+ECHO = "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in "
+_ECHO = re.compile(r"(?:> ?)?" + re.escape(ECHO))
+# What ends a reply's turn in the history (searched by its literal part, the line checked after).
+_TURN = re.compile(r"(?:Applied|Did not apply) edit to |SEARCH/REPLACE blocks? failed to match!|####[ \t]")
+_REPORT_PREFIX = re.compile(r"(?:> ?)?# \d+ ")
+_QUOTE = re.compile(r"> ?")
+_HEAD = re.compile(r"<{5,9} SEARCH>?\s*$")
+_DIVIDER = re.compile(r"={5,9}\s*$")
+_UPDATED = re.compile(r">{5,9} REPLACE\s*$")
+_END = "The SEARCH section must exactly match"
+# The strings whose insertion after a block can make a report about it appear.
+WATCH = ("failed to match", "SearchReplaceNoExactMatch")
+
+
+def _line_start(text: str, pos: int) -> int:
+    nl = text.rfind("\n", 0, pos)
+    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
+
+
+def echo_heading(text: str, head: int) -> Span | None:
+    """The ``## SearchReplaceNoExactMatch`` heading on the line before the SEARCH marker line at
+    ``head`` (its whole line), or None: then the block is Aider's echo of a failed block."""
+    if head == 0:
+        return None
+    brk = head - 2 if text.startswith("\r\n", head - 2) else head - 1
+    prev = _line_start(text, brk)
+    if _ECHO.match(text, prev, brk) is None:
+        return None
+    return Span(prev, brk)
+
+
+def lines_key(value: str) -> tuple[str, ...]:
+    """A block's text as a report's echo is compared with it: its non-blank lines, stripped."""
+    return tuple(s for s in (line.strip() for line in value.splitlines()) if s)
+
+
+def same_file(a: str, b: str) -> bool:
+    a, b = a.strip().replace("\\", "/"), b.strip().replace("\\", "/")
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+@dataclass(slots=True)
+class Echo:
+    path: str
+    search: tuple[str, ...]
+    heading: Span
+
+
+@dataclass(slots=True)
+class Report:
+    """A "failed to match" report: the blocks it echoes, and where it ends (what was read)."""
+
+    echoes: list[Echo] = field(default_factory=list)
+    end: int = 0
+
+
+@dataclass(slots=True)
+class Turn:
+    """What follows a reply's blocks: the report about them (None when the turn ended without
+    one), and how far that was read (-1: to the end of the text, nothing found)."""
+
+    report: Report | None
+    reach: int
+
+
+class Reports:
+    """The reports of one text, found from the blocks before them (memoized per scan: each
+    search forward is answered for every position up to its answer)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.memo = (-1, -1)
+        self.parsed: dict[int, Report] = {}
+
+    def _turn_end(self, pos: int) -> int:
+        """Line start of the first line at or after ``pos`` that ends a turn (len(text): none)."""
+        q, found = self.memo
+        if q <= pos <= found:
+            return found
+        text = self.text
+        found = len(text)
+        m = _TURN.search(text, pos)
+        while m is not None:
+            line = _line_start(text, m.start())
+            prefix = text[line : m.start()]
+            word = m.group(0)
+            if word.startswith("SEARCH"):
+                ok = _REPORT_PREFIX.fullmatch(prefix) is not None
+            elif word.startswith("#"):
+                ok = not prefix
+            else:
+                ok = not prefix or _QUOTE.fullmatch(prefix) is not None
+            if ok and line >= pos:
+                found = line
+                break
+            m = _TURN.search(text, m.end())
+        self.memo = (pos, found)
+        return found
+
+    def after(self, pos: int) -> Turn:
+        """The report that ends the turn of a block ending at ``pos``, if one does."""
+        at = self._turn_end(pos)
+        if at >= len(self.text):
+            return Turn(None, -1)
+        if "failed to match" not in self.text[at : line_end(self.text, at)]:
+            return Turn(None, line_end(self.text, at))
+        report = self.parsed.get(at)
+        if report is None:
+            report = self.parsed[at] = self._parse(at)
+        return Turn(report, report.end)
+
+    def _parse(self, at: int) -> Report:
+        text = self.text
+        n = len(text)
+        report = Report()
+        pos = next_line_start(text, at)
+        heading: Span | None = None  # an echo's heading whose block is still to come
+        path = ""
+        search: list[str] | None = None
+        while pos < n:
+            stop = line_end(text, pos)
+            raw = text[pos:stop]
+            q = _QUOTE.match(raw)
+            line = raw[q.end() :] if q else raw
+            if raw.startswith("####"):
+                report.end = pos
+                return report
+            if search is not None:
+                if _DIVIDER.match(line.strip()):
+                    assert heading is not None
+                    report.echoes.append(Echo(path, lines_key("\n".join(search)), heading))
+                    search, heading = None, None
+                else:
+                    search.append(line)
+            elif line.startswith(ECHO):
+                heading = Span(pos, stop)
+                path = line[len(ECHO) :].strip()
+            elif heading is not None and _HEAD.match(line.strip()):
+                search = []
+            elif line.startswith(_END):
+                report.end = stop
+                return report
+            pos = next_line_start(text, stop)
+        report.end = n
+        return report
+
+
+def reports(cache: dict[str, object], text: str) -> Reports:
+    found = cache.get("aider-reports")
+    if not isinstance(found, Reports):
+        found = cache["aider-reports"] = Reports(text)
+    return found
+
+
+def failure(report: Report, path: str, search: str) -> Echo | None:
+    """The echo of ``report`` naming the block of ``path`` with SEARCH text ``search``."""
+    key = lines_key(search)
+    if not key:
+        return None  # a new file or an append: Aider never reports those as not matching
+    for echo in report.echoes:
+        if echo.search == key and same_file(echo.path, path):
+            return echo
+    return None
