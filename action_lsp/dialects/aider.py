@@ -67,7 +67,7 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
-from .aider_reports import WATCH, echo_heading, failure, reports
+from .aider_reports import MARKERS, WATCH, echo_heading, failure, reports, tool_message
 from .base import Construct, Dialect, ScanContext
 from .tool_use import failed
 
@@ -258,7 +258,9 @@ class Aider(Dialect):
     # applied in sequence on the file the blocks before it left.
     rules = EditRules("Aider", on_missing="create", on_empty="append", on_text="append", rewrites=True)
     fence_bodies = True
-    line_markers = ("<<<",)  # a SEARCH marker, or a typo of one (parse_line tells)
+    # a SEARCH marker, or a typo of one (parse_line tells); the lines after which Aider writes a
+    # multi-line tool message (the output of ``/run``, a report of failed blocks): no actions
+    line_markers = ("<<<", *MARKERS)
     lookbehind_lines = 3
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
@@ -275,6 +277,9 @@ class Aider(Dialect):
         return self._blocks(ctx, found, fence.start, head, fence)
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
+        if ctx.text.startswith(MARKERS, start):
+            end, read = tool_message(ctx.text, start)
+            return Construct(Span(start, end), lookahead=max(end, read))
         at = start
         while at < len(ctx.text) and ctx.text[at] in " \t":
             at += 1
@@ -325,6 +330,10 @@ class Aider(Dialect):
             close = find_fence_close(text, end, fence.char, fence.length, nxt if nxt < n else None)
             if close is not None:
                 end = close[1]
+                break
+            tool = reports(ctx.cache, text).next_tool_line(end)
+            if tool < nxt:
+                end = tool  # the fence is never closed in the reply: Aider's output follows it
                 break
             if nxt >= n:
                 end = n  # the fence is never closed
@@ -485,6 +494,12 @@ class Aider(Dialect):
             return
         reach.append(turn.reach)
         if turn.report is None:
+            return
+        if turn.report.rejected:
+            for i, a in enumerate(actions):
+                message = f"Aider rejected the reply holding this block: {turn.report.rejected}"
+                actions[i], hint = failed(a, message, turn.report.at)
+                diagnostics.append(hint)
             return
         for i, a in enumerate(actions):
             path, search = a.text("path"), a.text("search")

@@ -28,7 +28,16 @@ report after it, before the reply's turn ends (a ``#### `` user message, or Aide
 edit to`` line), echoes a block with its file (the same path, or the same name in another
 folder: Aider may have resolved it) and its SEARCH text (compared line by line without
 surrounding blanks, as quoting changes them). The blocks a report does not name were applied (or
-are not Aider's concern) and stay as they are.
+are not Aider's concern) and stay as they are. A reply Aider could not parse is echoed up to the
+line it stopped at, followed by ``^^^ Expected ...``: every block of that reply is failed (Aider
+applied none of them).
+
+A multi-line tool message after one of ``MARKERS`` (``#### /run ...``, ``#### /test ...``,
+``#### /git ...``, ``#### !...``, and the edit-errors link printed before a report or a rejected
+reply's echo) is claimed by the ``aider`` dialect as a construct with no action
+(:func:`tool_message`): the output of ``/run git diff`` holds ``diff --git`` sections, and an echoed
+reply holds blocks, that are no actions. A fence of a reply that is never closed stops at Aider's
+first tool message after a blank line (:meth:`Reports.next_tool_line`), not at the next block.
 """
 
 from __future__ import annotations
@@ -39,10 +48,20 @@ from dataclasses import dataclass, field
 from ..markdown import line_end, next_line_start
 from ..model import Span
 
+# Lines after which Aider writes a multi-line tool message (see :func:`tool_message`): the user's
+# commands whose output it shows, and the link it prints before a report of failed blocks.
+COMMANDS = ("#### /run ", "#### /test ", "#### /git ", "#### !")
+EDIT_ERRORS = "> https://aider.chat/docs/troubleshooting/edit-errors.html"
+MARKERS = (*COMMANDS, EDIT_ERRORS)
+# The last line of a tool message: it ends with the two spaces of Aider's line break, and the
+# next line is another tool message, a user message, a blank line (a reply follows) or nothing.
+_MESSAGE_END = re.compile(r"  (?:\r\n|\n|\r)(?=>|####[ \t]|[ \t]*(?:\r|\n)|\Z)|  \Z")
+_USER = re.compile(r"####[ \t]")
+_TOOL_AFTER_BLANK = re.compile(r"(?:\r\n|\n|\r)[ \t]*(?:\r\n|\n|\r)(?=> [^\r\n]*  (?:\r|\n|\Z))")
 ECHO = "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in "
 _ECHO = re.compile(r"(?:> ?)?" + re.escape(ECHO))
 # What ends a reply's turn in the history (searched by its literal part, the line checked after).
-_TURN = re.compile(r"(?:Applied|Did not apply) edit to |SEARCH/REPLACE blocks? failed to match!|####[ \t]")
+_TURN = re.compile(r"(?:Applied|Did not apply) edit to |SEARCH/REPLACE blocks? failed to match!|####[ \t]|\^\^\^ ")
 _REPORT_PREFIX = re.compile(r"(?:> ?)?# \d+ ")
 _QUOTE = re.compile(r"> ?")
 _HEAD = re.compile(r"<{5,9} SEARCH>?\s*$")
@@ -70,6 +89,37 @@ def echo_heading(text: str, head: int) -> Span | None:
     return Span(prev, brk)
 
 
+def _content_end(text: str, pos: int) -> int:
+    return line_end(text, pos)
+
+
+def tool_message(text: str, at: int) -> tuple[int, int]:
+    """Where the multi-line tool message Aider wrote after the line at ``at`` (one of
+    ``MARKERS``) ends, and how far that was read: ``(end, read)``; ``end`` is ``at``'s next
+    line start when no such message follows (the next line is not a quote, or a one-line one).
+
+    Aider quotes only the first line of a tool message (``> ``) and writes the others as they
+    are (the output of ``/run git diff``, a reply it echoes); the message ends at the first line
+    ending with Aider's two-space line break that a quote, a user message, a blank line or the
+    end of the text follows, before the next user message."""
+    n = len(text)
+    first = next_line_start(text, at)
+    if not text.startswith("> ", first):
+        return first, first
+    stop = _content_end(text, first)
+    if text.startswith("  ", stop - 2) and stop - 2 > first:
+        return first, stop  # a one-line message: a quote
+    user = _USER.search(text, stop)
+    while user is not None and _line_start(text, user.start()) != user.start():
+        user = _USER.search(text, user.end())
+    bound = user.start() if user is not None else n
+    m = _MESSAGE_END.search(text, stop, bound)
+    if m is None:
+        return first, bound
+    end = next_line_start(text, m.start())
+    return end, end
+
+
 def lines_key(value: str) -> tuple[str, ...]:
     """A block's text as a report's echo is compared with it: its non-blank lines, stripped."""
     return tuple(s for s in (line.strip() for line in value.splitlines()) if s)
@@ -93,6 +143,8 @@ class Report:
 
     echoes: list[Echo] = field(default_factory=list)
     end: int = 0
+    rejected: str = ""  # Aider rejected the whole reply (``^^^ Expected ...``): why
+    at: Span | None = None  # the report's line
 
 
 @dataclass(slots=True)
@@ -111,7 +163,23 @@ class Reports:
     def __init__(self, text: str) -> None:
         self.text = text
         self.memo = (-1, -1)
+        self.tool_memo = (-1, -1)
         self.parsed: dict[int, Report] = {}
+
+    def next_tool_line(self, pos: int) -> int:
+        """Line start of the first tool message after a blank line at or after ``pos`` (how
+        Aider's output follows a reply: ``> Tokens: ...``), or len(text): a reply's fence
+        whose blocks run on does not read past it."""
+        q, found = self.tool_memo
+        if q <= pos <= found:
+            return found
+        text = self.text
+        found = len(text)
+        m = _TOOL_AFTER_BLANK.search(text, max(0, pos - 1))
+        if m is not None:
+            found = m.end()
+        self.tool_memo = (pos, found)
+        return found
 
     def _turn_end(self, pos: int) -> int:
         """Line start of the first line at or after ``pos`` that ends a turn (len(text): none)."""
@@ -129,6 +197,8 @@ class Reports:
                 ok = _REPORT_PREFIX.fullmatch(prefix) is not None
             elif word.startswith("#"):
                 ok = not prefix
+            elif word.startswith("^"):
+                ok = not prefix or _QUOTE.fullmatch(prefix) is not None
             else:
                 ok = not prefix or _QUOTE.fullmatch(prefix) is not None
             if ok and line >= pos:
@@ -143,8 +213,14 @@ class Reports:
         at = self._turn_end(pos)
         if at >= len(self.text):
             return Turn(None, -1)
-        if "failed to match" not in self.text[at : line_end(self.text, at)]:
-            return Turn(None, line_end(self.text, at))
+        stop = line_end(self.text, at)
+        line = self.text[at:stop]
+        q = _QUOTE.match(line)
+        if line[q.end() if q else 0 :].startswith("^^^ "):
+            said = line[(q.end() if q else 0) + 4 :].strip()
+            return Turn(Report(end=stop, rejected=said, at=Span(at, stop)), stop)
+        if "failed to match" not in line:
+            return Turn(None, stop)
         report = self.parsed.get(at)
         if report is None:
             report = self.parsed[at] = self._parse(at)

@@ -66,10 +66,12 @@ def test_excerpt_of_aiders_history_gives_what_aiders_extractor_gives() -> None:
     assert len(expected) == 4
     assert ours == expected
     # The two blocks Aider answered with "1 SEARCH/REPLACE block failed to match!" are shown
-    # failed (a hint each); the others are not.
-    reported = [i for i, a in enumerate(analysis.actions) if a.failure is not None]
-    assert len(reported) == 2
-    assert [d.code for d in analysis.diagnostics if d.code == "tool-error"] == ["tool-error"] * 2
+    # failed (a hint each), and so is the block of the reply the Aider of the time rejected
+    # ("^^^ Expected `>>>>>>> REPLACE` not `=======`"); the others are not.
+    reported = [a.failure.split(":")[0] for a in analysis.actions if a.failure is not None]
+    assert reported == ["Aider reported that this SEARCH block failed to exactly match lines in tests/basic/test_main.py"] * 2 + [
+        "Aider rejected the reply holding this block"]
+    assert [d.code for d in analysis.diagnostics if d.code == "tool-error"] == ["tool-error"] * 3
     # The only errors are in the reply Aider rejects (a block cut off before its =======).
     errs = [d for d in analysis.diagnostics
             if (d.severity or Severity.ERROR) == Severity.ERROR and d.code != "tool-error"]

@@ -128,3 +128,105 @@ def test_typing_the_report_in_marks_the_block_failed_and_removing_it_unmarks() -
     heading = HISTORY.index("lines in src/style.css") + len("lines in ")
     doc.edit(heading, heading + len("src/style.css"), "src/x.css")
     assert [a.failure is not None for a in doc.analysis().actions] == [False, False, False]
+
+
+# --- a reply Aider rejected -------------------------------------------------------------------
+
+REJECTED = (
+    "#### add the time zone\n\n"
+    "Here's the change:\n\n"
+    "app/clock.py\n```python\n<<<<<<< SEARCH\n    dt = now()\n=======\n    dt = now().astimezone()\n"
+    "=======\n\nThis adds the offset.\n\n"
+    "> Tokens: 19,537 sent, 217 received.  \n"
+    "> The LLM did not conform to the edit format.  \n"
+    "> https://aider.chat/docs/troubleshooting/edit-errors.html  \n"
+    "> Here's the change:\n\n"
+    "app/clock.py\n```python\n<<<<<<< SEARCH\n    dt = now()\n=======\n    dt = now().astimezone()\n"
+    "=======\n\n"
+    "^^^ Expected `>>>>>>> REPLACE` not `=======  \n\n"
+)
+
+
+def test_a_reply_aider_rejected_is_failed_and_its_echo_is_no_action() -> None:
+    analysis = analyze(REJECTED)
+    (a,) = analysis.actions  # the echo of the reply (after `> Here's the change:`) is none
+    assert a.span.end < REJECTED.index("> Tokens")
+    assert a.kind == ActionKind.OTHER and a.failure is not None and "Expected" in a.failure
+    assert {d.code for d in analysis.diagnostics} <= {"tool-error", "bad-marker"}
+    # Fully quoted, as older Aider versions wrote it: the same.
+    head, _, tail = REJECTED.partition("> Here's the change:\n")
+    quoted = "".join(f"> {line}  \n" for line in ("Here's the change:\n" + tail).rstrip("\n").split("\n"))
+    (a,) = analyze(head + quoted).actions
+    assert a.failure is not None
+
+
+# --- /run and /test output --------------------------------------------------------------------
+
+RUN = (
+    "#### /run git diff a162  \n"
+    "> diff --git a/app/args.py b/app/args.py\n"
+    "index 8b0b2fa0..4c6c5334 100644\n"
+    "--- a/app/args.py\n"
+    "+++ b/app/args.py\n"
+    "@@ -358,3 +358,3 @@ def get_parser():\n"
+    "     group.add_argument(\n"
+    '-        "--attribute-commit-message",\n'
+    '+        "--attribute-commit-message-author",\n'
+    "diff --git a/app/main.py b/app/main.py\n"
+    "--- a/app/main.py\n"
+    "+++ b/app/main.py\n"
+    "@@ -1,1 +1,1 @@\n"
+    "-x = 1\n"
+    "+x = 2  \n"
+    "> Add the output to the chat?\n"
+    "(y/n/instructions) update the release notes  \n"
+    "> diff --git a/app/args.py b/app/args.py  \n"
+    "> index 8b0b2fa0..4c6c5334 100644  \n"
+    "> --- a/app/args.py  \n\n"
+)
+TEST = (
+    "#### /test pytest tests/test_app.py  \n"
+    "> ============================= test session starts ==============================\n"
+    "collected 1 item\n\n"
+    "tests/test_app.py F\n\n"
+    "    def test_it():\n"
+    ">       assert f() == 2\n"
+    "E       assert 1 == 2\n"
+    "========================= 1 failed in 0.03s ==========================  \n"
+    "> ============================= test session starts ==============================  \n\n"
+    "The test fails because `f` returns 1. Here is the fix:\n\n"
+    "app/f.py\n```python\n<<<<<<< SEARCH\n    return 1\n=======\n    return 2\n>>>>>>> REPLACE\n```\n\n"
+    "> Tokens: 2k sent, 80 received.  \n"
+    "> Applied edit to app/f.py  \n"
+)
+
+
+def test_run_output_in_the_history_is_no_action() -> None:
+    analysis = analyze(RUN)
+    assert analysis.actions == [] and analysis.diagnostics == []
+
+
+def test_the_reply_after_test_output_still_gives_its_blocks() -> None:
+    analysis = analyze(TEST)
+    assert [(a.path, a.kind) for a in analysis.actions] == [("app/f.py", ActionKind.MODIFY_FILE)]
+    assert analysis.diagnostics == []
+
+
+def test_a_quote_in_an_ordinary_document_hides_nothing() -> None:
+    text = (
+        "> As the README says:\n"
+        "src/app.py\n```python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n\n"
+        "diff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert [a.path for a in analyze(text).actions] == ["src/app.py", "b.py"]
+
+
+def test_typing_in_run_output_keeps_it_no_action() -> None:
+    doc = IncrementalDocument(RUN + TEST)
+    at = RUN.index("+x = 2")
+    doc.edit(at, at, "+y = 3\n")
+    assert [a.path for a in doc.analysis().actions] == ["app/f.py"]
+    assert [a.path for a in analyze(doc.text).actions] == ["app/f.py"]
+    first = RUN.index("> diff --git")
+    doc.edit(first, first + 2, "")  # the output's first line no longer quoted: not Aider's output
+    assert [a.path for a in doc.analysis().actions] == [a.path for a in analyze(doc.text).actions]
