@@ -13,7 +13,10 @@ newline at end of file`` drops the line break it follows; its line hint is the h
 moved by the hunks before it (where its text stands once they are applied). The edit engine
 locates each hunk by its text, so a hunk whose line numbers are off applies where ``patch``
 would apply it with an offset, and a hunk whose text is not in the file is ``search-not-found``
-with the hunk's range.
+with the hunk's range. A hunk header without numbers (``@@ ... @@``, as Aider's ``udiff`` and
+``udiff-simple`` formats write every hunk) gives no line hint: the hunk is found by its text
+alone, and refused when that text stands in several places (``search-ambiguous``); an empty line
+inside such a hunk is an empty context line (its space dropped) while hunk lines follow it.
 
 The lines are classified in one linear pass here (hunk extents, counts, where each field is
 written); each file section is then parsed by the ``unidiff`` package (with recounted headers,
@@ -219,8 +222,11 @@ class _Parser:
             exhausted = counted and old_left <= 0 and new_left <= 0
             if line.start == line.end:
                 # An empty line is a context line whose space was stripped, while the header
-                # still expects lines; otherwise it ends the hunk.
-                if not counted or exhausted or old_left <= 0 or new_left <= 0:
+                # still expects lines (or, in a hunk without numbers, as Aider's udiff reads
+                # one, while hunk lines follow it); otherwise it ends the hunk.
+                if not counted and not self._hunk_goes_on(i + 1):
+                    break
+                if counted and (exhausted or old_left <= 0 or new_left <= 0):
                     break
                 kind = " "
             else:
@@ -248,6 +254,17 @@ class _Parser:
         hunk.end = hunk.body[-1][0].next if hunk.body else header.next
         self._check_counts(hunk)
         return hunk, i
+
+    def _hunk_goes_on(self, i: int) -> bool:
+        """Do hunk lines follow the empty lines from ``i`` on (a context, removed or added line
+        that is no file header)?"""
+        text, lines = self.text, self.lines
+        while i < len(lines) and lines[i].start == lines[i].end:
+            i += 1
+        if i >= len(lines) or text[lines[i].start] not in " +-":
+            return False
+        return not ((self.at(i, "--- ") and (self.at(i + 1, "+++ ") or self.at(i + 1, "@@")))
+                    or (self.at(i, "+++ ") and self.at(i + 1, "@@")))
 
     def _check_counts(self, hunk: _Hunk) -> None:
         m = hunk.match
