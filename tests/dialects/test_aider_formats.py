@@ -173,3 +173,16 @@ def test_a_whole_file_block_is_not_taken_for_an_edit_block() -> None:
     text = "#### add a greeting\n\nhello.py\n```python\nprint('hello')\n```\n\n> Applied edit to hello.py  \n"
     assert [a for a in analyze(text).actions if a.dialect == "aider"] == []
     assert [d for d in analyze(text).diagnostics if d.code in ("unclosed-block", "bad-marker", "missing-field")] == []
+
+
+def test_a_udiff_hunk_of_added_lines_only_appends_as_aider_does(tmp_path: Path) -> None:
+    # Aider's udiff_coder: a hunk with no context or removed line appends its lines to the file
+    # (creating it when it is missing).
+    root = _ws(tmp_path, {"f.py": "a = 1\n"})
+    text = (
+        "```diff\n--- f.py\n+++ f.py\n@@ ... @@\n+b = 2\n```\n\n"
+        "```diff\n--- g.py\n+++ g.py\n@@ ... @@\n+c = 3\n```\n"
+    )
+    assert _apply(tmp_path, root, text) == 0
+    assert (root / "f.py").read_text() == "a = 1\nb = 2\n"
+    assert (root / "g.py").read_text() == "c = 3\n"
