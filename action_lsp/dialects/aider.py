@@ -17,8 +17,9 @@ blocks (for several files), and a marker line may be indented. Markers have 5 to
 replacement. The file name is looked for on the line before the SEARCH marker, then through the
 fence lines before it (the line before the fence, or the fence line itself: ```` ```src/app.py ````),
 at most three lines back, and cleaned as Aider cleans it (``**app.py**``, ```` `app.py`: ````,
-``# app.py``). A block without one takes the previous file name of its fence. An empty SEARCH
-means a new file, or an append to an existing one (the file view's ``modify`` with an empty
+``# app.py``). A block without one takes the previous file name of its fence. Aider's 2023
+versions wrote ``<<<<<<< ORIGINAL`` / ``>>>>>>> UPDATED`` for the markers: read alike. An empty
+SEARCH (or one of blank lines only, which Aider strips) means a new file, or an append to an existing one (the file view's ``modify`` with an empty
 search: the edit engine appends, creating the file when it is absent).
 
 A quoted example (``> <<<<<<< SEARCH``, how Aider's chat history shows its own output) is no
@@ -89,11 +90,11 @@ SPECS = specs(
 # A marker line, after its leading blanks, as Aider matches the stripped line.
 # (Written with a literal prefix -- ``=====`` rather than ``={5,9}`` -- so that `re` skips ahead
 # to it: ten times faster on a 4 MB transcript.)
-_HEAD = re.compile(r"<<<<<<{0,4} SEARCH>?[ \t]*(?:\r|\n|\Z)")
+_HEAD = re.compile(r"<<<<<<{0,4} (?:SEARCH>?|ORIGINAL)[ \t]*(?:\r|\n|\Z)")
 _DIVIDER = re.compile(r"======{0,4}[ \t]*(?:\r|\n|\Z)")
-_UPDATED = re.compile(r">>>>>>{0,4} REPLACE[ \t]*(?:\r|\n|\Z)")
+_UPDATED = re.compile(r">>>>>>{0,4} (?:REPLACE|UPDATED)[ \t]*(?:\r|\n|\Z)")
 # What a SEARCH or REPLACE marker with a typo looks like (found, then told apart from the real one).
-_LOOSE_HEAD = r"<<<<*[ \t]*SEARCH"
+_LOOSE_HEAD = r"<<<<*[ \t]*(?:SEARCH|ORIGINAL)"
 _LOOSE_HEAD_RX = re.compile(_LOOSE_HEAD)
 # Aider's chat history starts each user message with `#### `; its extractor reads one message at
 # a time, so no block reads on past one.
@@ -101,7 +102,7 @@ _MESSAGE = re.compile(r"####[ \t]")
 # Lines Aider reads as fence lines when looking back for the file name: backticks, or the HTML-like
 # fences it asks some models for (``<source>``, ``<code>``, ...).
 _FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
-_LOOSE_END = re.compile(r"(?:>{3,}[ \t]*REPLACE|={3,}|={10,})[^\r\n]*")
+_LOOSE_END = re.compile(r"(?:>{3,}[ \t]*(?:REPLACE|UPDATED)|={3,}|={10,})[^\r\n]*")
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -468,6 +469,8 @@ class Aider(Dialect):
             )
         self._typos(text, replace_start, closing, diagnostics)
         search = Field("search", text[search_start:divider], Span(search_start, divider), None, SourceMap.verbatim(search_start, divider))
+        if not search.value.strip():  # blank lines only: empty for Aider (do_replace strips it)
+            search = Field("search", "", Span(search_start, search_start), None, SourceMap.verbatim(search_start, search_start))
         replace = Field("replace", text[replace_start:closing], Span(replace_start, closing), None, SourceMap.verbatim(replace_start, closing))
         fields = {"search": search, "replace": replace}
         name = find_filename(text, head, read)
@@ -531,7 +534,7 @@ class Aider(Dialect):
             if end < n:
                 reach.append(_content_end(text, end))
             else:
-                watch.update(("=====", "REPLACE", "SEARCH", fence.char * 3 if fence else "```"))
+                watch.update(("=====", "REPLACE", "SEARCH", "UPDATED", "ORIGINAL", fence.char * 3 if fence else "```"))
                 if not found.paragraph.found(start):
                     reach.append(n)  # the last thing in the text: a reply still streaming in?
 

@@ -186,3 +186,37 @@ def test_a_udiff_hunk_of_added_lines_only_appends_as_aider_does(tmp_path: Path) 
     assert _apply(tmp_path, root, text) == 0
     assert (root / "f.py").read_text() == "a = 1\nb = 2\n"
     assert (root / "g.py").read_text() == "c = 3\n"
+
+
+# --- the ORIGINAL/UPDATED markers of Aider's 2023 versions ------------------------------------
+
+OLD_MARKERS = (
+    "#### make a flask app with a /hello endpoint  \n\n"
+    "Here's how to update the `app.py` file:\n\n"
+    "```python\napp.py\n<<<<<<< ORIGINAL\n\n=======\nfrom flask import Flask\n\napp = Flask(__name__)\n"
+    ">>>>>>> UPDATED\n```\n\n"
+    "> Applied edit to app.py  \n\n"
+    "#### add a route  \n\n"
+    "```python\napp.py\n<<<<<<< ORIGINAL\napp = Flask(__name__)\n=======\napp = Flask(__name__)\n\n"
+    "@app.route('/hello')\ndef hello():\n    return 'hi'\n>>>>>>> UPDATED\n```\n"
+)
+
+
+def test_the_original_updated_markers_of_older_aider_versions(tmp_path: Path) -> None:
+    analysis = analyze(OLD_MARKERS)
+    assert [(a.dialect, a.path) for a in analysis.actions] == [("aider", "app.py"), ("aider", "app.py")]
+    assert _errors(OLD_MARKERS) == []
+    root = _ws(tmp_path, {})
+    assert _apply(tmp_path, root, OLD_MARKERS) == 0
+    # The first ORIGINAL holds a blank line only: for Aider, as an empty one, a new file.
+    assert (root / "app.py").read_text() == (
+        "from flask import Flask\n\napp = Flask(__name__)\n\n@app.route('/hello')\ndef hello():\n    return 'hi'\n"
+    )
+
+
+def test_a_search_of_blank_lines_only_is_empty_as_for_aider(tmp_path: Path) -> None:
+    # Aider's do_replace: `if not before_text.strip()` -- a new file, or an append.
+    root = _ws(tmp_path, {"log.txt": "one\n"})
+    text = "log.txt\n```\n<<<<<<< SEARCH\n\n=======\ntwo\n>>>>>>> REPLACE\n```\n"
+    assert _apply(tmp_path, root, text) == 0
+    assert (root / "log.txt").read_text() == "one\ntwo\n"
