@@ -147,8 +147,10 @@ class Aether(TagDialect):
         # (an unclosed one holds nothing: what follows it is read as usual).
         if any(d.code == "unclosed-tag" for d in construct.diagnostics):
             end = tag.name_span.end
-            return Construct(Span(tag.start, end), lookahead=max(construct.lookahead, end), watch=(AETHER_TAG,))
-        return Construct(construct.span, lookahead=construct.lookahead, watch=(*construct.watch, AETHER_TAG))
+            return Construct(Span(tag.start, end), lookahead=max(construct.lookahead, end),
+                             watch=(*construct.watch, AETHER_TAG), behind=construct.behind)
+        return Construct(construct.span, lookahead=construct.lookahead, watch=(*construct.watch, AETHER_TAG),
+                         behind=construct.behind)
 
     def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
         spec = action.fields.get("spec")

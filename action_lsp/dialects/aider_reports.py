@@ -69,7 +69,7 @@ _DIVIDER = re.compile(r"={5,9}\s*$")
 _UPDATED = re.compile(r">{5,9} REPLACE\s*$")
 _END = "The SEARCH section must exactly match"
 # The strings whose insertion after a block can make a report about it appear.
-WATCH = ("failed to match", "SearchReplaceNoExactMatch")
+WATCH = ("failed to match", "SearchReplaceNoExactMatch", "^^^ ")
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -115,7 +115,7 @@ def tool_message(text: str, at: int) -> tuple[int, int]:
     bound = user.start() if user is not None else n
     m = _MESSAGE_END.search(text, stop, bound)
     if m is None:
-        return first, bound
+        return first, line_end(text, bound) if bound < n else n
     end = next_line_start(text, m.start())
     return end, end
 
@@ -240,7 +240,7 @@ class Reports:
             q = _QUOTE.match(raw)
             line = raw[q.end() :] if q else raw
             if raw.startswith("####"):
-                report.end = pos
+                report.end = stop  # (the line read to know it ends the report)
                 return report
             if search is not None:
                 if _DIVIDER.match(line.strip()):

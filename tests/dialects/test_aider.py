@@ -282,13 +282,17 @@ BLOCKS = [
     "b.py\n<<<<<<< SEARCH\ny\n=======\nz\n>>>>>>> REPLACE\n\n> # 1 SEARCH/REPLACE block failed to match!\n"
     "> ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in b.py  \n"
     "> <<<<<<< SEARCH  \n> y  \n> =======  \n",
+    # /run output (only its first line quoted) holding a diff, and a <think> holding a block
+    "#### /run git diff  \n> diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2  \n"
+    "> Add the output to the chat?  \n\n",
+    "<think>\nc.py\n<<<<<<< SEARCH\nq\n=======\nr\n>>>>>>> REPLACE\n</think>\n\n",
 ]
 SNIPPETS = ["\n", "x", "```\n", "=======\n", ">>>>>>> REPLACE\n", "<<<<<<< SEARCH\n", "f.py\n", "#### ", "`", "",
             "> # 2 SEARCH/REPLACE blocks failed to match!\n", "## SearchReplaceNoExactMatch: This SEARCH block "
-            "failed to exactly match lines in b.py\n"]
+            "failed to exactly match lines in b.py\n", "  \n", "> ", "#### /run ls  \n", "</think>\n"]
 
 
-@pytest.mark.parametrize("seed", [*range(0, 240, 4), 238, 286, 534])  # 238, 286, 534 once failed
+@pytest.mark.parametrize("seed", [*range(0, 240, 4), 238, 286, 322, 534])  # 112, 238, 286, 322, 534 once failed
 def test_edits_match_a_full_analysis(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(seed)
     monkeypatch.setattr(document, "WINDOW", rng.choice([64, 256, 1 << 14]))
