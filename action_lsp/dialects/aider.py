@@ -279,7 +279,7 @@ class Aider(Dialect):
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
         if ctx.text.startswith(MARKERS, start):
-            end, read = tool_message(ctx.text, start)
+            end, read = tool_message(reports(ctx.cache, ctx.text), start)
             return Construct(Span(start, end), lookahead=max(end, read))
         at = start
         while at < len(ctx.text) and ctx.text[at] in " \t":

@@ -43,6 +43,7 @@ first tool message after a blank line (:meth:`Reports.next_tool_line`), not at t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..markdown import line_end, next_line_start
@@ -93,7 +94,7 @@ def _content_end(text: str, pos: int) -> int:
     return line_end(text, pos)
 
 
-def tool_message(text: str, at: int) -> tuple[int, int]:
+def tool_message(found: Reports, at: int) -> tuple[int, int]:
     """Where the multi-line tool message Aider wrote after the line at ``at`` (one of
     ``MARKERS``) ends, and how far that was read: ``(end, read)``; ``end`` is ``at``'s next
     line start when no such message follows (the next line is not a quote, or a one-line one).
@@ -102,6 +103,7 @@ def tool_message(text: str, at: int) -> tuple[int, int]:
     are (the output of ``/run git diff``, a reply it echoes); the message ends at the first line
     ending with Aider's two-space line break that a quote, a user message, a blank line or the
     end of the text follows, before the next user message."""
+    text = found.text
     n = len(text)
     first = next_line_start(text, at)
     if not text.startswith("> ", first):
@@ -109,14 +111,11 @@ def tool_message(text: str, at: int) -> tuple[int, int]:
     stop = _content_end(text, first)
     if text.startswith("  ", stop - 2) and stop - 2 > first:
         return first, stop  # a one-line message: a quote
-    user = _USER.search(text, stop)
-    while user is not None and _line_start(text, user.start()) != user.start():
-        user = _USER.search(text, user.end())
-    bound = user.start() if user is not None else n
-    m = _MESSAGE_END.search(text, stop, bound)
-    if m is None:
+    bound = found.users.next(stop)
+    last = found.message_ends.next(stop)
+    if last >= bound:
         return first, line_end(text, bound) if bound < n else n
-    end = next_line_start(text, m.start())
+    end = next_line_start(text, last)
     return end, end
 
 
@@ -156,36 +155,62 @@ class Turn:
     reach: int
 
 
+class _Forward:
+    """The first place at or after a position that ``search`` finds (len(text): none),
+    remembered: the answer to a query from ``q`` holds for every query in ``[q, answer]``, so
+    queries in text order read the text once."""
+
+    def __init__(self, n: int, search: Callable[[int], int]) -> None:
+        self.n = n
+        self.search = search
+        self.memo = (-1, -1)
+
+    def next(self, pos: int) -> int:
+        q, found = self.memo
+        if q <= pos <= found:
+            return found
+        found = self.search(pos)
+        self.memo = (pos, found)
+        return found
+
+
 class Reports:
     """The reports of one text, found from the blocks before them (memoized per scan: each
     search forward is answered for every position up to its answer)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.memo = (-1, -1)
-        self.tool_memo = (-1, -1)
+        n = len(text)
+        self.turns = _Forward(n, self._turn_end)
+        self.bounds = _Forward(n, self._turn_end)  # where a report's parse stops (its own queries)
+        self.tools = _Forward(n, self._tool_line)
+        self.users = _Forward(n, self._user_line)
+        self.message_ends = _Forward(n, self._message_end)
         self.parsed: dict[int, Report] = {}
 
     def next_tool_line(self, pos: int) -> int:
         """Line start of the first tool message after a blank line at or after ``pos`` (how
         Aider's output follows a reply: ``> Tokens: ...``), or len(text): a reply's fence
         whose blocks run on does not read past it."""
-        q, found = self.tool_memo
-        if q <= pos <= found:
-            return found
+        return self.tools.next(pos)
+
+    def _tool_line(self, pos: int) -> int:
+        m = _TOOL_AFTER_BLANK.search(self.text, max(0, pos - 1))
+        return m.end() if m is not None else len(self.text)
+
+    def _user_line(self, pos: int) -> int:
         text = self.text
-        found = len(text)
-        m = _TOOL_AFTER_BLANK.search(text, max(0, pos - 1))
-        if m is not None:
-            found = m.end()
-        self.tool_memo = (pos, found)
-        return found
+        m = _USER.search(text, pos)
+        while m is not None and _line_start(text, m.start()) != m.start():
+            m = _USER.search(text, m.end())
+        return m.start() if m is not None else len(text)
+
+    def _message_end(self, pos: int) -> int:
+        m = _MESSAGE_END.search(self.text, pos)
+        return m.start() if m is not None else len(self.text)
 
     def _turn_end(self, pos: int) -> int:
         """Line start of the first line at or after ``pos`` that ends a turn (len(text): none)."""
-        q, found = self.memo
-        if q <= pos <= found:
-            return found
         text = self.text
         found = len(text)
         m = _TURN.search(text, pos)
@@ -205,12 +230,11 @@ class Reports:
                 found = line
                 break
             m = _TURN.search(text, m.end())
-        self.memo = (pos, found)
         return found
 
     def after(self, pos: int) -> Turn:
         """The report that ends the turn of a block ending at ``pos``, if one does."""
-        at = self._turn_end(pos)
+        at = self.turns.next(pos)
         if at >= len(self.text):
             return Turn(None, -1)
         stop = line_end(self.text, at)
@@ -231,10 +255,16 @@ class Reports:
         n = len(text)
         report = Report()
         pos = next_line_start(text, at)
+        # A report ends by its closing sentence, at the latest where the next turn ends (another
+        # report, a user message, ...): each stretch of text is parsed once.
+        bound = self.bounds.next(pos)
         heading: Span | None = None  # an echo's heading whose block is still to come
         path = ""
         search: list[str] | None = None
         while pos < n:
+            if pos >= bound:
+                report.end = line_end(text, bound)  # (the line read to know it ends the report)
+                return report
             stop = line_end(text, pos)
             raw = text[pos:stop]
             q = _QUOTE.match(raw)
