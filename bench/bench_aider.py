@@ -23,8 +23,10 @@ import types
 import zipfile
 from pathlib import Path
 
+from action_lsp.codes import default_severity
 from action_lsp.dialects import DialectSet
 from action_lsp.document import analyze
+from action_lsp.model import Severity
 
 _GOLD = re.compile(
     r"^@@@ SEARCH: (?P<path>[^\n]*) @{20}\n(?P<search>.*?)^@{20}\n(?P<replace>.*?)^@@@ REPLACE @{20}\n",
@@ -36,7 +38,7 @@ def gold_blocks(gold: str) -> list[tuple[str, str, str]]:
     return [(m["path"], m["search"], m["replace"]) for m in _GOLD.finditer(gold)]
 
 
-def our_blocks(text: str) -> tuple[list[tuple[str, str, str]], float, list[int]]:
+def our_blocks(text: str) -> tuple[list[tuple[str, str, str]], float, list[int], int]:
     t0 = time.perf_counter()
     analysis = analyze(text, DialectSet.named(["aider"]))
     elapsed = time.perf_counter() - t0
@@ -45,8 +47,8 @@ def our_blocks(text: str) -> tuple[list[tuple[str, str, str]], float, list[int]]
         path = a.fields.get("path")
         for e in a.edits:
             out.append((path.value if path else "", e.search.value, e.replace.value))
-    errors = [d.span.start for d in analysis.diagnostics if (d.severity or 1) == 1]
-    return out, elapsed, errors
+    errors = [d.span.start for d in analysis.diagnostics if (d.severity or default_severity(d.code)) == Severity.ERROR]
+    return out, elapsed, errors, sum(1 for a in analysis.actions if a.failure is not None)
 
 
 def load_aider_extractor(wheel: str) -> types.ModuleType:
@@ -93,7 +95,7 @@ def main() -> None:
     args = p.parse_args()
     text = Path(args.history).read_text(encoding="utf-8")
     gold = gold_blocks(Path(args.gold).read_text(encoding="utf-8"))
-    ours, elapsed, errors = our_blocks(text)
+    ours, elapsed, errors, failed = our_blocks(text)
     have = collections.Counter(ours)
     missed = []
     matched = 0
@@ -108,6 +110,7 @@ def main() -> None:
     print(f"our blocks: {len(ours)} ({sum(have.values())} not in the gold: messages Aider's test "
           "skips or rejects as a whole)")
     print(f"error diagnostics: {len(errors)}")
+    print(f"blocks Aider reported failed (shown failed): {failed}")
     print(f"our parse (aider dialect only): {elapsed * 1000:.0f} ms")
     if args.aider_wheel:
         module = load_aider_extractor(args.aider_wheel)

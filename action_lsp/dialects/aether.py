@@ -13,6 +13,13 @@ work; ``<aether-install packages=..></aether-install>`` parses; the body keeps i
 (only the line break right after the opening tag is dropped) and ends at its own
 closing tag, nested pairs of the same tag skipped whole. Thoughts and chat summaries are trimmed.
 
+``<think>`` is the agent's thinking step only in a document that uses ``aether-*`` tags after it
+(outside inline code): elsewhere it is a model's reasoning (an Aider history with a reasoning
+model, a chat), no action, and nothing it holds is one (a tag or an edit block it drafts); an
+unclosed one there hides nothing. A ``<think>`` with no aether tag after it, in an aether
+transcript (its last reply), is no action either: the rule reads ahead only, as the incremental
+re-scan does.
+
 Attributes become fields under their own names; the body becomes ``content`` (write), ``code``
 (sandbox), ``spec`` (forge, checked as JSON), ``summary``, ``thought``, or ``body`` (unknown
 tags; body-less tags such as ``aether-install`` whose body holds text, which the agent ignores).
@@ -23,9 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonscan import parse_json, trailing_data_error
-from ..model import Action, ActionKind, Diagnostic
+from ..model import Action, ActionKind, Diagnostic, Span
 from ..schema import ActionSpec, one_of, opt, req, specs, text
-from .base import ScanContext
+from .base import Construct, ScanContext, TagOpen
 from .json_fields import json_diagnostics
 from .tag_dialect import TagDialect
 
@@ -106,6 +113,17 @@ BODYLESS = frozenset({"aether-install", "aether-research", "aether-command"})
 _PROSE = frozenset({"aether-chat-summary", "think"})  # trimmed bodies
 
 
+AETHER_TAG = "<aether-"
+
+
+def _next_aether_tag(ctx: ScanContext, start: int) -> int:
+    """Where the first ``<aether-`` tag at or after ``start`` outside inline code is, or -1."""
+    at = ctx.find(AETHER_TAG, start)
+    while at >= 0 and ctx.in_code_span(at):
+        at = ctx.find(AETHER_TAG, at + 1)
+    return at
+
+
 class Aether(TagDialect):
     name = "aether"
     description = "<aether-write>, <aether-sandbox>, <aether-forge>, <aether-install>, <aether-research>, <aether-command>, <aether-chat-summary> and <think> tags (other aether-* tags get a hint)"
@@ -116,6 +134,23 @@ class Aether(TagDialect):
     body_fields = BODY_FIELD
     prose_bodies = _PROSE
     bodyless = BODYLESS
+
+    def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+        construct = super().parse_tag(ctx, tag)
+        if tag.canonical != "think":
+            return construct
+        at = _next_aether_tag(ctx, construct.end)
+        if at >= 0:  # a document that uses aether tags: the agent's thinking step
+            construct.lookahead = max(construct.lookahead, at + len(AETHER_TAG))
+            return construct
+        # A model's reasoning in an ordinary transcript: no action, and nothing it holds is one
+        # (an unclosed one holds nothing: what follows it is read as usual).
+        if any(d.code == "unclosed-tag" for d in construct.diagnostics):
+            end = tag.name_span.end
+            return Construct(Span(tag.start, end), lookahead=max(construct.lookahead, end),
+                             watch=(*construct.watch, AETHER_TAG), behind=construct.behind)
+        return Construct(construct.span, lookahead=construct.lookahead, watch=(*construct.watch, AETHER_TAG),
+                         behind=construct.behind)
 
     def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
         spec = action.fields.get("spec")

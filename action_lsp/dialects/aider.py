@@ -17,8 +17,9 @@ blocks (for several files), and a marker line may be indented. Markers have 5 to
 replacement. The file name is looked for on the line before the SEARCH marker, then through the
 fence lines before it (the line before the fence, or the fence line itself: ```` ```src/app.py ````),
 at most three lines back, and cleaned as Aider cleans it (``**app.py**``, ```` `app.py`: ````,
-``# app.py``). A block without one takes the previous file name of its fence. An empty SEARCH
-means a new file, or an append to an existing one (the file view's ``modify`` with an empty
+``# app.py``). A block without one takes the previous file name of its fence. Aider's 2023
+versions wrote ``<<<<<<< ORIGINAL`` / ``>>>>>>> UPDATED`` for the markers: read alike. An empty
+SEARCH (or one of blank lines only, which Aider strips) means a new file, or an append to an existing one (the file view's ``modify`` with an empty
 search: the edit engine appends, creating the file when it is absent).
 
 A quoted example (``> <<<<<<< SEARCH``, how Aider's chat history shows its own output) is no
@@ -31,6 +32,11 @@ Diagnostics where Aider's parse goes wrong: a block that never reaches ``=======
 marker, a SEARCH marker read as text because a marker before it is missing, marker typos
 (``<<<< SEARCH``, ``>>>>>>>REPLACE``) with a fix, a missing file name (``missing-field`` with a
 fix inserting a file-name line); path traversal and absolute paths come from the shared path rules.
+
+What Aider writes after a reply (``aider_reports``): a block after a ``## SearchReplaceNoExactMatch``
+heading is Aider's echo of a block that failed, no action; a block that the "N SEARCH/REPLACE
+blocks failed to match!" report ending its turn echoes is shown failed (kind ``other``, a
+``tool-error`` hint, never applied), like a session's tool call whose result was an error.
 The shell blocks Aider offers to run are the ``aider-shell`` dialect (off by default).
 """
 
@@ -62,7 +68,9 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
+from .aider_reports import MARKERS, WATCH, echo_heading, failure, reports, tool_message
 from .base import Construct, Dialect, ScanContext
+from .tool_use import failed
 
 TYPE = "search-replace"
 SPECS = specs(
@@ -82,11 +90,11 @@ SPECS = specs(
 # A marker line, after its leading blanks, as Aider matches the stripped line.
 # (Written with a literal prefix -- ``=====`` rather than ``={5,9}`` -- so that `re` skips ahead
 # to it: ten times faster on a 4 MB transcript.)
-_HEAD = re.compile(r"<<<<<<{0,4} SEARCH>?[ \t]*(?:\r|\n|\Z)")
+_HEAD = re.compile(r"<<<<<<{0,4} (?:SEARCH>?|ORIGINAL)[ \t]*(?:\r|\n|\Z)")
 _DIVIDER = re.compile(r"======{0,4}[ \t]*(?:\r|\n|\Z)")
-_UPDATED = re.compile(r">>>>>>{0,4} REPLACE[ \t]*(?:\r|\n|\Z)")
+_UPDATED = re.compile(r">>>>>>{0,4} (?:REPLACE|UPDATED)[ \t]*(?:\r|\n|\Z)")
 # What a SEARCH or REPLACE marker with a typo looks like (found, then told apart from the real one).
-_LOOSE_HEAD = r"<<<<*[ \t]*SEARCH"
+_LOOSE_HEAD = r"<<<<*[ \t]*(?:SEARCH|ORIGINAL)"
 _LOOSE_HEAD_RX = re.compile(_LOOSE_HEAD)
 # Aider's chat history starts each user message with `#### `; its extractor reads one message at
 # a time, so no block reads on past one.
@@ -94,7 +102,7 @@ _MESSAGE = re.compile(r"####[ \t]")
 # Lines Aider reads as fence lines when looking back for the file name: backticks, or the HTML-like
 # fences it asks some models for (``<source>``, ``<code>``, ...).
 _FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
-_LOOSE_END = re.compile(r"(?:>{3,}[ \t]*REPLACE|={3,}|={10,})[^\r\n]*")
+_LOOSE_END = re.compile(r"(?:>{3,}[ \t]*(?:REPLACE|UPDATED)|={3,}|={10,})[^\r\n]*")
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -251,7 +259,9 @@ class Aider(Dialect):
     # applied in sequence on the file the blocks before it left.
     rules = EditRules("Aider", on_missing="create", on_empty="append", on_text="append", rewrites=True)
     fence_bodies = True
-    line_markers = ("<<<",)  # a SEARCH marker, or a typo of one (parse_line tells)
+    # a SEARCH marker, or a typo of one (parse_line tells); the lines after which Aider writes a
+    # multi-line tool message (the output of ``/run``, a report of failed blocks): no actions
+    line_markers = ("<<<", *MARKERS)
     lookbehind_lines = 3
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
@@ -268,6 +278,9 @@ class Aider(Dialect):
         return self._blocks(ctx, found, fence.start, head, fence)
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
+        if ctx.text.startswith(MARKERS, start):
+            end, read = tool_message(reports(ctx.cache, ctx.text), start)
+            return Construct(Span(start, end), lookahead=max(end, read))
         at = start
         while at < len(ctx.text) and ctx.text[at] in " \t":
             at += 1
@@ -293,22 +306,35 @@ class Aider(Dialect):
         end = start
         previous: Span | None = None
         while True:
+            echo = echo_heading(text, head)
+            if echo is not None:
+                read.append(echo.start)
+            kept = len(diagnostics)
             block = self._block(ctx, found, head, previous, diagnostics, watch, read, reach, fence)
             if block is None:
                 end = max(end, next_line_start(text, head))
             else:
                 action, end = block
                 path = action.fields.get("path")
-                if path is not None:
-                    previous = path.span
-                    begin = min(begin, _line_start(text, path.span.start))
-                actions.append(action)
+                if echo is not None:
+                    # Aider's echo of a block that failed: no action of the model's.
+                    del diagnostics[kept:]
+                    begin = min(begin, echo.start)
+                else:
+                    if path is not None:
+                        previous = path.span
+                        begin = min(begin, _line_start(text, path.span.start))
+                    actions.append(action)
             if fence is None:
                 break
             nxt = found.head.next(end)
             close = find_fence_close(text, end, fence.char, fence.length, nxt if nxt < n else None)
             if close is not None:
                 end = close[1]
+                break
+            tool = reports(ctx.cache, text).next_tool_line(end)
+            if tool < nxt:
+                end = tool  # the fence is never closed in the reply: Aider's output follows it
                 break
             if nxt >= n:
                 end = n  # the fence is never closed
@@ -318,6 +344,8 @@ class Aider(Dialect):
         for a in actions:
             a.group = group
             a.group_label = "aider edit"
+        if actions:
+            self._reported(ctx, actions, end, diagnostics, reach, watch)
         behind = min(read, default=start)
         # A diagnostic past the blocks (a mistyped REPLACE the replacement ran past) is read
         # ahead to: an edit before it re-scans the construct that reported it.
@@ -441,6 +469,8 @@ class Aider(Dialect):
             )
         self._typos(text, replace_start, closing, diagnostics)
         search = Field("search", text[search_start:divider], Span(search_start, divider), None, SourceMap.verbatim(search_start, divider))
+        if not search.value.strip():  # blank lines only: empty for Aider (do_replace strips it)
+            search = Field("search", "", Span(search_start, search_start), None, SourceMap.verbatim(search_start, search_start))
         replace = Field("replace", text[replace_start:closing], Span(replace_start, closing), None, SourceMap.verbatim(replace_start, closing))
         fields = {"search": search, "replace": replace}
         name = find_filename(text, head, read)
@@ -454,6 +484,33 @@ class Aider(Dialect):
         action = Action(self.name, TYPE, ActionKind.MODIFY_FILE, Span(start, closing_end), head_span, fields)
         action.edits = [Edit(search, replace)]
         return action, next_line_start(text, closing) if closing_end < n else n
+
+    @staticmethod
+    def _reported(
+        ctx: ScanContext, actions: list[Action], end: int, diagnostics: list[Diagnostic], reach: list[int], watch: set[str]
+    ) -> None:
+        """Mark failed the blocks that the report ending their turn names (see
+        ``aider_reports``); record how far that was read."""
+        turn = reports(ctx.cache, ctx.text).after(end)
+        if turn.reach < 0:
+            watch.update(WATCH)
+            return
+        reach.append(turn.reach)
+        if turn.report is None:
+            return
+        if turn.report.rejected:
+            for i, a in enumerate(actions):
+                message = f"Aider rejected the reply holding this block: {turn.report.rejected}"
+                actions[i], hint = failed(a, message, turn.report.at)
+                diagnostics.append(hint)
+            return
+        for i, a in enumerate(actions):
+            path, search = a.text("path"), a.text("search")
+            echo = failure(turn.report, path, search) if path is not None and search is not None else None
+            if echo is not None:
+                message = f"Aider reported that this SEARCH block failed to exactly match lines in {echo.path}"
+                actions[i], hint = failed(a, message, echo.heading)
+                diagnostics.append(hint)
 
     @staticmethod
     def _read_to(
@@ -477,7 +534,7 @@ class Aider(Dialect):
             if end < n:
                 reach.append(_content_end(text, end))
             else:
-                watch.update(("=====", "REPLACE", "SEARCH", fence.char * 3 if fence else "```"))
+                watch.update(("=====", "REPLACE", "SEARCH", "UPDATED", "ORIGINAL", fence.char * 3 if fence else "```"))
                 if not found.paragraph.found(start):
                     reach.append(n)  # the last thing in the text: a reply still streaming in?
 

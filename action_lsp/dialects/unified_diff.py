@@ -13,7 +13,12 @@ newline at end of file`` drops the line break it follows; its line hint is the h
 moved by the hunks before it (where its text stands once they are applied). The edit engine
 locates each hunk by its text, so a hunk whose line numbers are off applies where ``patch``
 would apply it with an offset, and a hunk whose text is not in the file is ``search-not-found``
-with the hunk's range.
+with the hunk's range. A hunk header without numbers (``@@ ... @@``, as Aider's ``udiff`` and
+``udiff-simple`` formats write every hunk) gives no line hint: the hunk is found by its text
+alone, and refused when that text stands in several places (``search-ambiguous``); an empty line
+inside such a hunk is an empty context line (its space dropped) while hunk lines follow it. A
+file whose hunks all lack numbers follows Aider's rules (``AIDER_UDIFF``): a hunk of added lines
+only appends them to the file, creating it when it is missing.
 
 The lines are classified in one linear pass here (hunk extents, counts, where each field is
 written); each file section is then parsed by the ``unidiff`` package (with recounted headers,
@@ -30,7 +35,18 @@ import re
 from dataclasses import dataclass, field
 
 from ..markdown import FenceOpen, next_line_start
-from ..model import Action, ActionKind, Diagnostic, Edit, Field, Fix, Severity, Span, TextEdit
+from ..model import (
+    Action,
+    ActionKind,
+    Diagnostic,
+    Edit,
+    EditRules,
+    Field,
+    Fix,
+    Severity,
+    Span,
+    TextEdit,
+)
 from ..schema import ActionSpec, opt, req, specs, text
 from .base import Construct, Dialect, ScanContext
 from .hunks import Line, joined, lines_of, plain
@@ -219,8 +235,11 @@ class _Parser:
             exhausted = counted and old_left <= 0 and new_left <= 0
             if line.start == line.end:
                 # An empty line is a context line whose space was stripped, while the header
-                # still expects lines; otherwise it ends the hunk.
-                if not counted or exhausted or old_left <= 0 or new_left <= 0:
+                # still expects lines (or, in a hunk without numbers, as Aider's udiff reads
+                # one, while hunk lines follow it); otherwise it ends the hunk.
+                if not counted and not self._hunk_goes_on(i + 1):
+                    break
+                if counted and (exhausted or old_left <= 0 or new_left <= 0):
                     break
                 kind = " "
             else:
@@ -248,6 +267,17 @@ class _Parser:
         hunk.end = hunk.body[-1][0].next if hunk.body else header.next
         self._check_counts(hunk)
         return hunk, i
+
+    def _hunk_goes_on(self, i: int) -> bool:
+        """Do hunk lines follow the empty lines from ``i`` on (a context, removed or added line
+        that is no file header)?"""
+        text, lines = self.text, self.lines
+        while i < len(lines) and lines[i].start == lines[i].end:
+            i += 1
+        if i >= len(lines) or text[lines[i].start] not in " +-":
+            return False
+        return not ((self.at(i, "--- ") and (self.at(i + 1, "+++ ") or self.at(i + 1, "@@")))
+                    or (self.at(i, "+++ ") and self.at(i + 1, "@@")))
 
     def _check_counts(self, hunk: _Hunk) -> None:
         m = hunk.match
@@ -414,6 +444,12 @@ def _actions(dialect: str, text: str, parser: _Parser, group: Span) -> list[Acti
     return actions
 
 
+# Aider's udiff (``udiff_coder.do_replace``): a hunk with no context or removed line appends its
+# lines to the file, creating a missing one; the hunks apply in sequence. Hunks without numbers
+# are Aider's (git and ``diff -u`` always number theirs).
+AIDER_UDIFF = EditRules("Aider's udiff", on_missing="create", on_empty="append", on_text="append", rewrites=True)
+
+
 class UnifiedDiff(Dialect):
     name = "unified-diff"
     description = "unified diffs (```diff / ```patch fences, bare `diff --git` sections), each hunk a located edit"
@@ -422,6 +458,11 @@ class UnifiedDiff(Dialect):
     line_markers = ("diff --git ",)
     fence_body_markers = ("diff --git ",)
     specs = SPECS
+
+    def edit_rules(self, action: Action) -> EditRules:
+        if action.edits and all(e.line is None for e in action.edits):
+            return AIDER_UDIFF  # every hunk without numbers: Aider's udiff
+        return self.rules
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
         text = ctx.text

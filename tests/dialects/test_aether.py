@@ -235,9 +235,9 @@ def test_unclosed_bodyless_tag_is_just_its_start_tag() -> None:
 
 
 def test_mismatched_closing_tag() -> None:
-    text = '<aether-write path="a.py">\nx = 1\n</aether-sandbox>\n\n<think>ok</think>'
+    text = '<aether-write path="a.py">\nx = 1\n</aether-sandbox>\n\n<think>ok</think>\n<aether-command type="refresh" />'
     analysis = analyze(text)
-    assert [a.type for a in analysis.actions] == ["aether-write", "think"]
+    assert [a.type for a in analysis.actions] == ["aether-write", "think", "aether-command"]
     assert analysis.actions[0].text("content") == "x = 1\n"
     d = diag(analysis, "mismatched-tag")
     assert d.span == span_of(text, "aether-sandbox")
@@ -245,9 +245,9 @@ def test_mismatched_closing_tag() -> None:
 
 
 def test_start_tag_without_gt() -> None:
-    text = '<aether-write path="a.py"\n<think>hm</think>'
+    text = '<aether-write path="a.py"\n<think>hm</think>\n<aether-command type="refresh" />'
     analysis = analyze(text)
-    assert [a.type for a in analysis.actions] == ["think"]
+    assert [a.type for a in analysis.actions] == ["think", "aether-command"]
     d = diag(analysis, "unclosed-tag")
     assert apply_fix(text, d).startswith('<aether-write path="a.py">')
 
@@ -269,8 +269,8 @@ def test_pathological_inputs_finish() -> None:
         "from action_lsp.document import analyze\n"
         "a = analyze('<aether-write \\n' * 150000)\n"  # ~2 MB of start tags that never end
         "assert a.actions == [] and len(a.diagnostics) == 150000\n"
-        "a = analyze('<think>\\n' * 20000)\n"
-        "assert len(a.actions) == 20000\n"
+        "a = analyze('<think>\\n' * 20000 + '<aether-command type=\"refresh\" />')\n"
+        "assert len(a.actions) == 20001\n"
         "a = analyze(\"<aether-write path='a'>x</aether-sandbox>\\n\" * 20000)\n"
         "assert len(a.actions) == 20000\n"
         "print('ok')\n"

@@ -65,8 +65,16 @@ def test_excerpt_of_aiders_history_gives_what_aiders_extractor_gives() -> None:
     expected = [(m["path"], m["search"], m["replace"]) for m in _GOLD.finditer(gold)]
     assert len(expected) == 4
     assert ours == expected
+    # The two blocks Aider answered with "1 SEARCH/REPLACE block failed to match!" are shown
+    # failed (a hint each), and so is the block of the reply the Aider of the time rejected
+    # ("^^^ Expected `>>>>>>> REPLACE` not `=======`"); the others are not.
+    reported = [a.failure.split(":")[0] for a in analysis.actions if a.failure is not None]
+    assert reported == ["Aider reported that this SEARCH block failed to exactly match lines in tests/basic/test_main.py"] * 2 + [
+        "Aider rejected the reply holding this block"]
+    assert [d.code for d in analysis.diagnostics if d.code == "tool-error"] == ["tool-error"] * 3
     # The only errors are in the reply Aider rejects (a block cut off before its =======).
-    errs = [d for d in analysis.diagnostics if (d.severity or Severity.ERROR) == Severity.ERROR]
+    errs = [d for d in analysis.diagnostics
+            if (d.severity or Severity.ERROR) == Severity.ERROR and d.code != "tool-error"]
     assert errs and all(lo <= d.span.start < hi for d in errs)
     assert all("=======" in d.message for d in errs)
 
@@ -266,11 +274,25 @@ BLOCKS = [
     "#### next message\n\n",
     "e.py\n```\n<<<<<<< SEARCH\nunclosed\n",
     "line\n" * 20,
+    # Aider's report that a block failed (see test_aider_history.py), and its line for a success
+    "> # 1 SEARCH/REPLACE block failed to match!\n\n## SearchReplaceNoExactMatch: This SEARCH block failed"
+    " to exactly match lines in a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n\n"
+    "The SEARCH section must exactly match an existing block of lines\n\n",
+    "> Applied edit to b.py  \n",
+    "b.py\n<<<<<<< SEARCH\ny\n=======\nz\n>>>>>>> REPLACE\n\n> # 1 SEARCH/REPLACE block failed to match!\n"
+    "> ## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in b.py  \n"
+    "> <<<<<<< SEARCH  \n> y  \n> =======  \n",
+    # /run output (only its first line quoted) holding a diff, and a <think> holding a block
+    "#### /run git diff  \n> diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2  \n"
+    "> Add the output to the chat?  \n\n",
+    "<think>\nc.py\n<<<<<<< SEARCH\nq\n=======\nr\n>>>>>>> REPLACE\n</think>\n\n",
 ]
-SNIPPETS = ["\n", "x", "```\n", "=======\n", ">>>>>>> REPLACE\n", "<<<<<<< SEARCH\n", "f.py\n", "#### ", "`", ""]
+SNIPPETS = ["\n", "x", "```\n", "=======\n", ">>>>>>> REPLACE\n", "<<<<<<< SEARCH\n", "f.py\n", "#### ", "`", "",
+            "> # 2 SEARCH/REPLACE blocks failed to match!\n", "## SearchReplaceNoExactMatch: This SEARCH block "
+            "failed to exactly match lines in b.py\n", "  \n", "> ", "#### /run ls  \n", "</think>\n"]
 
 
-@pytest.mark.parametrize("seed", [*range(0, 240, 4), 238, 286, 534])  # 238, 286, 534 once failed
+@pytest.mark.parametrize("seed", [*range(0, 240, 4), 238, 286, 322, 534])  # 112, 238, 286, 322, 534 once failed
 def test_edits_match_a_full_analysis(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(seed)
     monkeypatch.setattr(document, "WINDOW", rng.choice([64, 256, 1 << 14]))
@@ -282,8 +304,10 @@ def test_edits_match_a_full_analysis(seed: int, monkeypatch: pytest.MonkeyPatch)
         doc.edit(start, end, rng.choice(SNIPPETS))
         got = doc.analysis()
         want = analyze(doc.text)
-        assert [(a.type, a.span, sorted((k, f.span, f.value) for k, f in a.fields.items())) for a in got.actions] == [
-            (a.type, a.span, sorted((k, f.span, f.value) for k, f in a.fields.items())) for a in want.actions
+        assert [(a.type, a.kind, a.failure, a.span, sorted((k, f.span, f.value) for k, f in a.fields.items()))
+                for a in got.actions] == [
+            (a.type, a.kind, a.failure, a.span, sorted((k, f.span, f.value) for k, f in a.fields.items()))
+            for a in want.actions
         ], (start, end)
         assert sorted((d.code, d.span.start, d.span.end) for d in got.diagnostics) == sorted(
             (d.code, d.span.start, d.span.end) for d in want.diagnostics

@@ -319,7 +319,8 @@ def test_document_order_across_dialects() -> None:
         '<aether-write path="b.py">\ny = 2\n</aether-write>\n\n'
         "<read_file><path>c.py</path></read_file>\n\n"
         '```json\n{"actions": [{"action": "THINK", "context": "c"}], "can_extend": false, "reasoning": "r"}\n```\n\n'
-        "<think>done</think>\n"
+        "<think>done</think>\n\n"
+        '<aether-command type="refresh" />\n'
     )
     analysis = analyze(text)
     assert [(a.dialect, a.type) for a in analysis.actions] == [
@@ -329,6 +330,7 @@ def test_document_order_across_dialects() -> None:
         ("xml-tags", "read_file"),
         ("action-plan", "THINK"),
         ("aether", "think"),
+        ("aether", "aether-command"),
     ]
     starts = [a.span.start for a in analysis.actions]
     assert starts == sorted(starts)
