@@ -100,6 +100,10 @@ SHAPES: dict[str, Shape] = {
     "tool-call-args": lambda n: '{"tool_calls": [{"function": {"name": "write_file", "arguments": "{\\"path\\": \\"' * n,
     "comments": lambda n: "```actions\n{" + "/* c */ // d\n" * n + "\n```\n",
     "headings": lambda n: "# user:\n<create_file>\n" * n,
+    # chat-answer: path lines before fences, each looking back for its turn's role line
+    "chat-path-lines": lambda n: "**a.py**\n```python\nx\n```\n" * n,
+    "chat-path-lines-in-turn": lambda n: "_**Assistant**_\n\n" + "src/a.py\n```\nx\n```\n" * n,
+    "chat-unclosed-path-lines": lambda n: "### Assistant\n" + "**a.py**\n```python\n" * n,
 }
 
 

@@ -131,6 +131,11 @@ class Dialect:
     # skips ``parse_fence`` for it (an example ```` ```json ```` needs no parse). None: no filter.
     fence_body_needs: re.Pattern[str] | None = None
     lookbehind_lines: int = 0  # lines before a construct its parse may read (a file-name line)
+    # Offered a fence no other dialect took when ``claims_fence_head`` says its head may name a
+    # file (its info string, its first body line, or the line before it): the scanner asks
+    # before skipping any fence as an example. Its decision may rest on the line before the
+    # fence, so the scanner never cuts a unit between that line and the fence.
+    fence_heads: bool = False
     default_enabled: bool = True  # in the default set (False: only when named in the settings)
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion
     type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON
@@ -169,6 +174,12 @@ class Dialect:
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
         """Parse a claimed fence; None means "not mine after all" (an ordinary example)."""
         return None
+
+    def claims_fence_head(self, text: str, start: int, info: str, body_start: int) -> bool:
+        """(``fence_heads`` dialects) May the fence whose line starts at ``start``, with the
+        info string ``info`` and its body at ``body_start``, be this dialect's? A cheap look
+        at its head; ``parse_fence`` decides."""
+        return False
 
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
         raise NotImplementedError

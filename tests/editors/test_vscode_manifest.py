@@ -129,6 +129,7 @@ DESCRIBED_AS = {
     "swe-agent": "SWE-agent",
     "openhands": "OpenHands",
     "tool-calls": "tool calls",
+    "chat-answer": "chat answers",
 }
 
 
