@@ -225,6 +225,11 @@ class Dialect:
         """The rules of ``action``'s agent (a tool-call dialect answers per tool)."""
         return self.rules
 
+    def hover_note(self, action: Action) -> str:
+        """A line hover adds under the action's head: how the action was recognised, when its
+        dialect has several ways (empty: nothing to add)."""
+        return ""
+
     def command_field(self, type_name: str) -> str:
         """The field holding a command action's command line."""
         return "command"

@@ -87,6 +87,15 @@ SPECS = specs(
                "Aider's whole-file edit format: the file's path on the line before the fence, then the whole new file."),
 )
 
+_SNIPPET_NOTE = (" For an existing file it may be the whole file or a snippet: a lazy snippet (a placeholder"
+                 " comment for unchanged code) is never written as the whole file.")
+_NOTES = {
+    FENCE_INFO: "Chat answer: the fence's info string names the file (```lang:path, as Cursor writes it)." + _SNIPPET_NOTE,
+    PATH_COMMENT: "Chat answer: the block's first line is a comment naming the file (not part of the content)." + _SNIPPET_NOTE,
+    PATH_LINE: "Chat answer: the path stands on the line before the block, in an assistant turn." + _SNIPPET_NOTE,
+    AIDER_WHOLE: "Aider's whole-file format: the path on the line before, then the whole new file.",
+}
+
 #: A chat answer's block: the whole file or a snippet, merged by the edit engine (never written
 #: over an existing file as is when it is a snippet).
 SNIPPET = EditRules("a chat answer", on_missing="create", snippet=True)
@@ -420,6 +429,12 @@ class ChatAnswer(Dialect):
                 action = session_export.file_write(self.name, t, tool, file, fence, body_end, end)
                 return Construct(action.span, [action], lookahead=end)
         return None
+
+    def hover_note(self, action: Action) -> str:
+        note = _NOTES.get(action.type)
+        if note is None:
+            return "A tool call shown in a session export, read as its tool means it."
+        return note
 
     def claims_tag(self, name: str) -> bool:
         return name == "source"  # Aider's other fence (no near misses: tag_names stays empty)
