@@ -63,7 +63,7 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, req, specs, text
-from . import session_export
+from . import session_export, specstory
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .tool_use import tool_rules
 
@@ -219,7 +219,25 @@ def _names(path: str, lang: str) -> bool:
 
 
 _SOURCE_OPEN = re.compile(r"[ \t]{0,3}(?P<tag><source>)[ \t]*(?:\r\n|\r|\n|\Z)")
-_SOURCE_CLOSE = re.compile(r"(?:(?<=\n)|(?<=\r))[ \t]{0,3}</source>[ \t]*(?=\r|\n|\Z)")
+
+
+def _closing_line(ctx: ScanContext, closer: str, start: int) -> re.Match[str] | None:
+    """The first line at or after ``start`` that is ``closer`` alone (after up to 3 blanks).
+    Searched with the scan's remembering ``find``: blocks that are never closed cost one
+    search per scan, not one each."""
+    t = ctx.text
+    at = ctx.find(closer, start)
+    while at >= 0:
+        line = _line_start(t, at)
+        if line >= start and at - line <= 3 and not t[line:at].strip(" \t"):
+            m = _CLOSER_LINE.match(t, at)
+            if m is not None:
+                return m
+        at = ctx.find(closer, at + 1)
+    return None
+
+
+_CLOSER_LINE = re.compile(r"</[\w-]+>[ \t]*(?=\r|\n|\Z)")
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -437,7 +455,8 @@ class ChatAnswer(Dialect):
         return note
 
     def claims_tag(self, name: str) -> bool:
-        return name == "source"  # Aider's other fence (no near misses: tag_names stays empty)
+        # Aider's other fence, and SpecStory's tool calls (no near misses: tag_names stays empty)
+        return name in ("source", "tool-use")
 
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
         """``<source>`` alone on its line, to the ``</source>`` line: the fence Aider's whole
@@ -446,11 +465,13 @@ class ChatAnswer(Dialect):
         of HTML in prose is no block."""
         t = ctx.text
         line = _line_start(t, tag.start)
+        if tag.name == "tool-use":
+            return self._tool_use(ctx, tag, line)
         opener = _SOURCE_OPEN.match(t, line)
         if opener is None or opener.start("tag") != tag.start:
             return Construct(Span(tag.start, tag.name_span.end))
         body = opener.end()
-        close = _SOURCE_CLOSE.search(t, body)
+        close = _closing_line(ctx, "</source>", body)
         body_end, end = (close.start(), next_line_start(t, close.end()) if close.end() < len(t) else len(t)) if close else (len(t), len(t))
         watch = () if close else ("</source>",)
         prev = _prev_line(t, line)
@@ -473,6 +494,20 @@ class ChatAnswer(Dialect):
             name_span,
         )]
         return Construct(span, [action], diagnostics, lookahead=end, watch=watch, behind=behind)
+
+    def _tool_use(self, ctx: ScanContext, tag: TagOpen, line: int) -> Construct:
+        """SpecStory's ``<tool-use ...>`` block, read whole (:mod:`specstory`)."""
+        t = ctx.text
+        opener = specstory.OPEN.match(t, tag.start)
+        if opener is None or line != tag.start:
+            return Construct(Span(tag.start, tag.name_span.end))
+        body = opener.end()
+        close = _closing_line(ctx, "</tool-use>", body)
+        if close is None:  # never closed: only the opening tag (the rest stays prose)
+            return Construct(Span(tag.start, tag.name_span.end), watch=("</tool-use>",), lookahead=len(t))
+        end = next_line_start(t, close.end()) if close.end() < len(t) else len(t)
+        actions = specstory.call(self.name, t, tag.start, opener, body, close.start(), end)
+        return Construct(Span(tag.start, end), actions, lookahead=end)
 
     def edit_rules(self, action: Action) -> EditRules:
         if action.type not in SPECS:

@@ -375,3 +375,35 @@ def test_transcript_export_applies_on_a_checkout(tmp_path: Path) -> None:
     root = _workspace(tmp_path, {})
     assert main(["apply", "--root", str(root), "--write", str(FIXTURES / "transcript-export.md")]) == 0
     assert (root / "hello.sh").read_text() == '#!/bin/sh\necho "Hello, world!"\n'
+
+
+# -- SpecStory Markdown v2 tool calls -------------------------------------------------------
+
+
+def test_specstory_v2_tool_uses_are_edits_with_exact_ranges() -> None:
+    text = (FIXTURES / "specstory-v2.md").read_text()
+    edit, write = _actions(text)  # read_file is no file action
+    assert (edit.type, edit.kind, edit.path) == ("search_replace", ActionKind.MODIFY_FILE, "components/Terrain.tsx")
+    first, second = edit.edits
+    assert first.search.value == "import { useMemo } from 'react'\nimport { Mesh } from 'three'\n\nexport function Terrain() {\n"
+    assert first.replace.value.splitlines()[1] == "import { BufferGeometry } from 'three'"
+    # HTML entities decoded, and each character still maps to where it is written.
+    assert second.replace.value == "  const size = 10\n  return <mesh geometry={new BufferGeometry()} />\n}\n"
+    at = second.replace.value.index("<mesh")
+    span = second.replace.value_span(at, at + len("<mesh geometry"))
+    assert text[span.start : span.end] == "&lt;mesh geometry"
+    assert (write.type, write.kind, write.path, write.get("content")) == (
+        "write", ActionKind.WRITE_FILE, "terrain.config.json", '{\n  "size": 10\n}\n')
+    # The diff chunks are the tool call's, not unified diffs of their own (no bad-patch).
+    assert [d.code for d in analyze(text).diagnostics] == []
+
+
+def test_specstory_v2_replays_on_a_checkout(tmp_path: Path) -> None:
+    root = _workspace(tmp_path, {"components/Terrain.tsx": (
+        "import { useMemo } from 'react'\nimport { Mesh } from 'three'\n\nexport function Terrain() {\n"
+        "  const size = 10\n  return <mesh />\n}\n")})
+    assert main(["apply", "--root", str(root), "--write", str(FIXTURES / "specstory-v2.md")]) == 0
+    assert (root / "components/Terrain.tsx").read_text() == (
+        "import { useMemo } from 'react'\nimport { BufferGeometry } from 'three'\n\nexport function Terrain() {\n"
+        "  const size = 10\n  return <mesh geometry={new BufferGeometry()} />\n}\n")
+    assert (root / "terrain.config.json").read_text() == '{\n  "size": 10\n}\n'

@@ -28,10 +28,14 @@ BLOCKS = [
     "```\nplain example\n```\n\n",
     "**f.yaml**\n```yaml\nunclosed: 1\n",
     "line\n" * 40,
+    "# aider chat started at 2025\n\nsrc/s.py\n<source>\ns = 1\n</source>\n",
+    '<tool-use data-tool-type="write" data-tool-name="write">\n<details><summary>Tool use: **write** \u2022 Edit file: w.txt</summary>\n\n```diff\n@@ -1,1 +1,1 @@\n- \n+ w\n```\n</details>\n</tool-use>\n',
+    "\U0001f527 **Tool Use: Write** (ID: toolu_1)\n```json\n{\"file_path\": \"t.py\", \"content\": \"t\"}\n```\n",
 ]
 SNIPPETS = [
     "\n", "\n\n", "```", "_**Assistant**_\n", "_**User**_\n", "### Assistant\n", "**g.py**\n",
-    "h.py\n", "// filepath: i.ts\n", "#### ", "> Tokens: 1k\n", "x", "*", "`", "é😀",
+    "h.py\n", "// filepath: i.ts\n", "#### ", "> Tokens: 1k\n", "x", "*", "`", "é😀", "</source>\n", "<source>\n",
+    "</tool-use>\n", '<tool-use data-tool-type="write">\n', "**Tool Use: Edit**\n",
 ]
 
 
