@@ -222,14 +222,15 @@ _SOURCE_OPEN = re.compile(r"[ \t]{0,3}(?P<tag><source>)[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
 def _closing_line(ctx: ScanContext, closer: str, start: int) -> re.Match[str] | None:
-    """The first line at or after ``start`` that is ``closer`` alone (after up to 3 blanks).
+    """The first line at or after ``start`` that ends with ``closer`` after nothing but up to 3
+    blanks and other closing tags (``</details></tool-use>``).
     Searched with the scan's remembering ``find``: blocks that are never closed cost one
     search per scan, not one each."""
     t = ctx.text
     at = ctx.find(closer, start)
     while at >= 0:
         line = _line_start(t, at)
-        if line >= start and at - line <= 3 and not t[line:at].strip(" \t"):
+        if line >= start and _CLOSERS_BEFORE.fullmatch(t, line, at):
             m = _CLOSER_LINE.match(t, at)
             if m is not None:
                 return m
@@ -238,6 +239,7 @@ def _closing_line(ctx: ScanContext, closer: str, start: int) -> re.Match[str] | 
 
 
 _CLOSER_LINE = re.compile(r"</[\w-]+>[ \t]*(?=\r|\n|\Z)")
+_CLOSERS_BEFORE = re.compile(r"[ \t]{0,3}(?:</[\w-]+>[ \t]*){0,3}")  # `</details></tool-use>`
 
 
 def _line_start(text: str, pos: int) -> int:

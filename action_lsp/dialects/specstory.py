@@ -40,12 +40,14 @@ from ..markdown import fence_open_at, find_fence_close
 from ..model import Action, ActionKind, Edit, Field, SourceMap, Span
 from .hunks import Line, lines_of
 
-OPEN = re.compile(r"<tool-use\b(?P<attrs>[^<>\r\n]*)>[ \t]*(?:\r\n|\r|\n|\Z)")
+OPEN = re.compile(r"<tool-use\b(?P<attrs>[^<>\r\n]*)>")
 _TYPE = re.compile(r'data-tool-type="(?P<v>[^"]*)"')
 _NAME = re.compile(r'data-tool-name="(?P<v>[^"]*)"')
 _SUMMARY = re.compile(
-    r"<summary>Tool use: \*\*(?P<name>[^*\r\n]+)\*\*[^\r\n<]*?(?:Edit|Create|Write)[ \t]+file:[ \t]*(?P<path>[^<\r\n]+?)[ \t]*</summary>"
+    r"<summary>Tool use: \*\*(?P<name>[^*\r\n]+)\*\*(?:[^\r\n<]*?(?:Edit|Create|Write)[ \t]+file:[ \t]*(?P<path>[^<\r\n]+?))?[ \t]*</summary>"
 )
+# What Claude Code answers a Write (SpecStory's Claude Code sessions name the file only there).
+_RESULT = re.compile(r"(?:File created successfully at:?|The file)[ \t]+(?P<path>[^\s`]+?)(?=[ \t]+has been updated|[ \t]*(?:\r|\n|\Z))")
 _HUNK = re.compile(r"@@ -\d+(?:,(?P<old>\d+))? \+\d+(?:,\d+)? @@")
 _FENCE = re.compile(r"(?:(?<=\n)|(?<=\r)) {0,3}```")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});")
@@ -88,10 +90,12 @@ def call(dialect: str, text: str, start: int, opener: re.Match[str], body: int, 
         return []
     name = _NAME.search(attrs)
     tool = name.group("v") if name is not None else summary.group("name")
-    path = Field("path", summary.group("path"), Span(summary.start("path"), summary.end("path")))
-    chunks = _chunks(text, summary.end(), body_end)
     span = Span(start, end)
     name_span = Span(opener.start(), opener.start() + len("<tool-use"))
+    if summary.group("path") is None:
+        return _claude_code(dialect, text, tool, summary.end(), body_end, span, name_span)
+    path = Field("path", summary.group("path"), Span(summary.start("path"), summary.end("path")))
+    chunks = _chunks(text, summary.end(), body_end)
     if not chunks:
         return []
     if len(chunks) == 1 and chunks[0][1] is not None:
@@ -103,10 +107,29 @@ def call(dialect: str, text: str, start: int, opener: re.Match[str], body: int, 
                    group=span, group_label="SpecStory tool use", edits=edits)]
 
 
-def _chunks(text: str, at: int, end: int) -> list[tuple[Edit, Field | None]]:
-    """The ```` ```diff ```` chunks in ``[at, end)``: each an edit, and the new file's content
-    when the chunk replaces nothing but one empty line (a new file)."""
-    out: list[tuple[Edit, Field | None]] = []
+def _claude_code(
+    dialect: str, text: str, tool: str, at: int, end: int, span: Span, name_span: Span
+) -> list[Action]:
+    """SpecStory's Claude Code form: ``Tool use: **Write**``, a fence holding the content, then
+    a fence holding the tool's result, which names the file. An ``Edit`` is exported with its
+    result only (no old and new text): listed, never applied."""
+    fences = list(_fences(text, at, end))
+    result = next((r for a, b, _ in fences if (r := _RESULT.search(text, a, b)) is not None), None)
+    if result is None:
+        return []
+    path = Field("path", result.group("path"), Span(result.start("path"), result.end("path")))
+    if tool.lower() in ("write", "create") and len(fences) >= 2 and fences[0][0] < result.start():
+        a, b, _ = fences[0]
+        content = Field("content", text[a:b], Span(a, b), None, SourceMap.verbatim(a, b))
+        return [Action(dialect, tool, ActionKind.WRITE_FILE, span, name_span, {"path": path, "content": content},
+                       group=span, group_label="SpecStory tool use")]
+    return [Action(dialect, tool, ActionKind.OTHER, span, name_span, {"path": path},
+                   group=span, group_label="SpecStory tool use (shown with its result only: not applied)")]
+
+
+def _fences(text: str, at: int, end: int) -> list[tuple[int, int, str]]:
+    """``(body start, body end, info word)`` of each fence in ``[at, end)``."""
+    out: list[tuple[int, int, str]] = []
     m = _FENCE.search(text, at, end)
     while m is not None:
         fence = fence_open_at(text, m.start())
@@ -115,9 +138,18 @@ def _chunks(text: str, at: int, end: int) -> list[tuple[Edit, Field | None]]:
             continue
         close = find_fence_close(text, fence.body_start, fence.char, fence.length, end)
         body_end, after = close if close is not None else (end, end)
-        if fence.word.lower() == "diff":
-            out.extend(_hunks(text, fence.body_start, body_end))
+        out.append((fence.body_start, body_end, fence.word.lower()))
         m = _FENCE.search(text, after, end) if after < end else None
+    return out
+
+
+def _chunks(text: str, at: int, end: int) -> list[tuple[Edit, Field | None]]:
+    """The ```` ```diff ```` chunks in ``[at, end)``: each an edit, and the new file's content
+    when the chunk replaces nothing but one empty line (a new file)."""
+    out: list[tuple[Edit, Field | None]] = []
+    for a, b, word in _fences(text, at, end):
+        if word == "diff":
+            out.extend(_hunks(text, a, b))
     return out
 
 
