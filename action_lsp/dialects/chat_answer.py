@@ -238,6 +238,9 @@ def _closing_line(ctx: ScanContext, closer: str, start: int) -> re.Match[str] | 
     return None
 
 
+# A body line that makes a <source> block another format's: a SEARCH/REPLACE marker (or a typo
+# of one), a diff or a Codex patch.
+_OTHER_FORMAT = re.compile(r"(?:(?<=\n)|(?<=\r)|\A)[ \t]*(?:<<<<|>>>>>|=======|diff --git |--- |\+\+\+ |@@ |\*\*\* Begin Patch)")
 _CLOSER_LINE = re.compile(r"</[\w-]+>[ \t]*(?=\r|\n|\Z)")
 _CLOSERS_BEFORE = re.compile(r"[ \t]{0,3}(?:</[\w-]+>[ \t]*){0,3}")  # `</details></tool-use>`
 
@@ -476,6 +479,9 @@ class ChatAnswer(Dialect):
         close = _closing_line(ctx, "</source>", body)
         body_end, end = (close.start(), next_line_start(t, close.end()) if close.end() < len(t) else len(t)) if close else (len(t), len(t))
         watch = () if close else ("</source>",)
+        if _OTHER_FORMAT.search(t, body, body_end) is not None:
+            # Aider's SEARCH/REPLACE blocks (or a diff) in <source> lines: the aider dialect's.
+            return Construct(Span(tag.start, tag.name_span.end))
         prev = _prev_line(t, line)
         role, behind = turn(ctx, line)
         # Nobody but Aider writes a file in <source> lines: no Aider line in sight (a long answer

@@ -421,3 +421,15 @@ def test_specstory_claude_code_sessions() -> None:
     ]
     assert found[0].get("content") == '{\n  "currentTag": "dev"\n}\n'
     assert file_view(found[1]) is None
+
+
+def test_search_replace_blocks_in_source_lines_stay_aiders() -> None:
+    """Aider writes its SEARCH/REPLACE blocks in <source> lines too (a file that holds ```):
+    such a block is Aider's edit, never a whole-file write of its SEARCH/REPLACE text (it was,
+    on Aider's own chat history, before this test)."""
+    text = (
+        "# aider chat started at 2024-08-01\n\n> Aider v0.49.2-dev  \n\n#### translate it  \n\n"
+        "README.md\n<source>\n<<<<<<< SEARCH\n# Aider\n```sh\npip install aider\n```\n=======\n"
+        "# Aider (fr)\n```sh\npip install aider\n```\n>>>>>>> REPLACE\n</source>\n"
+    )
+    assert [(a.dialect, a.kind, a.path) for a in analyze(text).actions] == [("aider", ActionKind.MODIFY_FILE, "README.md")]
