@@ -799,6 +799,8 @@ def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
         return m.end()
     dialect, canonical = owner
     name_span = Span(m.start("name"), m.end("name"))
+    if m.group("slash") and name in dialect.quiet_closers:
+        return m.end()  # a fence-like line whose block another dialect read (Aider's </source>)
     if m.group("slash"):
         unit.diagnostics.append(
             Diagnostic(

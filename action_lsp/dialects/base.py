@@ -116,6 +116,9 @@ class Dialect:
     fence_infos: frozenset[str] = frozenset()  # fence info words claimed (lower case)
     tag_names: frozenset[str] = frozenset()  # tag names claimed exactly
     tag_prefixes: tuple[str, ...] = ()  # tag name prefixes claimed (``aether-``)
+    # Claimed tags whose closing tag alone is no mistake (``</source>`` after an Aider block
+    # another dialect read from inside ``<source>`` lines): no ``mismatched-tag`` for them.
+    quiet_closers: frozenset[str] = frozenset()
     prose_json: bool = False  # offered JSON objects found in prose
     # Line starts outside fences that open this dialect's construct (``diff --git ``): the
     # scanner offers the line to ``parse_line``.

@@ -341,6 +341,8 @@ class ChatAnswer(Dialect):
     order = 90
     specs = SPECS
     any_type = True  # a session export's tool calls are named after their tools
+    # Aider's </source> ends blocks the aider dialect reads; SpecStory leaves stray </tool-use>.
+    quiet_closers = frozenset({"source", "tool-use"})
     fence_heads = True
     lookbehind_lines = CONTEXT_LINES
 

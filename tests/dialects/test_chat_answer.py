@@ -432,4 +432,8 @@ def test_search_replace_blocks_in_source_lines_stay_aiders() -> None:
         "README.md\n<source>\n<<<<<<< SEARCH\n# Aider\n```sh\npip install aider\n```\n=======\n"
         "# Aider (fr)\n```sh\npip install aider\n```\n>>>>>>> REPLACE\n</source>\n"
     )
-    assert [(a.dialect, a.kind, a.path) for a in analyze(text).actions] == [("aider", ActionKind.MODIFY_FILE, "README.md")]
+    analysis = analyze(text)
+    assert [(a.dialect, a.kind, a.path) for a in analysis.actions] == [("aider", ActionKind.MODIFY_FILE, "README.md")]
+    # Its closing </source> line is no stray tag (nor is a stray </tool-use> of SpecStory's).
+    assert analysis.diagnostics == []
+    assert analyze("text\n</tool-use>\n").diagnostics == []
