@@ -174,6 +174,8 @@ class DialectSet:
         self.fence_bodies = tuple(d for d in self.dialects if d.fence_bodies)
         self.fence_heads = tuple(d for d in self.dialects if d.fence_heads)
         self.lookbehind_lines = max((d.lookbehind_lines for d in self.dialects), default=0)
+        # How far back a construct's parse may read at all (its look-behind, or context).
+        self.context_lines = max((max(d.lookbehind_lines, d.context_lines) for d in self.dialects), default=0)
         self._line_markers = tuple((m, d) for d in self.dialects for m in d.line_markers)
         self._body_markers = tuple((m, d) for d in self.dialects for m in d.fence_body_markers)
         # A line start (after blanks) holding a line marker; None when no dialect has one.

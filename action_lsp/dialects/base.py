@@ -134,6 +134,10 @@ class Dialect:
     # skips ``parse_fence`` for it (an example ```` ```json ```` needs no parse). None: no filter.
     fence_body_needs: re.Pattern[str] | None = None
     lookbehind_lines: int = 0  # lines before a construct its parse may read (a file-name line)
+    # Lines before a construct its parse may read *without reporting anything there* (the chat
+    # turn a chat answer stands in): context for the incremental re-scan, not for the order of
+    # diagnostics (``lookbehind_lines`` bounds that).
+    context_lines: int = 0
     # Offered a fence no other dialect took when ``claims_fence_head`` says its head may name a
     # file (its info string, its first body line, or the line before it): the scanner asks
     # before skipping any fence as an example. Its decision may rest on the line before the

@@ -371,7 +371,8 @@ class ChatAnswer(Dialect):
     # Aider's </source> ends blocks the aider dialect reads; SpecStory leaves stray </tool-use>.
     quiet_closers = frozenset({"source", "tool-use"})
     fence_heads = True
-    lookbehind_lines = CONTEXT_LINES
+    lookbehind_lines = 1  # the path line before a fence (all it reports on before the fence)
+    context_lines = CONTEXT_LINES  # the chat-role line opening the turn, read only
 
     def claims_fence_head(self, text: str, start: int, info: str, body_start: int) -> bool:
         info = info.strip()
