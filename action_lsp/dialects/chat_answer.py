@@ -275,9 +275,14 @@ def _aider_name(text: str, a: int, b: int) -> Span | None:
     strip("`")
     strip("#", right=False)
     strip(" \t")
-    if a == b or any(c.isspace() for c in text[a:b]) or _PATH_RX.fullmatch(text, a, b) is None:
-        return None
+    if a == b or any(c.isspace() for c in text[a:b]) or _PATH_RX.fullmatch(text[a:b].replace("\\", "/")) is None:
+        return None  # (Aider on Windows writes `backend\db.py`: a path too)
     return Span(a, b)
+
+
+def _path_text(text: str, span: Span) -> str:
+    """The path written at ``span``, with Windows separators as ``/`` (Aider's on Windows)."""
+    return text[span.start:span.end].replace("\\", "/")
 
 
 def _prev_line(text: str, start: int) -> tuple[int, int] | None:
@@ -434,21 +439,21 @@ class ChatAnswer(Dialect):
                 path = Span(bare.start("path"), bare.end("path"))
                 kind = PATH_COMMENT
                 content_start = next_line_start(t, bare.end())
-            elif named and prev is not None and role is not None and _names(t[named.start:named.end], lang):
+            elif named and prev is not None and role is not None and _names(_path_text(t, named), lang):
                 path = named
                 kind = AIDER_WHOLE if role == "aider" else PATH_LINE
                 start = prev[0]
-            if path is None or not _names_file(t[path.start:path.end]):
+            if path is None or not _names_file(_path_text(t, path)):
                 # It read the lines before to decide: an edit there may change its mind.
                 return Construct(Span(fence.start, end), lookahead=end, behind=behind)
-        if path is None or not _names_file(t[path.start:path.end]):
+        if path is None or not _names_file(_path_text(t, path)):
             return None
         if content_start > body_end:
             content_start = body_end
         span = Span(start, end)
         content = Field("content", t[content_start:body_end], Span(content_start, body_end), None,
                         SourceMap.verbatim(content_start, body_end))
-        fields = {"path": Field("path", t[path.start:path.end], path), "content": content}
+        fields = {"path": Field("path", _path_text(t, path), path), "content": content}
         action = Action(self.name, kind, ActionKind.WRITE_FILE, span, fence.opener_span, fields,
                         group=span, group_label="chat answer")
         diagnostics: list[Diagnostic] = []
@@ -517,11 +522,11 @@ class ChatAnswer(Dialect):
         # Nobody but Aider writes a file in <source> lines: no Aider line in sight (a long answer
         # of many files) is still Aider's, unless the block stands in another chat's turn.
         named = _aider_name(t, *prev) if role in ("aider", None) and prev is not None else None
-        if named is None or prev is None or not _names_file(t[named.start:named.end]):
+        if named is None or prev is None or not _names_file(_path_text(t, named)):
             return Construct(Span(tag.start, end), lookahead=end, watch=watch, behind=behind)
         span = Span(prev[0], end)
         content = Field("content", t[body:body_end], Span(body, body_end), None, SourceMap.verbatim(body, body_end))
-        fields = {"path": Field("path", t[named.start:named.end], named), "content": content}
+        fields = {"path": Field("path", _path_text(t, named), named), "content": content}
         name_span = Span(tag.start, opener.end("tag"))
         action = Action(self.name, AIDER_WHOLE, ActionKind.WRITE_FILE, span, name_span, fields,
                         group=span, group_label="chat answer")

@@ -437,3 +437,10 @@ def test_search_replace_blocks_in_source_lines_stay_aiders() -> None:
     # Its closing </source> line is no stray tag (nor is a stray </tool-use> of SpecStory's).
     assert analysis.diagnostics == []
     assert analyze("text\n</tool-use>\n").diagnostics == []
+
+
+def test_aider_on_windows_writes_backslash_paths() -> None:
+    text = "# aider chat started at 2025\n\n#### add the adapter  \n\nbackend\\db_adapters.py\n<source>\nx = 1\n</source>\n"
+    [a] = _actions(text)
+    assert a.path == "backend/db_adapters.py"  # where Aider on Windows wrote it
+    assert _at(text, a, "path") == "backend\\db_adapters.py"
