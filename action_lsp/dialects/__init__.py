@@ -200,8 +200,12 @@ class DialectSet:
         return None
 
     def fence_head_claims(self, text: str, start: int, info: str, body_start: int) -> bool:
-        """Does a ``fence_heads`` dialect want to look at the fence at ``start``?"""
-        return any(d.claims_fence_head(text, start, info, body_start) for d in self.fence_heads)
+        """Does a ``fence_heads`` dialect want to look at the fence at ``start``? (Asked for
+        every fence of a document: a loop, not a generator.)"""
+        for d in self.fence_heads:  # noqa: SIM110 (a generator costs more, once per fence)
+            if d.claims_fence_head(text, start, info, body_start):
+                return True
+        return False
 
     def fence_body_owner(self, text: str, body_start: int) -> Dialect | None:
         """The dialect claiming a fence by its first body line (``*** Begin Patch``)."""

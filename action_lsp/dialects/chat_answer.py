@@ -203,6 +203,9 @@ for _words, _exts in (
 _NOT_FILES = frozenset({"diff", "patch", "udiff", "console", "terminal", "output", "log"})
 
 
+_LONGEST_LINE = 400  # a path line, a tool-use line or a `File:` line is never longer
+
+
 def _names_file(path: str) -> bool:
     """Is ``path`` a file's path: with an extension, or a known extensionless file name?"""
     if "://" in path or path.endswith("/") or ".." in path.replace("../", ""):
@@ -391,9 +394,11 @@ class ChatAnswer(Dialect):
                 return _names_file(m.group("path"))
             if (m := _BARE.match(text, body_start)) is not None and _names(m.group("path"), word):
                 return True
-        prev = _prev_line(text, start)
-        if prev is None or prev[1] == prev[0]:
+        if start == 0 or text[start - 1] not in "\r\n":
             return False
+        prev = _prev_line(text, start)
+        if prev is None or prev[1] == prev[0] or prev[1] - prev[0] > _LONGEST_LINE:
+            return False  # (a path line is short; most lines before a fence are sentences)
         if "**Tool" in text[prev[0]:prev[1]] and session_export.TOOL_USE.match(text, prev[0], prev[1]):
             return True  # a session export's tool call
         if text.startswith("File:", prev[0], prev[1]) and session_export.FILE.match(text, prev[0], prev[1]):
