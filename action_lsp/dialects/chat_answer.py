@@ -399,7 +399,9 @@ class ChatAnswer(Dialect):
         prev = _prev_line(text, start)
         if prev is None or prev[1] == prev[0] or prev[1] - prev[0] > _LONGEST_LINE:
             return False  # (a path line is short; most lines before a fence are sentences)
-        if "**Tool" in text[prev[0]:prev[1]] and session_export.TOOL_USE.match(text, prev[0], prev[1]):
+        if "**Tool" in text[prev[0]:prev[1]] and (
+            session_export.TOOL_USE.match(text, prev[0], prev[1]) or session_export.TOOL_WITH_PATH.match(text, prev[0], prev[1])
+        ):
             return True  # a session export's tool call
         if text.startswith("File:", prev[0], prev[1]) and session_export.FILE.match(text, prev[0], prev[1]):
             return True  # perhaps a session export's **Tool: Write**
@@ -485,6 +487,9 @@ class ChatAnswer(Dialect):
             found = session_export.tool_use_call(self.name, t, fence, head, body_end, end)
             if found is not None:
                 return Construct(Span(prev[0], end), found[0], found[1], lookahead=end)
+        if (inline := session_export.TOOL_WITH_PATH.match(t, prev[0], prev[1])) is not None:
+            action = session_export.file_write(self.name, t, inline, inline, fence, body_end, end)
+            return Construct(action.span, [action], lookahead=end)
         if (file := session_export.FILE.match(t, prev[0], prev[1])) is not None:
             above = _prev_line(t, prev[0])
             tool = session_export.TOOL.match(t, above[0], above[1]) if above is not None else None

@@ -9,8 +9,9 @@ asks here first). Two shapes seen in public repositories:
   ``edits`` for ``MultiEdit``). The call is read as Claude Code's own session would be (the same
   tool mapping, :func:`~action_lsp.dialects.tool_use.call_action`), every field with its exact
   range inside the JSON strings.
-- *Transcript* exports that write ``**Tool: Write**``, then ``File: `$CLAUDE_PROJECT_DIR/path```,
-  then the file's whole content in a bare fence. ``$CLAUDE_PROJECT_DIR/`` (or ``$PWD/``,
+- *Transcript* exports that write ``**Tool: Write**``, then ``File: `$CLAUDE_PROJECT_DIR/path```
+  (or the path on the tool's own line: ``**Tool: Write** `/abs/path```), then the file's whole
+  content in a fence. ``$CLAUDE_PROJECT_DIR/`` (or ``$PWD/``,
   ``./``) is the workspace root.
 
 A tool's result shown after it is not matched to the call (yet): a failed call in an export is
@@ -33,6 +34,10 @@ TOOL_USE = re.compile(
 # `**Tool: Write**` on the line before `File: `...``.
 TOOL = re.compile(r"[^\r\n*]{0,8}\*\*Tool:[ \t]*(?P<name>Write|Create|write_file|create_file)\*\*[ \t]*(?=\r|\n|\Z)")
 FILE = re.compile(r"File:[ \t]*`(?P<path>[^`\r\n]+)`[ \t]*(?=\r|\n|\Z)")
+# `**Tool: Write** `/abs/path`` on the line right before the fence (the path on the tool's line).
+TOOL_WITH_PATH = re.compile(
+    r"[^\r\n*]{0,8}\*\*Tool:[ \t]*(?P<name>Write|Create|write_file|create_file)\*\*[ \t]*`(?P<path>[^`\r\n]+)`[ \t]*(?=\r|\n|\Z)"
+)
 _ROOT = re.compile(r"\$\{?(?:CLAUDE_PROJECT_DIR|PWD|PROJECT_DIR)\}?/+|\./")
 
 
@@ -54,7 +59,7 @@ def tool_use_call(
 
 def file_write(
     dialect: str, text: str, tool: re.Match[str], file: re.Match[str], fence: FenceOpen, body_end: int, end: int
-) -> Action:
+) -> Action:  # ``file`` may be ``tool`` itself (the path on the tool's line)
     """``**Tool: Write**`` / ``File: `path``` / a fence holding the whole file."""
     a, b = file.span("path")
     root = _ROOT.match(text, a, b)

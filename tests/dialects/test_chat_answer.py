@@ -444,3 +444,12 @@ def test_aider_on_windows_writes_backslash_paths() -> None:
     [a] = _actions(text)
     assert a.path == "backend/db_adapters.py"  # where Aider on Windows wrote it
     assert _at(text, a, "path") == "backend\\db_adapters.py"
+
+
+def test_export_tool_write_with_the_path_on_its_line() -> None:
+    text = "## Claude\n\n**Tool: Write** `/work/app/main.py`\n```python\nprint(1)\n```\n"
+    [a] = _actions(text)
+    assert (a.type, a.kind, a.path, a.get("content")) == ("Write", ActionKind.WRITE_FILE, "/work/app/main.py", "print(1)\n")
+    assert _at(text, a, "path") == "/work/app/main.py"
+    view = file_view(a)
+    assert view is not None and not view.rules.snippet
