@@ -442,7 +442,8 @@ class ChatAnswer(Dialect):
             if role == "user":
                 role = None
             named = _aider_name(t, *prev) if role == "aider" and prev is not None else line and Span(*line.span("path"))
-            if bare is not None and role is not None and _names(bare.group("path"), lang):
+            # (Aider reads no path comment: in its history only the path line names a file.)
+            if bare is not None and role == "assistant" and _names(bare.group("path"), lang):
                 path = Span(bare.start("path"), bare.end("path"))
                 kind = PATH_COMMENT
                 content_start = next_line_start(t, bare.end())

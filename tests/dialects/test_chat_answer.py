@@ -453,3 +453,11 @@ def test_export_tool_write_with_the_path_on_its_line() -> None:
     assert _at(text, a, "path") == "/work/app/main.py"
     view = file_view(a)
     assert view is not None and not view.rules.snippet
+
+
+def test_a_bare_path_comment_in_an_aider_history_is_an_architects_instruction() -> None:
+    # Aider applies only the path-line blocks of its whole format; an architect's snippet with
+    # `# doc_processor.py` as its first line is an instruction to the editor, not an edit.
+    text = ("# aider chat started at 2025\n\n#### plan it  \n\nAt the top of `doc_processor.py`, add:\n\n"
+            "```python\n# doc_processor.py\n# ... (existing imports)\nimport os\n```\n")
+    assert _actions(text) == []
