@@ -456,9 +456,9 @@ class IncrementalDocument:
         # the re-scan reads that many lines before its first unit as context, so that it sees
         # what a scan of the whole text sees.
         base = rescan_from
-        if self.dialects.lookbehind_lines and rescan_from > 0:
+        if self.dialects.context_lines and rescan_from > 0:
             line = self.lines.line_of(rescan_from)
-            base = self.lines.line_start(max(0, line - self.dialects.lookbehind_lines))
+            base = self.lines.line_start(max(0, line - self.dialects.context_lines))
         old_after = int(np.searchsorted(starts, end, side="left"))  # old units at/after `end`
         edit_stop = start + len(new_text)
         window = WINDOW + 2 * (edit_stop - rescan_from)
@@ -648,13 +648,11 @@ class IncrementalDocument:
 
     def _behind_clear(self, k: int, old_end: int) -> bool:
         """May the scan resume at old unit ``k``? Not when it, or one of the units just after
-        it (a look-behind spans at most ``lookbehind_lines`` lines, so as many units), read
+        it (a look-behind spans at most ``context_lines`` lines, so as many units), read
         text before its start that the edit (ending at ``old_end``) changed."""
-        starts, behinds = self._starts, self._behinds
-        for j in range(k, min(len(starts), k + self.dialects.lookbehind_lines + 1)):
-            if int(behinds[j]) != int(starts[j]) and int(behinds[j]) <= old_end:
-                return False
-        return True
+        stop = min(len(self._starts), k + self.dialects.context_lines + 1)
+        starts, behinds = self._starts[k:stop], self._behinds[k:stop]
+        return not bool(np.any((behinds != starts) & (behinds <= old_end)))  # (one pass in C)
 
     def _line_start_after(self, offset: int) -> int:
         line = self.lines.line_of(offset)

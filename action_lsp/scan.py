@@ -179,6 +179,8 @@ class _Context:
             body += 2 if text.startswith("\r\n", body) else 1
         if self._body_marker is not None and self._body_marker.match(text, body):
             return -1
+        if self.dialects.fence_heads and self.dialects.fence_head_claims(text, m.start("fence"), info, body):
+            return -1
         failed = self._fence_failed.get((fence[0], len(fence)))
         if failed is not None and body >= failed:
             return -1
@@ -604,6 +606,8 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                     unit.lookahead = max(unit.lookahead, at)
                     yield unit
                     unit = Unit(at, at, at)
+                    if dialects.fence_heads:  # it read the line before the fence to decide
+                        unit.behind = _line_start_of(text, at - (2 if text.startswith("\r\n", at - 2) else 1), ctx.cr)
                     json_until = -1
                     lines, counted_to = 0, at
                 pos = end
@@ -774,6 +778,11 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
             if claimer not in owners and (construct := claimer.parse_fence(ctx, fence)) is not None:
                 construct.diagnostics[:0] = diagnostics
                 return construct, construct.end
+    if dialects.fence_heads and dialects.fence_head_claims(text, at, fence.info, fence.body_start):
+        for claimer in dialects.fence_heads:  # a fence claimed by the file its head names
+            if claimer not in owners and (construct := claimer.parse_fence(ctx, fence)) is not None:
+                construct.diagnostics[:0] = diagnostics
+                return construct, construct.end
     close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
     end = close[1] if close else len(text)
     if diagnostics:
@@ -790,6 +799,8 @@ def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
         return m.end()
     dialect, canonical = owner
     name_span = Span(m.start("name"), m.end("name"))
+    if m.group("slash") and name in dialect.quiet_closers:
+        return m.end()  # a fence-like line whose block another dialect read (Aider's </source>)
     if m.group("slash"):
         unit.diagnostics.append(
             Diagnostic(

@@ -100,6 +100,13 @@ SHAPES: dict[str, Shape] = {
     "tool-call-args": lambda n: '{"tool_calls": [{"function": {"name": "write_file", "arguments": "{\\"path\\": \\"' * n,
     "comments": lambda n: "```actions\n{" + "/* c */ // d\n" * n + "\n```\n",
     "headings": lambda n: "# user:\n<create_file>\n" * n,
+    # chat-answer: path lines before fences, each looking back for its turn's role line
+    "chat-path-lines": lambda n: "**a.py**\n```python\nx\n```\n" * n,
+    "chat-path-lines-in-turn": lambda n: "_**Assistant**_\n\n" + "src/a.py\n```\nx\n```\n" * n,
+    "chat-unclosed-path-lines": lambda n: "### Assistant\n" + "**a.py**\n```python\n" * n,
+    "chat-unclosed-sources": lambda n: "# aider chat started at 2025\n" + "a.py\n<source>\nx\n" * n,
+    "specstory-unclosed-tool-uses": lambda n: '<tool-use data-tool-type="write" data-tool-name="write">\n' * n,
+    "specstory-tool-uses-one-close": lambda n: '<tool-use data-tool-type="write">\n<details>\n' * n + "</tool-use>\n",
 }
 
 

@@ -172,7 +172,10 @@ class DialectSet:
         self.prose_json = tuple(d for d in self.dialects if d.prose_json)
         self.sequential = frozenset(d.name for d in self.dialects if d.sequential)
         self.fence_bodies = tuple(d for d in self.dialects if d.fence_bodies)
+        self.fence_heads = tuple(d for d in self.dialects if d.fence_heads)
         self.lookbehind_lines = max((d.lookbehind_lines for d in self.dialects), default=0)
+        # How far back a construct's parse may read at all (its look-behind, or context).
+        self.context_lines = max((max(d.lookbehind_lines, d.context_lines) for d in self.dialects), default=0)
         self._line_markers = tuple((m, d) for d in self.dialects for m in d.line_markers)
         self._body_markers = tuple((m, d) for d in self.dialects for m in d.fence_body_markers)
         # A line start (after blanks) holding a line marker; None when no dialect has one.
@@ -195,6 +198,14 @@ class DialectSet:
             if text.startswith(marker, i):
                 return d
         return None
+
+    def fence_head_claims(self, text: str, start: int, info: str, body_start: int) -> bool:
+        """Does a ``fence_heads`` dialect want to look at the fence at ``start``? (Asked for
+        every fence of a document: a loop, not a generator.)"""
+        for d in self.fence_heads:  # noqa: SIM110 (a generator costs more, once per fence)
+            if d.claims_fence_head(text, start, info, body_start):
+                return True
+        return False
 
     def fence_body_owner(self, text: str, body_start: int) -> Dialect | None:
         """The dialect claiming a fence by its first body line (``*** Begin Patch``)."""

@@ -116,6 +116,9 @@ class Dialect:
     fence_infos: frozenset[str] = frozenset()  # fence info words claimed (lower case)
     tag_names: frozenset[str] = frozenset()  # tag names claimed exactly
     tag_prefixes: tuple[str, ...] = ()  # tag name prefixes claimed (``aether-``)
+    # Claimed tags whose closing tag alone is no mistake (``</source>`` after an Aider block
+    # another dialect read from inside ``<source>`` lines): no ``mismatched-tag`` for them.
+    quiet_closers: frozenset[str] = frozenset()
     prose_json: bool = False  # offered JSON objects found in prose
     # Line starts outside fences that open this dialect's construct (``diff --git ``): the
     # scanner offers the line to ``parse_line``.
@@ -131,6 +134,15 @@ class Dialect:
     # skips ``parse_fence`` for it (an example ```` ```json ```` needs no parse). None: no filter.
     fence_body_needs: re.Pattern[str] | None = None
     lookbehind_lines: int = 0  # lines before a construct its parse may read (a file-name line)
+    # Lines before a construct its parse may read *without reporting anything there* (the chat
+    # turn a chat answer stands in): context for the incremental re-scan, not for the order of
+    # diagnostics (``lookbehind_lines`` bounds that).
+    context_lines: int = 0
+    # Offered a fence no other dialect took when ``claims_fence_head`` says its head may name a
+    # file (its info string, its first body line, or the line before it): the scanner asks
+    # before skipping any fence as an example. Its decision may rest on the line before the
+    # fence, so the scanner never cuts a unit between that line and the fence.
+    fence_heads: bool = False
     default_enabled: bool = True  # in the default set (False: only when named in the settings)
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion
     type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON
@@ -177,6 +189,12 @@ class Dialect:
         """Parse a claimed fence; None means "not mine after all" (an ordinary example)."""
         return None
 
+    def claims_fence_head(self, text: str, start: int, info: str, body_start: int) -> bool:
+        """(``fence_heads`` dialects) May the fence whose line starts at ``start``, with the
+        info string ``info`` and its body at ``body_start``, be this dialect's? A cheap look
+        at its head; ``parse_fence`` decides."""
+        return False
+
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
         raise NotImplementedError
 
@@ -220,6 +238,11 @@ class Dialect:
     def edit_rules(self, action: Action) -> EditRules:
         """The rules of ``action``'s agent (a tool-call dialect answers per tool)."""
         return self.rules
+
+    def hover_note(self, action: Action) -> str:
+        """A line hover adds under the action's head: how the action was recognised, when its
+        dialect has several ways (empty: nothing to add)."""
+        return ""
 
     def command_field(self, type_name: str) -> str:
         """The field holding a command action's command line."""

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..rules.truncation import _STRONG  # the phrases that say "code left out" without "..."
+from ..placeholders import _STRONG  # the phrases that say "code left out" without "..."
 
 __all__ = ["Placeholder", "find_placeholders", "has_placeholder", "placeholder_text"]
 
@@ -78,7 +78,18 @@ _LOCAL_WORDS = re.compile(
 
 def placeholder_text(line: str) -> str | None:
     """What a placeholder comment line says (``... existing code ...``), None when the line is
-    not one."""
+    not one. The same answer as :func:`action_lsp.placeholders.is_placeholder` (one truth for
+    the rules, the plan and the merge)."""
+    said = own_placeholder_text(line)
+    if said is None:
+        from ..placeholders import comment_says
+
+        said = comment_says(line)
+    return said
+
+
+def own_placeholder_text(line: str) -> str | None:
+    """:func:`placeholder_text` by this module's patterns only."""
     if "." not in line and "…" not in line and "。" not in line and "⋯" not in line:
         # no ellipsis: only the phrases of _STRONG can make it one
         lowered = line.lower()

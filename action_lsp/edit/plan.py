@@ -469,9 +469,21 @@ class _Planner:
         file's definitions gone) is refused unless forced: it would lose that code."""
         from ..rules.truncation import dropped_definitions, lines_added_since, truncation
 
+        f = action.fields.get("content")
+        if self.rules.snippet and state.text is not None and f is not None and isinstance(f.value, str):
+            # A chat answer's lazy snippet: written as the whole file, each placeholder would
+            # replace the code it stands for. Only a merge may apply it; never forced.
+            from ..placeholders import placeholder_lines
+
+            for start, end in placeholder_lines(f.value):
+                said = f.value[start:end]
+                line = f.value.count("\n", 0, start) + 1
+                msg = (f"this block is a lazy snippet of {state.target.rel}: `{said}` (its line {line}) "
+                       "stands for code it leaves out, so written as the whole file it would lose that "
+                       "code; it is not applied, not even forced")
+                raise ActionFailed(_diag("truncated-content", msg, f.value_span(start, end)), msg)
         if self.force or self.ws.allow_overwrite:
             return
-        f = action.fields.get("content")
         found = truncation(f, state.target.rel) if f is not None else None
         if found is not None:
             raise ActionFailed(found, found.message)

@@ -20,60 +20,10 @@ from collections.abc import Iterable, Sequence
 
 from ..dialects import file_view
 from ..model import Action, Diagnostic, Field
+from ..placeholders import placeholder_lines
 from . import RuleContext
 
-_COMMENT = re.compile(r"[ \t]*(?://+|#+|/\*+|\{/\*+|<!--|--|;+|\*)[ \t]*(.*)")
-_CODE = r"(?:code|file|implementation|content|contents|methods?|functions?|logic|components?|styles?|imports?|props|lines?|body|class|properties|fields|cases|routes?|handlers?|tests?|config(?:uration)?)"
-# Said without an ellipsis, only these phrases mean "code left out here".
-_STRONG = re.compile(
-    rf"(?:the[ \t]+)?(?:rest|remainder)[ \t]+of[ \t]+(?:the[ \t]+|your[ \t]+|this[ \t]+)?{_CODE}\b"
-    rf"|{_CODE}[ \t]+(?:remains?|stays?)[ \t]+(?:the[ \t]+same|unchanged|as[ \t]+(?:is|before))"
-    rf"|(?:existing|previous|remaining|unchanged|original)[ \t]+{_CODE}[ \t]+(?:here|goes[ \t]+here|unchanged|as[ \t]+before)\b"
-    rf"|(?:keep|leave)[ \t]+(?:the[ \t]+)?(?:rest|existing)(?:[ \t]+of[ \t]+(?:the[ \t]+)?{_CODE}\b|[ \t]+{_CODE}\b|[ \t]+as[ \t]+is|[ \t]+unchanged)"
-    r"|(?:omitted|elided|truncated)[ \t]+for[ \t]+brevity",
-    re.IGNORECASE,
-)
-_STRONG_WORDS = ("rest", "remain", "stay", "existing", "previous", "unchanged", "original", "brevity")
-# With an ellipsis, an omission word is enough (`// ... existing code ...`, `{/* ... */}`).
-_ELLIPSIS = re.compile(r"\.\.\.|…")
-_WORD = re.compile(
-    r"\b(?:rest|remaining|remainder|existing|other|previous|unchanged|same|omitted|elided|etc)\b",
-    re.IGNORECASE,
-)
-_ELLIPSIS_ONLY = re.compile(r"(?:\.\.\.|…)[ \t]*(?:\*/|-->|\*/\})?[ \t]*$")
-
-
-def _is_placeholder(value: str, start: int, end: int) -> bool:
-    if _ELLIPSIS_ONLY.match(value, start, end):
-        return True
-    if _ELLIPSIS.search(value, start, end) and _WORD.search(value, start, end):
-        return True
-    return _STRONG.search(value, start, end) is not None
-
-
-def placeholder_lines(value: str) -> Iterable[tuple[int, int]]:
-    """``(start, end)`` in ``value`` of each comment line that stands for elided code."""
-    # A placeholder line holds an ellipsis or a match of _STRONG, and every match of _STRONG
-    # holds one of _STRONG_WORDS (case aside): an ASCII content without any of them -- most
-    # contents -- has no placeholder and is not read line by line. (_STRONG itself, searched
-    # over a whole content, is slow: its alternatives start with no fixed character.)
-    if value.isascii() and "..." not in value:
-        lowered = value.lower()
-        if not any(w in lowered for w in _STRONG_WORDS):
-            return
-    pos = 0
-    n = len(value)
-    while pos < n:
-        nl = value.find("\n", pos)
-        end = n if nl < 0 else nl
-        m = _COMMENT.match(value, pos, end)
-        if m is not None:
-            body = m.start(1)
-            if _is_placeholder(value, body, end):
-                line = value[pos:end]
-                start = pos + len(line) - len(line.lstrip())
-                yield start, pos + len(line.rstrip())
-        pos = end + 1
+__all__ = ["check", "dropped_definitions", "lines_added_since", "placeholder_lines", "truncation"]
 
 
 def truncation(content: Field, what: str) -> Diagnostic | None:

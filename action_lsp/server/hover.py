@@ -36,6 +36,9 @@ MAX_RESULT_CHARS = 300
 def describe(action: Action, index: int, plan: Plan | None) -> str:
     """What the action would do; ``plan`` is the edit engine's plan for it (file actions)."""
     head = f"**{action.type}**" + (f" `{action.path}`" if action.path else "") + f" · {action.dialect}"
+    note = _note(action)
+    if note:
+        head += f"\n\n{note}"
     if action.failure is not None:
         return f"{head}\n\n{_failed(action)}"
     if not action.kind.is_file_action or plan is None:
@@ -74,6 +77,16 @@ def describe(action: Action, index: int, plan: Plan | None) -> str:
     if diff_lines:
         lines += ["", "```diff", *diff_lines, "```"]
     return "\n".join(lines)
+
+
+def _note(action: Action) -> str:
+    """What the action's dialect says of how it was recognised (a chat answer's convention)."""
+    from ..dialects import by_name
+
+    try:
+        return by_name(action.dialect).hover_note(action)
+    except KeyError:
+        return ""
 
 
 def _failed(action: Action) -> str:

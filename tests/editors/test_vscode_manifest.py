@@ -130,6 +130,7 @@ DESCRIBED_AS = {
     "swe-agent": "SWE-agent",
     "openhands": "OpenHands",
     "tool-calls": "tool calls",
+    "chat-answer": "chat answers",
 }
 
 

@@ -1,0 +1,582 @@
+"""``chat-answer``: a code block of a chat assistant's answer that names its file.
+
+Most edits people copy from a chat are neither tool calls nor SEARCH/REPLACE blocks: a fence
+holding the file (or, most often, a *lazy snippet* of it), with the file named in one of three
+ways. Each way is an action *type*, shown by ``parse`` and hover:
+
+``fence-info``
+    the fence's info string is ``lang:path`` (Cursor's chat answers:
+    ```` ```tsx:src/components/Menu.tsx ````). ```` ```12:40:src/app.ts ```` -- Cursor's
+    *citation* of lines of an existing file -- is no action.
+``path-comment``
+    the block's first line is a comment naming the file: ``// filepath: src/app.ts``,
+    ``# filepath: app.py`` (Copilot Chat), ``file:`` / ``path:`` / ``filename:`` forms, in any
+    comment syntax (``//``, ``#``, ``--``, ``;``, ``%``, ``/* ... */``, ``<!-- ... -->``,
+    ``{/* ... */}``). Inside a chat (see below), a comment that is only a path with a directory or
+    an extension (``// src/app.ts``, ``# app.py``) names it too. The comment line is not content.
+``path-line``
+    inside a chat, the path alone on the line right before the fence: plain, ``**bold**``, in
+    backticks, as a short heading (``### `src/app.py` ``), after a list marker, with or without
+    a ``File:`` label or a trailing colon.
+
+These two weaker forms are everyday documentation too ("**config.yaml**" above an example;
+``// vite.config.js`` as an example's first line), so they are read only *inside an assistant
+turn of a recognisable chat*: the nearest chat-role line in the ``CONTEXT_LINES`` lines before
+the fence opens an assistant turn -- SpecStory's ``_**Assistant**_`` / ``_**Agent (model)**_``,
+a heading ``### Assistant`` (``## 🤖 Claude``, ``## ChatGPT``, ...), ``**Assistant:**``,
+``Assistant:`` -- or the document is an Aider history (``####`` user lines, with Aider's own
+``# aider chat started at`` or ``> Applied edit to`` / ``> Tokens:`` lines nearby), where the
+block is Aider's ``whole`` / ``editor-whole`` edit format: the type ``aider-whole``. A user turn
+(``_**User**_``, ``### User``, ...), or no role line at all, reads none; and a block that names no
+file is an example, never an action.
+
+What a block means. An ``aider-whole`` block is the whole new file (a ``write``, guarded by
+``truncated-content`` as every whole-file write is). Any other block is a ``write`` whose
+:class:`~action_lsp.model.EditRules` say ``snippet``: for a file that does not exist it creates
+it; for an existing file the content may be the whole file, a lazy snippet (unchanged code
+elided by placeholder comments, :mod:`action_lsp.placeholders`) or a fragment, which the edit
+engine must merge, never write as the whole file (it refuses a lazy snippet of an existing file
+outright).
+
+A fence still open at the end of the text (an answer streaming in) is the action with an
+``unclosed-block`` error (in progress while the text grows), so it is never applied half-written.
+Diffs (```` ```diff ````), SEARCH/REPLACE blocks, patches and JSON tool calls stay with their own
+dialects, which are offered a fence first.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+
+from ..markdown import EOL, FenceOpen, next_line_start
+from ..model import (
+    Action,
+    ActionKind,
+    Diagnostic,
+    EditRules,
+    Field,
+    FileView,
+    Fix,
+    SourceMap,
+    Span,
+    TextEdit,
+)
+from ..schema import ActionSpec, req, specs, text
+from . import session_export, specstory
+from .base import Construct, Dialect, ScanContext, TagOpen
+from .tool_use import tool_rules
+
+#: How many lines before a fence the chat-role line opening its turn is looked for.
+CONTEXT_LINES = 250
+
+FENCE_INFO, PATH_COMMENT, PATH_LINE, AIDER_WHOLE = "fence-info", "path-comment", "path-line", "aider-whole"
+
+_FIELDS = (
+    req("path", text(), "the file the block names"),
+    req("content", text(), "the block's code (without a path comment)", empty_ok=True),
+)
+SPECS = specs(
+    ActionSpec(FENCE_INFO, ActionKind.WRITE_FILE, _FIELDS,
+               "A code block whose info string names its file (```lang:path, Cursor): the whole file or a snippet of it."),
+    ActionSpec(PATH_COMMENT, ActionKind.WRITE_FILE, _FIELDS,
+               "A code block whose first line is a comment naming its file (// filepath: path, Copilot Chat): the whole file or a snippet of it."),
+    ActionSpec(PATH_LINE, ActionKind.WRITE_FILE, _FIELDS,
+               "A code block of an assistant's answer with its file's path on the line before: the whole file or a snippet of it."),
+    ActionSpec(AIDER_WHOLE, ActionKind.WRITE_FILE, _FIELDS,
+               "Aider's whole-file edit format: the file's path on the line before the fence, then the whole new file."),
+)
+
+_SNIPPET_NOTE = (" For an existing file it may be the whole file or a snippet: a lazy snippet (a placeholder"
+                 " comment for unchanged code) is never written as the whole file.")
+_NOTES = {
+    FENCE_INFO: "Chat answer: the fence's info string names the file (```lang:path, as Cursor writes it)." + _SNIPPET_NOTE,
+    PATH_COMMENT: "Chat answer: the block's first line is a comment naming the file (not part of the content)." + _SNIPPET_NOTE,
+    PATH_LINE: "Chat answer: the path stands on the line before the block, in an assistant turn." + _SNIPPET_NOTE,
+    AIDER_WHOLE: "Aider's whole-file format: the path on the line before, then the whole new file.",
+}
+
+#: A chat answer's block: the whole file or a snippet, merged by the edit engine (never written
+#: over an existing file as is when it is a snippet).
+SNIPPET = EditRules("a chat answer", on_missing="create", snippet=True)
+CURSOR = EditRules("Cursor's chat answer", on_missing="create", snippet=True)
+COPILOT = EditRules("a chat answer (path comment)", on_missing="create", snippet=True)
+AIDER = EditRules("Aider's whole format", on_missing="create")
+
+# A path: segments of word characters and the few others file names use, `/`-separated.
+_SEG = r"[\w.@~+\-\[\]()]+"
+_PATH = rf"(?:\.{{1,2}}/|/)?{_SEG}(?:/{_SEG})*"
+_PATH_RX = re.compile(_PATH)
+_EXT = re.compile(r"(?:^|/)[^/]*[^/.]\.[A-Za-z][A-Za-z0-9_]{0,11}$|(?:^|/)\.[A-Za-z][\w.\-]*$")
+_NAMES = frozenset({
+    "Dockerfile", "Makefile", "GNUmakefile", "Gemfile", "Rakefile", "Procfile", "Jenkinsfile",
+    "Vagrantfile", "Brewfile", "Podfile", "Justfile", "justfile", "Caddyfile", "Containerfile",
+    "Pipfile", "CODEOWNERS", "LICENSE", "BUILD", "WORKSPACE",
+})
+
+# ```lang:path -- the language word, a colon, the path (nothing after it but blanks).
+_INFO = re.compile(rf"(?P<lang>[A-Za-z][\w+#.\-]*):(?P<path>{_PATH})[ \t]*$")
+# A first-line comment: its opener, its text, its closer.
+_OPEN = r"(?://+|#+|--|;+|%+|/\*+|\{/\*+|<!--)"
+_KEYED = re.compile(
+    rf"[ \t]*{_OPEN}[ \t]*(?:file[ \t_-]?path|file[ \t_-]?name|file|path)[ \t]*:[ \t]*`?(?P<path>{_PATH})`?"
+    r"[ \t]*(?:\*+/\}?|-->)?[ \t]*(?=\r|\n|\Z)",
+    re.IGNORECASE,
+)
+_CLOSE = r"(?:\*+/\}?|-->)?"
+_BARE = re.compile(rf"[ \t]*{_OPEN}[ \t]*`?(?P<path>{_PATH})`?[ \t]*{_CLOSE}[ \t]*(?=\r|\n|\Z)")
+# The line before a fence naming its file: a heading or list marker, emphasis, backticks, a
+# `File:` label, a trailing colon -- around the path alone.
+_LINE = re.compile(
+    r"[ \t]{0,3}(?:#{1,6}[ \t]+|(?:[-*+]|\d{1,3}[.)])[ \t]+)?(?:[*_]{1,2})?`?(?:(?:file(?:[ \t]?name)?|path)[ \t]*:[ \t]*)?"
+    r"(?:[*_]{1,2}[ \t]*)?`?"
+    rf"(?P<path>{_PATH})"
+    r"`?(?:[*_]{1,2})?`?[ \t]*:?[ \t]*(?:[*_]{1,2})?[ \t]*:?[ \t]*(?=\r|\n|\Z)",
+    re.IGNORECASE,
+)
+
+# Chat-role lines (at a line start). The role word is checked against the lists below.
+_ROLE_LINE = (
+    r"(?:"
+    r"_\*\*(?P<spec>[A-Za-z][A-Za-z ]{0,20}?)(?:[ \t]*\([^\r\n]{0,80}\))?\*\*_[ \t]*(?=\r|\n|\Z)"
+    r"|#{1,3}[ \t]+(?:[^\w\s`*]{1,4}[ \t]*)?\**(?P<head>[A-Za-z][A-Za-z ]{0,20}?)\**[ \t]*(?:\([^\r\n]{0,80}\))?:?[ \t]*(?=\r|\n|\Z)"
+    r"|\*\*(?P<bold>[A-Za-z][A-Za-z ]{0,20}?)(?::\*\*|\*\*[ \t]*:)"
+    r"|(?P<plain>User|Human|Assistant|AI|ChatGPT|Claude|Copilot|Gemini|Model)[ \t]*:"
+    r")"
+)
+# Searched from the line break before (a pattern that starts with a character class lets `re`
+# skip ahead; a look-behind for the line start made it try every position: 2.5x slower on a
+# 4 MB Aider history); the text's first line is matched on its own.
+_ROLE = re.compile(r"[\r\n](?=[_#*UHACGM])" + _ROLE_LINE)
+_ROLE_AT_START = re.compile(_ROLE_LINE)
+# The role words of each form: a heading or a bare word is everyday documentation too
+# (``## Claude Desktop``, ``## Model``), so only the unmistakable ones count there.
+_ASSISTANT = {
+    "spec": frozenset({"assistant", "agent", "cursor", "copilot", "claude", "ai"}),
+    "head": frozenset({"assistant", "chatgpt", "ai assistant"}),
+    "bold": frozenset({"assistant", "chatgpt", "claude", "copilot", "gemini", "ai"}),
+    "plain": frozenset({"assistant", "chatgpt", "claude", "copilot", "gemini", "ai"}),
+}
+_USER = frozenset({"user", "human", "you", "me"})
+# What only an Aider history holds: its header, its own output lines, and its user lines, which
+# it ends with two spaces (a Markdown line break).
+_AIDER_LINE = (
+    r"(?:# aider chat started at "
+    r"|> (?:Aider v\d|Applied edit to |Tokens: |Commit [0-9a-f]{7,} |Attempt to fix |Create new file\?"
+    r"|Add .{1,300} to the chat\?|Added .{1,300} to the chat|Model: |Git repo: |Repo-map: )"
+    r"|#### [^\r\n]*  (?=\r|\n|\Z))"
+)
+_AIDER = re.compile(r"[\r\n]" + _AIDER_LINE)
+_AIDER_AT_START = re.compile(_AIDER_LINE)
+
+# A fence language and the extensions its files have: a path-line or bare path comment whose
+# extension another language owns (``### Next.js`` above a ```` ```bash ```` block) names no file.
+_LANG_EXTS: dict[str, frozenset[str]] = {}
+for _words, _exts in (
+    ("python py python3", "py pyi pyw"),
+    ("javascript js node jsx mjs cjs", "js jsx mjs cjs"),
+    ("typescript ts tsx", "ts tsx mts cts"),
+    ("bash sh shell zsh console", "sh bash zsh"),
+    ("json jsonc json5", "json jsonc json5"),
+    ("yaml yml", "yaml yml"),
+    ("toml", "toml"),
+    ("html htm", "html htm vue svelte"),
+    ("css", "css"),
+    ("scss sass", "scss sass"),
+    ("go golang", "go mod"),
+    ("rust rs", "rs"),
+    ("java", "java"),
+    ("kotlin kt", "kt kts"),
+    ("ruby rb", "rb rake gemspec"),
+    ("php", "php"),
+    ("swift", "swift"),
+    ("c", "c h"),
+    ("cpp c++ cc cxx", "cpp cc cxx hpp hh hxx h"),
+    ("csharp cs c#", "cs"),
+    ("sql", "sql"),
+    ("markdown md", "md mdx markdown"),
+    ("xml", "xml svg xaml csproj"),
+):
+    for _w in _words.split():
+        _LANG_EXTS[_w] = frozenset(_exts.split())
+_NOT_FILES = frozenset({"diff", "patch", "udiff", "console", "terminal", "output", "log"})
+
+
+_LONGEST_LINE = 400  # a path line, a tool-use line or a `File:` line is never longer
+
+
+def _names_file(path: str) -> bool:
+    """Is ``path`` a file's path: with an extension, or a known extensionless file name?"""
+    if "://" in path or path.endswith("/") or ".." in path.replace("../", ""):
+        return False
+    return _EXT.search(path) is not None or path.rsplit("/", 1)[-1] in _NAMES
+
+
+def _fits(path: str, lang: str) -> bool:
+    """Can a fence of language ``lang`` hold the file ``path`` (by its extension)?"""
+    exts = _LANG_EXTS.get(lang.lower())
+    name = path.rsplit("/", 1)[-1]
+    if exts is None or name in _NAMES or name.startswith("."):
+        return True
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return ext in exts
+
+
+def _names(path: str, lang: str) -> bool:
+    """Does a path written alone (a bare comment, the line before) name a file a ``lang``
+    fence holds?"""
+    return _names_file(path) and _fits(path, lang)
+
+
+_SOURCE_OPEN = re.compile(r"[ \t]{0,3}(?P<tag><source>)[ \t]*(?:\r\n|\r|\n|\Z)")
+
+
+def _closing_line(ctx: ScanContext, closer: str, start: int) -> re.Match[str] | None:
+    """The first line at or after ``start`` that ends with ``closer`` after nothing but up to 3
+    blanks and other closing tags (``</details></tool-use>``).
+    Searched with the scan's remembering ``find``: blocks that are never closed cost one
+    search per scan, not one each."""
+    t = ctx.text
+    at = ctx.find(closer, start)
+    while at >= 0:
+        line = _line_start(t, at)
+        if line >= start and _CLOSERS_BEFORE.fullmatch(t, line, at):
+            m = _CLOSER_LINE.match(t, at)
+            if m is not None:
+                return m
+        at = ctx.find(closer, at + 1)
+    return None
+
+
+# A body line that makes a <source> block another format's: a SEARCH/REPLACE marker (or a typo
+# of one), a diff or a Codex patch.
+_OTHER_FORMAT = re.compile(r"(?:(?<=\n)|(?<=\r)|\A)[ \t]*(?:<<<<|>>>>>|=======|diff --git |--- |\+\+\+ |@@ |\*\*\* Begin Patch)")
+_CLOSER_LINE = re.compile(r"</[\w-]+>[ \t]*(?=\r|\n|\Z)")
+_CLOSERS_BEFORE = re.compile(r"[ \t]{0,3}(?:</[\w-]+>[ \t]*){0,3}")  # `</details></tool-use>`
+
+
+def _line_start(text: str, pos: int) -> int:
+    nl = text.rfind("\n", 0, pos)
+    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
+
+
+def _aider_name(text: str, a: int, b: int) -> Span | None:
+    """Where the file name on the line ``text[a:b]`` stands, cleaned as Aider's whole-file
+    coder cleans it (blanks, ``*``, a trailing ``:``, backticks, leading ``#``), when what is
+    left is one word (Aider would take a sentence for a file name; we take none)."""
+    def strip(chars: str, left: bool = True, right: bool = True) -> None:
+        nonlocal a, b
+        while left and a < b and text[a] in chars:
+            a += 1
+        while right and b > a and text[b - 1] in chars:
+            b -= 1
+
+    strip(" \t")
+    strip("*")
+    strip(":", left=False)
+    strip("`")
+    strip("#", right=False)
+    strip(" \t")
+    if a == b or any(c.isspace() for c in text[a:b]) or _PATH_RX.fullmatch(text[a:b].replace("\\", "/")) is None:
+        return None  # (Aider on Windows writes `backend\db.py`: a path too)
+    return Span(a, b)
+
+
+def _path_text(text: str, span: Span) -> str:
+    """The path written at ``span``, with Windows separators as ``/`` (Aider's on Windows)."""
+    return text[span.start:span.end].replace("\\", "/")
+
+
+def _prev_line(text: str, start: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the line before the line starting at ``start``, if any."""
+    if start == 0:
+        return None
+    end = start - (2 if text.startswith("\r\n", start - 2) else 1)
+    nl = text.rfind("\n", 0, end)
+    line = max(nl, text.rfind("\r", nl + 1, end)) + 1
+    return line, end
+
+
+class _Turns:
+    """The line starts, chat-role lines and Aider lines of a text, found forward once per scan
+    (the scanner asks in document order), so that each fence's look-back costs a few bisections."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = [0]  # line starts before ``to``
+        self.roles: list[int] = []  # assistant and user role lines, by position
+        self.assistant: list[bool] = []  # for each of ``roles``: an assistant turn?
+        # The first of Aider's own lines (its header, `> Applied edit to`) found at or after a
+        # position: (position, found or len(text)).
+        self.evidence_memo = (-1, -1)
+        self.to = 0  # everything before this line start is read
+
+    def _read(self, start: int) -> None:
+        t = self.text
+        chunk = t[self.to:start]
+        if "\r" in chunk:
+            self.lines.extend(m.end() for m in EOL.finditer(t, self.to, start))
+        else:  # line starts summed in C: a Python step per line cost a third of a 4 MB scan
+            pieces = chunk.split("\n")
+            self.lines.extend(itertools.islice(
+                itertools.accumulate(map((1).__add__, map(len, pieces[:-1])), initial=self.to), 1, None))
+        # Matches start at the line break before a line (the text's first line: on its own).
+        first = self.to == 0
+        since = max(0, self.to - 1)
+        roles = _ROLE.finditer(t, since, start)
+        for m in ([m0] if first and (m0 := _ROLE_AT_START.match(t, 0, start)) else []) + list(roles):
+            form = m.lastgroup or ""
+            word = (m.group(form) or "").strip().lower()
+            if word in _ASSISTANT.get(form, ()) or word in _USER:
+                self.roles.append(m.start() + 1 if m.re is _ROLE else m.start())
+                self.assistant.append(word not in _USER)
+        self.to = start
+
+    def _aider_line(self, floor: int, start: int) -> bool:
+        """Is there one of Aider's own lines in ``[floor, start)``? The first at or after a
+        query's floor is remembered: queries come in document order, so the searches add up to
+        about one pass over the text."""
+        q, found = self.evidence_memo
+        if not q <= floor <= found:
+            if floor == 0 and _AIDER_AT_START.match(self.text, 0):
+                found = 0
+            else:
+                m = _AIDER.search(self.text, max(0, floor - 1))
+                found = m.start() + 1 if m is not None else len(self.text)
+            self.evidence_memo = (floor, found)
+        return found < start
+
+    def turn(self, start: int) -> tuple[str | None, int]:
+        if start > self.to:
+            self._read(start)
+        k = bisect.bisect_right(self.lines, start) - 1
+        floor = self.lines[max(0, k - CONTEXT_LINES)]
+        last = bisect.bisect_left(self.roles, start) - 1
+        if last >= 0 and self.roles[last] >= floor:
+            return ("assistant" if self.assistant[last] else "user"), floor
+        if self._aider_line(floor, start):
+            return "aider", floor  # an answer after `####` user lines or Aider's own prompts
+        return None, floor
+
+
+def turn(ctx: ScanContext, start: int) -> tuple[str | None, int]:
+    """The turn the line at ``start`` stands in, read from the ``CONTEXT_LINES`` lines before
+    it: ``"assistant"``, ``"user"``, ``"aider"`` (an Aider history's answer), or None (no chat
+    seen); and the start of the first line read."""
+    turns = ctx.cache.get("chat-answer")
+    if not isinstance(turns, _Turns):
+        turns = ctx.cache["chat-answer"] = _Turns(ctx.text)
+    return turns.turn(start)
+
+
+class ChatAnswer(Dialect):
+    name = "chat-answer"
+    description = "code blocks of chat answers that name their file (```lang:path, a // filepath: comment, or the path on the line before, in a chat)"
+    order = 90
+    specs = SPECS
+    any_type = True  # a session export's tool calls are named after their tools
+    # Aider's </source> ends blocks the aider dialect reads; SpecStory leaves stray </tool-use>.
+    quiet_closers = frozenset({"source", "tool-use"})
+    fence_heads = True
+    lookbehind_lines = 1  # the path line before a fence (all it reports on before the fence)
+    context_lines = CONTEXT_LINES  # the chat-role line opening the turn, read only
+
+    def claims_fence_head(self, text: str, start: int, info: str, body_start: int) -> bool:
+        info = info.strip()
+        word = info.split(None, 1)[0].lower() if info else ""
+        if word in _NOT_FILES:
+            return False
+        if ":" in info and (m := _INFO.match(info)) is not None:
+            return _names_file(m.group("path"))
+        if body_start < len(text) and text[body_start] in " \t/#-;%<{":
+            if (m := _KEYED.match(text, body_start)) is not None:
+                return _names_file(m.group("path"))
+            if (m := _BARE.match(text, body_start)) is not None and _names(m.group("path"), word):
+                return True
+        if start == 0 or text[start - 1] not in "\r\n":
+            return False
+        prev = _prev_line(text, start)
+        if prev is None or prev[1] == prev[0] or prev[1] - prev[0] > _LONGEST_LINE:
+            return False  # (a path line is short; most lines before a fence are sentences)
+        if "**Tool" in text[prev[0]:prev[1]] and (
+            session_export.TOOL_USE.match(text, prev[0], prev[1]) or session_export.TOOL_WITH_PATH.match(text, prev[0], prev[1])
+        ):
+            return True  # a session export's tool call
+        if text.startswith("File:", prev[0], prev[1]) and session_export.FILE.match(text, prev[0], prev[1]):
+            return True  # perhaps a session export's **Tool: Write**
+        m = _LINE.match(text, prev[0], prev[1])
+        return m is not None and _names(m.group("path"), word)
+
+    def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
+        t = ctx.text
+        word = fence.word.lower()
+        if word in _NOT_FILES:
+            return None
+        lang = word.split(":", 1)[0]
+        close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
+        body_end, end = close if close is not None else (len(t), len(t))
+        content_start = fence.body_start
+        path: Span | None = None
+        kind = ""
+        start = fence.start
+        behind = -1
+        prev = _prev_line(t, fence.start)
+        if prev is not None and (exported := self._exported(ctx, fence, prev, body_end, end)) is not None:
+            return exported
+        if (m := _INFO.match(fence.info)) is not None and fence.info == fence.word:
+            at = fence.word_span.start + m.start("path")
+            path = Span(at, at + len(m.group("path")))
+            kind = FENCE_INFO
+            lang = m.group("lang").lower()
+        elif (m := _KEYED.match(t, fence.body_start, body_end)) is not None:
+            path = Span(m.start("path"), m.end("path"))
+            kind = PATH_COMMENT
+            content_start = next_line_start(t, m.end())
+        else:
+            bare = _BARE.match(t, fence.body_start, body_end)
+            line = _LINE.match(t, prev[0], prev[1]) if prev is not None and prev[1] > prev[0] else None
+            if bare is None and line is None:
+                return None
+            role, behind = turn(ctx, fence.start)
+            if role == "user":
+                role = None
+            named = _aider_name(t, *prev) if role == "aider" and prev is not None else line and Span(*line.span("path"))
+            # (Aider reads no path comment: in its history only the path line names a file.)
+            if bare is not None and role == "assistant" and _names(bare.group("path"), lang):
+                path = Span(bare.start("path"), bare.end("path"))
+                kind = PATH_COMMENT
+                content_start = next_line_start(t, bare.end())
+            elif named and prev is not None and role is not None and _names(_path_text(t, named), lang):
+                path = named
+                kind = AIDER_WHOLE if role == "aider" else PATH_LINE
+                start = prev[0]
+            if path is None or not _names_file(_path_text(t, path)):
+                # It read the lines before to decide: an edit there may change its mind.
+                return Construct(Span(fence.start, end), lookahead=end, behind=behind)
+        if path is None or not _names_file(_path_text(t, path)):
+            return None
+        if content_start > body_end:
+            content_start = body_end
+        span = Span(start, end)
+        content = Field("content", t[content_start:body_end], Span(content_start, body_end), None,
+                        SourceMap.verbatim(content_start, body_end))
+        fields = {"path": Field("path", _path_text(t, path), path), "content": content}
+        action = Action(self.name, kind, ActionKind.WRITE_FILE, span, fence.opener_span, fields,
+                        group=span, group_label="chat answer")
+        diagnostics: list[Diagnostic] = []
+        if close is None:
+            eol = EOL.search(t, fence.start)
+            nl = eol.group(0) if eol else "\n"
+            closing = ("" if t.endswith(("\n", "\r")) or not t else nl) + fence.char * fence.length + nl
+            diagnostics.append(Diagnostic(
+                "unclosed-block",
+                f"this code block for {t[path.start:path.end]} is never closed: its content runs to "
+                "the end of the text (still being written?); it is not applied",
+                fence.opener_span,
+                fixes=[Fix("Insert the closing fence", [TextEdit(Span(len(t), len(t)), closing)], True)],
+            ))
+        return Construct(span, [action], diagnostics, lookahead=end,
+                         behind=behind if behind >= 0 and behind < start else -1)
+
+    def _exported(
+        self, ctx: ScanContext, fence: FenceOpen, prev: tuple[int, int], body_end: int, end: int
+    ) -> Construct | None:
+        """A tool call of a session export (:mod:`session_export`), if the fence is one."""
+        t = ctx.text
+        if "**Tool" in t[prev[0]:prev[1]] and (head := session_export.TOOL_USE.match(t, prev[0], prev[1])):
+            found = session_export.tool_use_call(self.name, t, fence, head, body_end, end)
+            if found is not None:
+                return Construct(Span(prev[0], end), found[0], found[1], lookahead=end)
+        if (inline := session_export.TOOL_WITH_PATH.match(t, prev[0], prev[1])) is not None:
+            action = session_export.file_write(self.name, t, inline, inline, fence, body_end, end)
+            return Construct(action.span, [action], lookahead=end)
+        if (file := session_export.FILE.match(t, prev[0], prev[1])) is not None:
+            above = _prev_line(t, prev[0])
+            tool = session_export.TOOL.match(t, above[0], above[1]) if above is not None else None
+            if tool is not None:
+                action = session_export.file_write(self.name, t, tool, file, fence, body_end, end)
+                return Construct(action.span, [action], lookahead=end)
+        return None
+
+    def hover_note(self, action: Action) -> str:
+        note = _NOTES.get(action.type)
+        if note is None:
+            return "A tool call shown in a session export, read as its tool means it."
+        return note
+
+    def claims_tag(self, name: str) -> bool:
+        # Aider's other fence, and SpecStory's tool calls (no near misses: tag_names stays empty)
+        return name in ("source", "tool-use")
+
+    def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+        """``<source>`` alone on its line, to the ``</source>`` line: the fence Aider's whole
+        format uses for a file holding ```` ``` ````. An Aider-whole action when the line before
+        names the file in an Aider history; an example block otherwise. A ``<source src=...>``
+        of HTML in prose is no block."""
+        t = ctx.text
+        line = _line_start(t, tag.start)
+        if tag.name == "tool-use":
+            return self._tool_use(ctx, tag, line)
+        opener = _SOURCE_OPEN.match(t, line)
+        if opener is None or opener.start("tag") != tag.start:
+            return Construct(Span(tag.start, tag.name_span.end))
+        body = opener.end()
+        close = _closing_line(ctx, "</source>", body)
+        body_end, end = (close.start(), next_line_start(t, close.end()) if close.end() < len(t) else len(t)) if close else (len(t), len(t))
+        watch = () if close else ("</source>",)
+        if _OTHER_FORMAT.search(t, body, body_end) is not None:
+            # Aider's SEARCH/REPLACE blocks (or a diff) in <source> lines: the aider dialect's.
+            return Construct(Span(tag.start, tag.name_span.end))
+        prev = _prev_line(t, line)
+        role, behind = turn(ctx, line)
+        # Nobody but Aider writes a file in <source> lines: no Aider line in sight (a long answer
+        # of many files) is still Aider's, unless the block stands in another chat's turn.
+        named = _aider_name(t, *prev) if role in ("aider", None) and prev is not None else None
+        if named is None or prev is None or not _names_file(_path_text(t, named)):
+            return Construct(Span(tag.start, end), lookahead=end, watch=watch, behind=behind)
+        span = Span(prev[0], end)
+        content = Field("content", t[body:body_end], Span(body, body_end), None, SourceMap.verbatim(body, body_end))
+        fields = {"path": Field("path", _path_text(t, named), named), "content": content}
+        name_span = Span(tag.start, opener.end("tag"))
+        action = Action(self.name, AIDER_WHOLE, ActionKind.WRITE_FILE, span, name_span, fields,
+                        group=span, group_label="chat answer")
+        diagnostics = [] if close else [Diagnostic(
+            "unclosed-block",
+            f"this <source> block for {fields['path'].value} never reaches </source>: its content runs "
+            "to the end of the text (still being written?); it is not applied",
+            name_span,
+        )]
+        return Construct(span, [action], diagnostics, lookahead=end, watch=watch, behind=behind)
+
+    def _tool_use(self, ctx: ScanContext, tag: TagOpen, line: int) -> Construct:
+        """SpecStory's ``<tool-use ...>`` block, read whole (:mod:`specstory`)."""
+        t = ctx.text
+        opener = specstory.OPEN.match(t, tag.start)
+        if opener is None or line != tag.start:
+            return Construct(Span(tag.start, tag.name_span.end))
+        body = opener.end()
+        close = _closing_line(ctx, "</tool-use>", body)
+        if close is None:  # never closed: only the opening tag (the rest stays prose)
+            return Construct(Span(tag.start, tag.name_span.end), watch=("</tool-use>",), lookahead=len(t))
+        end = next_line_start(t, close.end()) if close.end() < len(t) else len(t)
+        actions = specstory.call(self.name, t, tag.start, opener, body, close.start(), end)
+        return Construct(Span(tag.start, end), actions, lookahead=end)
+
+    def edit_rules(self, action: Action) -> EditRules:
+        if action.type not in SPECS:
+            return tool_rules(action)  # a session export's tool call
+        if action.type == AIDER_WHOLE:
+            return AIDER
+        return CURSOR if action.type == FENCE_INFO else SNIPPET if action.type == PATH_LINE else COPILOT
+
+    def file_view(self, action: Action) -> FileView | None:
+        if action.type not in SPECS:
+            return super().file_view(action)  # a session export's tool call, as its tool means it
+        path, content = action.fields.get("path"), action.fields.get("content")
+        if path is None or content is None or not isinstance(path.value, str) or not isinstance(content.value, str):
+            return None
+        return FileView("write", path, content=content, rules=self.edit_rules(action))
+
+
+DIALECT = ChatAnswer()
