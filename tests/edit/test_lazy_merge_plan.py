@@ -292,3 +292,19 @@ def test_a_chat_answer_creating_a_file_with_broken_code_is_not_written(tmp_path:
     assert not (root / "new.py").exists()
     assert _apply(tmp_path, root, _transcript(("new.py", broken)), "--write", "--force") == 0
     assert (root / "new.py").read_text().startswith("def f(:\n")
+
+
+@pytest.mark.parametrize("block", [
+    "```python:app.py\n{body}```\n",
+    "```python\n# filepath: app.py\n{body}```\n",
+    "`app.py`\n```python\n{body}```\n",
+], ids=["fence-info", "path-comment", "path-line"])
+def test_a_chat_answer_read_by_its_dialect_is_merged(tmp_path: Path, block: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The chat-answer dialect's blocks (not a stand-in): each naming convention gives a lazy
+    snippet that is merged and written; the same answer as a whole-file write would have lost
+    `load` and `main`."""
+    root = _ws(tmp_path, {"app.py": OLD})
+    chat = ("_**User**_\n\nmake save use utf-8\n\n---\n\n_**Assistant**_\n\nHere it is:\n\n"
+            + block.format(body=LAZY))
+    assert _apply(tmp_path, root, chat, "--write") == 0
+    assert (root / "app.py").read_text() == OLD.replace('"w")', '"w", encoding="utf-8")')
