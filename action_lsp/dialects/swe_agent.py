@@ -286,6 +286,8 @@ class SweAgent(Dialect):
                 action = _string(step, "action")
                 state_m = step.get("state")
                 state = _state(state_m.value.value) if state_m is not None else {}
+                if state_m is not None and state_m.value.kind == "string":
+                    before = state  # 0.x records the state before the step's action runs
                 obs = step.get("observation")
                 if action is not None:
                     was = before.get("open_file") or state.get("open_file")
