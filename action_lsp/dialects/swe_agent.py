@@ -39,10 +39,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsonscan import JNode, JResult
-from ..model import Action, ActionKind, Edit, EditRules, Field, Fix, SourceMap, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, Fix, SourceMap, Span
 from ..schema import ActionSpec, opt, req, text
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
+from .swe_lines import ORIGINAL, Known, Replacement, body_lines, check
 from .tool_use import failed, first_line, relative_path
 
 # Only the editor tool has a spec: the windowed tools' names (`edit`, `create`, `open`, ...) are
@@ -266,16 +267,51 @@ class SweAgent(Dialect):
         span = Span(start, result.end)
         actions: list[Action] = []
         diagnostics = json_diagnostics(ctx.text, result, span, "bad JSON in the trajectory")
+        known = Known()
         for step in self._steps(node):
             found = self._action(step)
+            message = _refused(step.observation)
+            seen = _text(step.observation)
+            if message is not None:  # nothing changed; a linter's refusal shows the original lines
+                at = seen.find(ORIGINAL)
+                known.see(seen[at:] if at >= 0 else "")
+            elif found is not None and found.type == "edit" and "lines" in found.fields:
+                note = self._check_lines(found, step, known, seen)
+                if note is not None:
+                    diagnostics.append(note)
+            elif found is None or found.kind is ActionKind.READ_FILE or _reads(found):
+                known.see(seen)
+            else:  # it may have changed any file
+                known.forget()
+                known.see(seen, created=_absolute(found.path, step.cwd) if found.type == "create" else None)
             if found is None:
                 continue
-            message = _refused(step.observation)
             if message is not None and found.kind is not ActionKind.COMMAND:
                 found, note = failed(found, message, step.where)
                 diagnostics.append(note)
             actions.append(found)
         return Construct(span, actions, diagnostics, lookahead=result.end)
+
+    def _check_lines(self, found: Action, step: _Step, known: Known, seen: str) -> Diagnostic | None:
+        """Make a 0.x ``edit N:M`` a modify when the trajectory shows what it replaced and its
+        observation agrees with the result (:mod:`.swe_lines`); else say why it is not applied."""
+        lines, content = found.fields["lines"], found.fields["content"]
+        first, _, last = lines.value.partition(":")
+        if step.open_file is None or found.path is None:
+            result: Replacement | str = "no file is open"
+        else:
+            result = check(known, step.open_file, int(first), int(last), body_lines(content.value), seen)
+        if isinstance(result, str):
+            known.forget()
+            known.see(seen)
+            return Diagnostic("line-edit-unchecked",
+                              f"edit {lines.value} replaces lines by number: not applied, {result}",
+                              found.name_span, related=[(step.where, "the observation after it")])
+        search = Field("search", result.search, lines.span)
+        replace = Field("replace", result.replace, content.span)
+        found.kind = ActionKind.MODIFY_FILE
+        found.edits = [Edit(search, replace, result.line)]
+        return None
 
     def _steps(self, node: JNode) -> list[_Step]:
         out: list[_Step] = []
@@ -470,12 +506,32 @@ def _path_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value and value != "n/a" else None
 
 
+#: SWE-agent's own tools that only show files (the windowed tools' viewer and searches).
+_READ_TOOLS = frozenset({"open", "goto", "scroll_up", "scroll_down", "search_file", "search_dir", "find_file"})
+
+
+def _reads(found: Action) -> bool:
+    return found.kind is ActionKind.COMMAND and found.type in _READ_TOOLS
+
+
+def _absolute(path: str | None, cwd: str | None) -> str | None:
+    if path is None or path.startswith("/") or not cwd:
+        return path
+    return cwd.rstrip("/") + "/" + path
+
+
+def _text(observation: Any) -> str:
+    """An observation as text (a history message's content parts joined)."""
+    if isinstance(observation, list):
+        return "\n".join(p.get("text", "") for p in observation if isinstance(p, dict)
+                         and isinstance(p.get("text"), str))
+    return observation if isinstance(observation, str) else ""
+
+
 def _refused(observation: Any) -> str | None:
     """The tool's own message when the observation says it changed nothing."""
-    if isinstance(observation, list):  # a history message's content parts
-        observation = "\n".join(p.get("text", "") for p in observation if isinstance(p, dict)
-                                and isinstance(p.get("text"), str))
-    if not isinstance(observation, str):
+    observation = _text(observation)
+    if not observation:
         return None
     head = observation.lstrip()
     if head.startswith("OBSERVATION:"):

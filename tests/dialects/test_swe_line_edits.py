@@ -100,3 +100,128 @@ def test_syntax_error_refusal_of_a_line_edit_is_failed(tmp_path: Path) -> None:
     (tmp_path / "t.traj").write_text(text)
     assert main(["apply", "--root", str(tmp_path), "--write", str(tmp_path / "t.traj")]) == 0
     assert (tmp_path / "calc.py").read_text() == "\n".join(CALC) + "\n"
+
+
+# --------------------------------------------------------------------------- edit N:M
+
+
+def _apply(tmp_path: Path, text: str, files: dict[str, str], *extra: str) -> tuple[int, dict[str, str]]:
+    root = tmp_path / "ws"
+    root.mkdir(exist_ok=True)
+    for name, body in files.items():
+        (root / name).write_text(body)
+    doc = tmp_path / "t.traj"
+    doc.write_text(text)
+    rc = main(["apply", "--root", str(root), "--write", *extra, str(doc)])
+    return rc, {p.name: p.read_text() for p in root.iterdir() if p.is_file()}
+
+
+CALC_FILE = "\n".join(CALC) + "\n"
+FIXED = [*CALC[:5], "    return sum(xs) / len(xs)"]
+EDIT_6 = ("edit 6:6\n    return sum(xs) / len(xs)\nend_of_edit\n", window("calc.py", 6, 1, FIXED, UPDATED), f"{REPO}/calc.py")
+
+
+def _unchecked(text: str) -> list[str]:
+    return [d.message for d in analyze(text).diagnostics if d.code == "line-edit-unchecked"]
+
+
+def test_line_edit_shown_before_and_confirmed_after_is_applied(tmp_path: Path) -> None:
+    """As in SWE-agent's HumanEvalFix demonstration: ``open`` shows the file, ``edit 15:15``
+    replaces a line, the window after it shows the result."""
+    text = traj(OPEN_CALC, EDIT_6)
+    edit = analyze(text).actions[1]
+    assert (edit.kind, edit.path, edit.failure) == (ActionKind.MODIFY_FILE, "calc.py", None)
+    assert not _unchecked(text)
+    rc, got = _apply(tmp_path, text, {"calc.py": CALC_FILE})
+    assert rc == 0 and got["calc.py"] == "\n".join(FIXED) + "\n"
+    rc, again = _apply(tmp_path, text, {})  # replayed twice: the file already holds it
+    assert rc == 0 and again == got
+
+
+def test_line_edits_apply_in_sequence_on_the_lines_the_earlier_ones_left(tmp_path: Path) -> None:
+    grown = [CALC[0], "    if b == 0:", "        raise ZeroDivisionError", "    return a / b", *CALC[2:]]
+    second = [*grown[:7], "    return sum(xs) / len(xs)"]
+    text = traj(
+        OPEN_CALC,
+        ("edit 2:2\n    if b == 0:\n        raise ZeroDivisionError\n    return a / b\nend_of_edit\n",
+         window("calc.py", 8, 1, grown, UPDATED), f"{REPO}/calc.py"),
+        ("edit 8:8\n    return sum(xs) / len(xs)\nend_of_edit\n", window("calc.py", 8, 1, second, UPDATED), f"{REPO}/calc.py"),
+    )
+    assert [k for _, k, _, _ in _actions(text)] == [ActionKind.READ_FILE, ActionKind.MODIFY_FILE, ActionKind.MODIFY_FILE]
+    rc, got = _apply(tmp_path, text, {"calc.py": CALC_FILE})
+    assert rc == 0 and got["calc.py"] == "\n".join(second) + "\n"
+
+
+def test_line_edit_of_a_file_created_in_the_trajectory(tmp_path: Path) -> None:
+    """``create F`` then ``edit 1:1`` (every real 0.x trajectory writes its reproduction script so)."""
+    body = ["from calc import mean", "print(mean([1, 2]))"]
+    text = traj(
+        ("create repro.py\n", window("repro.py", 1, 1, [""]), "n/a"),
+        ("edit 1:1\n" + "\n".join(body) + "\nend_of_edit\n", window("repro.py", 2, 1, body, UPDATED), f"{REPO}/repro.py"),
+    )
+    rc, got = _apply(tmp_path, text, {})
+    assert rc == 0 and got["repro.py"] == "\n".join(body) + "\n"
+
+
+def test_lines_shown_by_a_syntax_error_refusal_make_the_retry_applicable(tmp_path: Path) -> None:
+    """As in SWE-agent's marshmallow-1867 demonstration: the refusal prints the original code;
+    the retry of the same lines applies."""
+    big = [f"line = {n}" for n in range(1, 41)]
+    opened = ("open big.py 30\n", window("big.py", 40, 21, big[20:]), "n/a")
+    bad = [*big[25:29], "  line = 30", *big[30:33]]
+    refusal = (SYNTAX + window("big.py", 40, 26, bad) + "-------------------------------------------------\n\n"
+               + "This is the original code before your edit\n-------------------------------------------------\n"
+               + window("big.py", 40, 26, big[25:33]))
+    good = [*big[:29], "line = 'thirty'", *big[30:]]
+    text = traj(
+        ("python run.py\n", "ok\n", "n/a"),
+        opened,
+        ("edit 30:30\n  line = 30\nend_of_edit\n", refusal, f"{REPO}/big.py"),
+        ("edit 30:30\nline = 'thirty'\nend_of_edit\n", window("big.py", 40, 20, good[19:], UPDATED), f"{REPO}/big.py"),
+    )
+    kinds = [(k, f) for _, k, _, f in _actions(text)]
+    assert kinds[2:] == [(ActionKind.OTHER, True), (ActionKind.MODIFY_FILE, False)]
+    rc, got = _apply(tmp_path, text, {"big.py": "\n".join(big) + "\n"})
+    assert rc == 0 and got["big.py"] == "\n".join(good) + "\n"
+
+
+@pytest.mark.parametrize(("steps", "why"), [
+    # the observation after it shows another result
+    ((OPEN_CALC, (EDIT_6[0], window("calc.py", 6, 1, [*CALC[:5], "    return 0"], UPDATED), EDIT_6[2])),
+     "its observation shows line 6 as '    return 0'"),
+    # another line count
+    ((OPEN_CALC, (EDIT_6[0], window("calc.py", 7, 1, [*FIXED, ""], UPDATED), EDIT_6[2])), "says 7 lines, the edit gives 6"),
+    # no window after it
+    ((OPEN_CALC, (EDIT_6[0], UPDATED, EDIT_6[2])), "shows no window"),
+    # the lines it replaces were never shown
+    ((("open calc.py\n", window("calc.py", 6, 1, CALC[:3]), "n/a"), EDIT_6), "did not show line 6"),
+    # a shell command may have changed the file since it was shown
+    ((OPEN_CALC, ("sed -i 's/mean/avg/' calc.py\n", "", f"{REPO}/calc.py"), EDIT_6), "did not show the file"),
+    # a window of the edit's lines only elsewhere in the file
+    ((OPEN_CALC, (EDIT_6[0], window("calc.py", 6, 1, FIXED[:2], UPDATED), EDIT_6[2])), "does not show the edited lines"),
+])
+def test_line_edit_not_confirmed_by_the_trajectory_is_shown_not_applied(
+        tmp_path: Path, steps: tuple[tuple[str, str, str], ...], why: str) -> None:
+    text = traj(*steps)
+    edit = analyze(text).actions[-1]
+    assert (edit.type, edit.kind, edit.path) == ("edit", ActionKind.OTHER, "calc.py")
+    assert file_view(edit) is None
+    (message,) = _unchecked(text)
+    assert message.startswith("edit 6:6 replaces lines by number: not applied") and why in message
+    _, got = _apply(tmp_path, text, {"calc.py": CALC_FILE})
+    assert got["calc.py"] == CALC_FILE
+
+
+def test_line_edit_on_a_checkout_that_differs_is_not_written(tmp_path: Path) -> None:
+    """The search text is the lines the trajectory showed: a file that holds others is refused."""
+    text = traj(OPEN_CALC, EDIT_6)
+    other = CALC_FILE.replace("sum(xs) // len(xs)", "statistics.mean(xs)")
+    rc, got = _apply(tmp_path, text, {"calc.py": other})
+    assert rc != 0 and got["calc.py"] == other
+
+
+def test_line_edit_with_an_empty_body_removes_the_lines(tmp_path: Path) -> None:
+    left = [*CALC[:2], *CALC[4:]]
+    text = traj(OPEN_CALC, ("edit 3:4\nend_of_edit\n", window("calc.py", 4, 1, left, UPDATED), f"{REPO}/calc.py"))
+    rc, got = _apply(tmp_path, text, {"calc.py": CALC_FILE})
+    assert rc == 0 and got["calc.py"] == "\n".join(left) + "\n"
