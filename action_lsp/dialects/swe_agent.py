@@ -3,8 +3,9 @@
 A trajectory holds ``trajectory[]`` steps ``{"action", "observation", "state", "thought",
 "response", "query", ...}``: ``action`` is the command line the agent ran (function-calling
 models' tool calls are written there too, their arguments quoted with ``shlex.quote``),
-``observation`` what it printed, ``state`` the environment after it (``open_file``,
-``working_dir``; a JSON *string* in SWE-agent 0.x). Demonstrations hold only ``history[]``
+``observation`` what it printed, ``state`` the environment (``open_file``, ``working_dir``):
+in 1.x an object, after the action; in 0.x a JSON *string*, recorded *before* the action runs
+(an edit right after ``open`` is on the file just opened). Demonstrations hold only ``history[]``
 messages, whose assistant messages carry the same ``action`` strings and whose observations end
 with ``(Open file: ...)`` / ``(Current directory: ...)`` (1.x: the task names the repository in
 ``<uploaded_files>``). Only ``trajectory[]`` is read when it
@@ -23,13 +24,21 @@ exact through both levels. Recognised tools:
   lines it displayed*, which the trajectory does not record: the edit is located in the whole
   file, and several places are a question (``search-ambiguous``), never a guess;
 * ``edit N:M`` ... ``end_of_edit`` (SWE-agent 0.x, ``windowed_edit_linting``) replaces lines by
-  number without saying what they held: shown, never applied (nothing to check it against);
+  number without saying what they held. The trajectory shows them: the windows of numbered
+  lines SWE-agent prints after ``open``, ``goto``, ``scroll_*``, ``create`` and each edit (and a
+  linter's refusal prints the original code). :mod:`.swe_lines` keeps what was shown of each
+  file; the edit becomes a modify of the open file when every line it replaces was shown since
+  the file last changed by other means (a shell command or another edit tool forgets all) and
+  the window printed after it agrees with the result; its search text is those lines with up to
+  three known lines around them, so replaying applies it in sequence on the file as the earlier
+  edits left it, and never on a file holding other lines. Otherwise it is shown, not applied,
+  with a ``line-edit-unchecked`` note saying why;
 * ``submit``, ``exit_*``; any other action is a shell command (never run).
 
 Absolute paths under the step's ``working_dir`` are read relative to it. A step whose
 observation says the tool refused (``No replacement was performed``, ``Your edit was not
 applied``, ``Your proposed edit has introduced new syntax error(s)``, ...) is shown with a
-``tool-error`` hint and never applied.
+``tool-error`` hint, carries the message as its ``failure`` and is never applied.
 """
 
 from __future__ import annotations
