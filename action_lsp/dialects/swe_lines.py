@@ -44,24 +44,39 @@ class Window:
 def windows(text: str) -> list[Window]:
     """Every window of numbered lines in an observation, in order."""
     out: list[Window] = []
-    rows = text.split("\n")
-    i = 0
-    while i < len(rows):
-        m = _HEADER.match(rows[i].rstrip("\r"))
-        i += 1
-        if m is None:
-            continue
-        if i < len(rows) and _ABOVE.match(rows[i].rstrip("\r")):
-            i += 1
-        shown: dict[int, str] = {}
-        while i < len(rows):
-            n = _NUMBERED.match(rows[i])
-            if n is None or (shown and int(n.group(1)) != max(shown) + 1):
-                break
-            shown[int(n.group(1))] = n.group(2)
-            i += 1
-        out.append(Window(m.group(1), int(m.group(2)), shown))
+    at = text.find("[File: ")
+    while at >= 0:
+        if at == 0 or text[at - 1] == "\n":
+            out.extend(_window(text, at))
+        at = text.find("[File: ", at + 1)
     return out
+
+
+def _window(text: str, at: int) -> list[Window]:
+    """The window whose header line starts at ``at`` (none if it is no header)."""
+
+    def line(i: int) -> tuple[str, int]:  # the line starting at i, and where the next starts
+        end = text.find("\n", i)
+        return (text[i:], len(text)) if end < 0 else (text[i:end], end + 1)
+
+    row, i = line(at)
+    m = _HEADER.match(row.rstrip("\r"))
+    if m is None:
+        return []
+    row, nxt = line(i)
+    if _ABOVE.match(row.rstrip("\r")):
+        i = nxt
+    shown: dict[int, str] = {}
+    expect = 0
+    while i < len(text):
+        row, nxt = line(i)
+        n = _NUMBERED.match(row)
+        if n is None or (shown and int(n.group(1)) != expect):
+            break
+        expect = int(n.group(1)) + 1
+        shown[expect - 1] = n.group(2)
+        i = nxt
+    return [Window(m.group(1), int(m.group(2)), shown)]
 
 
 @dataclass(slots=True)
