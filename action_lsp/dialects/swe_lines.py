@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 CONTEXT = 3  # known lines kept around the replaced ones in the search text
 
-_HEADER = re.compile(r"^\[File: (.+) \((\d+) lines total\)\]$")
-_ABOVE = re.compile(r"^\(\d+ more lines above\)$")
-_NUMBERED = re.compile(r"^(\d+):(.*)$")
+_HEADER = re.compile(r"\[File: ([^\n]+) \((\d+) lines total\)\]\r?(?:\n|\Z)")
+_ABOVE = re.compile(r"\(\d+ more lines above\)\r?(?:\n|\Z)")
+_NUMBERED = re.compile(r"(\d+):([^\n]*)(?:\n|\Z)")
 ORIGINAL = "This is the original code before your edit"
 
 
@@ -54,28 +54,21 @@ def windows(text: str) -> list[Window]:
 
 def _window(text: str, at: int) -> list[Window]:
     """The window whose header line starts at ``at`` (none if it is no header)."""
-
-    def line(i: int) -> tuple[str, int]:  # the line starting at i, and where the next starts
-        end = text.find("\n", i)
-        return (text[i:], len(text)) if end < 0 else (text[i:end], end + 1)
-
-    row, i = line(at)
-    m = _HEADER.match(row.rstrip("\r"))
+    m = _HEADER.match(text, at)
     if m is None:
         return []
-    row, nxt = line(i)
-    if _ABOVE.match(row.rstrip("\r")):
-        i = nxt
+    i = m.end()
+    above = _ABOVE.match(text, i)
+    if above is not None:
+        i = above.end()
     shown: dict[int, str] = {}
     expect = 0
-    while i < len(text):
-        row, nxt = line(i)
-        n = _NUMBERED.match(row)
-        if n is None or (shown and int(n.group(1)) != expect):
+    while (n := _NUMBERED.match(text, i)) is not None:
+        k = int(n.group(1))
+        if shown and k != expect:
             break
-        expect = int(n.group(1)) + 1
-        shown[expect - 1] = n.group(2)
-        i = nxt
+        shown[k] = n.group(2)
+        expect, i = k + 1, n.end()
     return [Window(m.group(1), int(m.group(2)), shown)]
 
 
