@@ -313,6 +313,7 @@ class SweAgent(Dialect):
         if isinstance(result, str):
             known.forget()
             known.see(seen)
+            found.fields["unchecked"] = Field("unchecked", result, found.name_span)  # hover says why
             return Diagnostic("line-edit-unchecked",
                               f"edit {lines.value} replaces lines by number: not applied, {result}",
                               found.name_span, related=[(step.where, "the observation after it")])

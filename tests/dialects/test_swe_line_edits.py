@@ -225,3 +225,14 @@ def test_line_edit_with_an_empty_body_removes_the_lines(tmp_path: Path) -> None:
     text = traj(OPEN_CALC, ("edit 3:4\nend_of_edit\n", window("calc.py", 4, 1, left, UPDATED), f"{REPO}/calc.py"))
     rc, got = _apply(tmp_path, text, {"calc.py": CALC_FILE})
     assert rc == 0 and got["calc.py"] == "\n".join(left) + "\n"
+
+
+def test_hover_of_an_unchecked_line_edit_says_why_it_is_not_applied() -> None:
+    from action_lsp.server.hover import describe
+
+    text = traj(OPEN_CALC, (EDIT_6[0], UPDATED, EDIT_6[2]))
+    edit = analyze(text).actions[1]
+    said = describe(edit, 1, None)
+    assert "not applied" in said and "its observation shows no window of the file after it" in said
+    applied = analyze(traj(OPEN_CALC, EDIT_6)).actions[1]
+    assert "unchecked" not in applied.fields
