@@ -182,6 +182,14 @@ CODES: dict[str, Code] = {
              "The call is shown as it was made but is not applied: the agent's tool refused it "
              "(the search text was not found, the user said no), so replaying it would do what "
              "the session never did. The hint quotes the result's first line."),
+        Code("line-edit-unchecked", INFO, "A SWE-agent `edit N:M` (lines by number) that cannot be checked against its own trajectory, so it is shown and not applied.",
+             "`edit N:M` replaces lines N..M of the open file without saying what they held. "
+             "It is applied only when the trajectory showed those lines before it (a window "
+             "printed by `open`, `goto`, `scroll_*` or an earlier edit, with no shell command "
+             "or other edit since) and the window printed after it agrees with the result "
+             "(line count, the new lines, the lines around them). Otherwise the message says "
+             "which of these is missing; replaying it would write lines whose old text nobody "
+             "saw. Apply the change by hand, or re-run the agent."),
         Code("bad-hunk", W, "A diff hunk whose header disagrees with its body (line counts), or has no line numbers.",
              "`patch` and `git apply` read a hunk by its header's counts and reject one that "
              "does not match; action-lsp locates the hunk by its text, but the diff is not "

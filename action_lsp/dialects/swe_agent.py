@@ -3,8 +3,9 @@
 A trajectory holds ``trajectory[]`` steps ``{"action", "observation", "state", "thought",
 "response", "query", ...}``: ``action`` is the command line the agent ran (function-calling
 models' tool calls are written there too, their arguments quoted with ``shlex.quote``),
-``observation`` what it printed, ``state`` the environment after it (``open_file``,
-``working_dir``; a JSON *string* in SWE-agent 0.x). Demonstrations hold only ``history[]``
+``observation`` what it printed, ``state`` the environment (``open_file``, ``working_dir``):
+in 1.x an object, after the action; in 0.x a JSON *string*, recorded *before* the action runs
+(an edit right after ``open`` is on the file just opened). Demonstrations hold only ``history[]``
 messages, whose assistant messages carry the same ``action`` strings and whose observations end
 with ``(Open file: ...)`` / ``(Current directory: ...)`` (1.x: the task names the repository in
 ``<uploaded_files>``). Only ``trajectory[]`` is read when it
@@ -23,13 +24,21 @@ exact through both levels. Recognised tools:
   lines it displayed*, which the trajectory does not record: the edit is located in the whole
   file, and several places are a question (``search-ambiguous``), never a guess;
 * ``edit N:M`` ... ``end_of_edit`` (SWE-agent 0.x, ``windowed_edit_linting``) replaces lines by
-  number without saying what they held: shown, never applied (nothing to check it against);
+  number without saying what they held. The trajectory shows them: the windows of numbered
+  lines SWE-agent prints after ``open``, ``goto``, ``scroll_*``, ``create`` and each edit (and a
+  linter's refusal prints the original code). :mod:`.swe_lines` keeps what was shown of each
+  file; the edit becomes a modify of the open file when every line it replaces was shown since
+  the file last changed by other means (a shell command or another edit tool forgets all) and
+  the window printed after it agrees with the result; its search text is those lines with up to
+  three known lines around them, so replaying applies it in sequence on the file as the earlier
+  edits left it, and never on a file holding other lines. Otherwise it is shown, not applied,
+  with a ``line-edit-unchecked`` note saying why;
 * ``submit``, ``exit_*``; any other action is a shell command (never run).
 
 Absolute paths under the step's ``working_dir`` are read relative to it. A step whose
 observation says the tool refused (``No replacement was performed``, ``Your edit was not
 applied``, ``Your proposed edit has introduced new syntax error(s)``, ...) is shown with a
-``tool-error`` hint and never applied.
+``tool-error`` hint, carries the message as its ``failure`` and is never applied.
 """
 
 from __future__ import annotations
@@ -39,10 +48,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsonscan import JNode, JResult
-from ..model import Action, ActionKind, Edit, EditRules, Field, Fix, SourceMap, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, Fix, SourceMap, Span
 from ..schema import ActionSpec, opt, req, text
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
+from .swe_lines import ORIGINAL, Known, Replacement, body_lines, check
 from .tool_use import failed, first_line, relative_path
 
 # Only the editor tool has a spec: the windowed tools' names (`edit`, `create`, `open`, ...) are
@@ -266,16 +276,52 @@ class SweAgent(Dialect):
         span = Span(start, result.end)
         actions: list[Action] = []
         diagnostics = json_diagnostics(ctx.text, result, span, "bad JSON in the trajectory")
+        known = Known()
         for step in self._steps(node):
             found = self._action(step)
+            message = _refused(step.observation)
+            seen = _text(step.observation)
+            if message is not None:  # nothing changed; a linter's refusal shows the original lines
+                at = seen.find(ORIGINAL)
+                known.see(seen[at:] if at >= 0 else "")
+            elif found is not None and found.type == "edit" and "lines" in found.fields:
+                note = self._check_lines(found, step, known, seen)
+                if note is not None:
+                    diagnostics.append(note)
+            elif found is None or found.kind is ActionKind.READ_FILE or _reads(found):
+                known.see(seen)
+            else:  # it may have changed any file
+                known.forget()
+                known.see(seen, created=_absolute(found.path, step.cwd) if found.type == "create" else None)
             if found is None:
                 continue
-            message = _refused(step.observation)
             if message is not None and found.kind is not ActionKind.COMMAND:
                 found, note = failed(found, message, step.where)
                 diagnostics.append(note)
             actions.append(found)
         return Construct(span, actions, diagnostics, lookahead=result.end)
+
+    def _check_lines(self, found: Action, step: _Step, known: Known, seen: str) -> Diagnostic | None:
+        """Make a 0.x ``edit N:M`` a modify when the trajectory shows what it replaced and its
+        observation agrees with the result (:mod:`.swe_lines`); else say why it is not applied."""
+        lines, content = found.fields["lines"], found.fields["content"]
+        first, _, last = lines.value.partition(":")
+        if step.open_file is None or found.path is None:
+            result: Replacement | str = "no file is open"
+        else:
+            result = check(known, step.open_file, int(first), int(last), body_lines(content.value), seen)
+        if isinstance(result, str):
+            known.forget()
+            known.see(seen)
+            found.fields["unchecked"] = Field("unchecked", result, found.name_span)  # hover says why
+            return Diagnostic("line-edit-unchecked",
+                              f"edit {lines.value} replaces lines by number: not applied, {result}",
+                              found.name_span, related=[(step.where, "the observation after it")])
+        search = Field("search", result.search, lines.span)
+        replace = Field("replace", result.replace, content.span)
+        found.kind = ActionKind.MODIFY_FILE
+        found.edits = [Edit(search, replace, result.line)]
+        return None
 
     def _steps(self, node: JNode) -> list[_Step]:
         out: list[_Step] = []
@@ -286,6 +332,8 @@ class SweAgent(Dialect):
                 action = _string(step, "action")
                 state_m = step.get("state")
                 state = _state(state_m.value.value) if state_m is not None else {}
+                if state_m is not None and state_m.value.kind == "string":
+                    before = state  # 0.x records the state before the step's action runs
                 obs = step.get("observation")
                 if action is not None:
                     was = before.get("open_file") or state.get("open_file")
@@ -468,12 +516,32 @@ def _path_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value and value != "n/a" else None
 
 
+#: SWE-agent's own tools that only show files (the windowed tools' viewer and searches).
+_READ_TOOLS = frozenset({"open", "goto", "scroll_up", "scroll_down", "search_file", "search_dir", "find_file"})
+
+
+def _reads(found: Action) -> bool:
+    return found.kind is ActionKind.COMMAND and found.type in _READ_TOOLS
+
+
+def _absolute(path: str | None, cwd: str | None) -> str | None:
+    if path is None or path.startswith("/") or not cwd:
+        return path
+    return cwd.rstrip("/") + "/" + path
+
+
+def _text(observation: Any) -> str:
+    """An observation as text (a history message's content parts joined)."""
+    if isinstance(observation, list):
+        return "\n".join(p.get("text", "") for p in observation if isinstance(p, dict)
+                         and isinstance(p.get("text"), str))
+    return observation if isinstance(observation, str) else ""
+
+
 def _refused(observation: Any) -> str | None:
     """The tool's own message when the observation says it changed nothing."""
-    if isinstance(observation, list):  # a history message's content parts
-        observation = "\n".join(p.get("text", "") for p in observation if isinstance(p, dict)
-                                and isinstance(p.get("text"), str))
-    if not isinstance(observation, str):
+    observation = _text(observation)
+    if not observation:
         return None
     head = observation.lstrip()
     if head.startswith("OBSERVATION:"):

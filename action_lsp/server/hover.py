@@ -106,6 +106,9 @@ def _not_run(action: Action) -> str:
         return "Code to execute; action-lsp only checks it and never runs it."
     if action.kind is ActionKind.READ_FILE:
         return "Reads a file; nothing changes."
+    why = action.text("unchecked")  # a line edit its own transcript cannot confirm
+    if why:
+        return f"`{action.title}` is shown, not applied: {why}."
     return f"`{action.title}` changes no files; action-lsp never executes it."
 
 

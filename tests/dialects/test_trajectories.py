@@ -134,7 +134,7 @@ def test_swe_agent_0x_windowed_edits_use_the_open_file() -> None:
         ("open", ActionKind.READ_FILE, "calc.py"),
         ("edit", ActionKind.MODIFY_FILE, "calc.py"),
         ("edit", ActionKind.OTHER, "calc.py"),  # lint error: the tool undid it
-        ("edit", ActionKind.OTHER, "calc.py"),  # edit 6:6 ... end_of_edit: lines by number, not replayed
+        ("edit", ActionKind.OTHER, "calc.py"),  # edit 6:6 ... end_of_edit: line 6 never shown before it, not replayed
         ("create", ActionKind.CREATE_FILE, "reproduce.py"),
         ("insert", ActionKind.MODIFY_FILE, "reproduce.py"),
         ("python", ActionKind.COMMAND, None),
