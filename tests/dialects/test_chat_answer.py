@@ -235,26 +235,26 @@ def test_a_block_for_a_missing_file_creates_it(tmp_path: Path) -> None:
 def test_a_lazy_snippet_of_an_existing_file_is_never_written_whole(
     tmp_path: Path, placeholder: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Merged by syntax (function `a`, which the placeholder stands for, is kept), never
+    written as the whole file."""
     old = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n"
     root = _workspace(tmp_path, {"src/app.js": old})
     snippet = f"```js:src/app.js\n{placeholder}\n\nfunction b() {{\n  return 3;\n}}\n```\n"
-    assert _apply(tmp_path, root, snippet) == 1
-    assert (root / "src/app.js").read_text() == old
-    assert "[truncated-content]" in capsys.readouterr().err
-    # Not even forced: only a merge may apply it.
-    assert _apply(tmp_path, root, snippet, "--force") == 1
-    assert (root / "src/app.js").read_text() == old
-    assert "lazy snippet of src/app.js" in capsys.readouterr().err
+    assert _apply(tmp_path, root, snippet, "--write") == 0
+    assert (root / "src/app.js").read_text() == old.replace("return 2", "return 3")
 
 
-def test_html_and_python_placeholders_refuse_too(tmp_path: Path) -> None:
+def test_html_and_python_placeholders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A placeholder in a file with no grammar to place it is asked (`lazy-ambiguous`), even
+    forced; a Python one is merged."""
     root = _workspace(tmp_path, {"index.html": "<p>a</p>\n<p>b</p>\n", "app.py": "a = 1\nb = 2\n"})
     html = ASSISTANT + "**index.html**\n```html\n<!-- ... -->\n<p>c</p>\n```\n"
-    assert _apply(tmp_path, root, html, "--force") == 1
-    py = ASSISTANT + "```python\n# filepath: app.py\n# ... rest of the code unchanged ...\nb = 3\n```\n"
-    assert _apply(tmp_path, root, py, "--force") == 1
+    assert _apply(tmp_path, root, html, "--write", "--force") == 1
+    assert "[lazy-ambiguous]" in capsys.readouterr().err
     assert (root / "index.html").read_text() == "<p>a</p>\n<p>b</p>\n"
-    assert (root / "app.py").read_text() == "a = 1\nb = 2\n"
+    py = ASSISTANT + "```python\n# filepath: app.py\n# ... rest of the code unchanged ...\nb = 3\n```\n"
+    assert _apply(tmp_path, root, py, "--write") == 0
+    assert (root / "app.py").read_text() == "a = 1\nb = 3\n"
 
 
 # -- Aider's whole format -------------------------------------------------------------------
