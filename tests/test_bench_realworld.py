@@ -48,7 +48,7 @@ def test_every_committed_fixture_is_labelled_and_exists() -> None:
         if p.is_file() and p.name not in ("labels.toml", "README.md", "LICENSE")
     }
     assert labelled == on_disk
-    assert all(lb.expected >= 1 for lb in labels)
+    assert sum(lb.expected for lb in labels) > 0  # files without edits check precision only
 
 
 def test_a_file_scored_against_its_own_labels_is_perfect() -> None:
