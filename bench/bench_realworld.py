@@ -37,11 +37,14 @@ not whether the edit was found. A failed edit is one the agent was told failed (
 that is an error, Aider's "failed to match"): it must be found *and* shown failed
 (``Action.failure``), never offered as pending; found but not shown failed counts as found for
 recall and is reported in the ``failed`` column.
+A failed call that action-lsp reports as a non-file action carrying the failure (shown,
+never applied) counts as found and shown failed when it names a path and holds edit fields.
 
 Matching, per file: where labels give paths, a found action matches a labelled edit of the same
 class whose path is equal after normalization (``./`` dropped, ``\\`` as ``/``) or is a
 ``/``-suffix of the other (an absolute path in the session against the relative one a person
-writes, or the reverse); each labelled edit matches at most one found action. With counts only,
+writes, or the reverse); each labelled edit matches at most one found action, one with the same
+failed state first. With counts only,
 matches per class are ``min(labelled, found)``. Recall = matched / labelled; precision = matched
 / found (a found action that matches no label is a false action: an example read as an edit, an
 echo of a failed block, a pasted diff). Reports per format and overall (micro-averaged), the
@@ -189,7 +192,11 @@ def load_labels(path: Path) -> list[Label]:
 
 
 def found_edits(text: str) -> list[Edit]:
-    """The file actions action-lsp finds in ``text``, as :class:`Edit` values."""
+    """The file actions action-lsp finds in ``text``, as :class:`Edit` values.
+
+    A call the session says failed may be reported as a non-file action that carries the failure
+    (shown, never applied): it counts as a found edit, shown failed, when it names a path and
+    holds what an edit holds (content, or search/replace text)."""
     from action_lsp.dialects import file_view
     from action_lsp.document import analyze
 
@@ -197,22 +204,34 @@ def found_edits(text: str) -> list[Edit]:
     out = []
     starts = _line_starts(text)
     for action in analysis.actions:
+        line = _line(starts, action.span.start)
+        failed = action.failure is not None
         if not action.kind.is_file_action:
+            kind = _failed_edit_kind(action) if failed else None
+            if kind is not None:
+                out.append(Edit(kind, action.path, True, line))
             continue
         view = file_view(action)
         op = view.op if view is not None else action.kind.value.split("_")[0]
         if op == "mkdir" or op == "create_directory":
             continue
         path = view.path.value if view is not None else action.path
-        out.append(
-            Edit(
-                op,
-                str(path) if path is not None else None,
-                action.failure is not None,
-                _line(starts, action.span.start),
-            )
-        )
+        out.append(Edit(op, str(path) if path is not None else None, failed, line))
     return out
+
+
+_EDIT_FIELDS = ("search", "replace", "edits", "diff", "patch", "old_string", "new_string", "lines")
+
+
+def _failed_edit_kind(action: Any) -> str | None:
+    """The kind of edit a failed call that is no file action meant, or None for another call."""
+    if not action.path:
+        return None
+    if any(name in action.fields for name in _EDIT_FIELDS):
+        return "modify"
+    if "content" in action.fields:
+        return "write"
+    return None
 
 
 def _line_starts(text: str) -> list[int]:
@@ -273,7 +292,9 @@ def score(label: Label, found: Iterable[Edit]) -> FileResult:
         return result
     free = list(kept)
     for edit in label.edits:
-        hit = next((f for f in free if edit.fits(f.kind) and same_path(f.path, edit.path)), None)
+        fitting = [f for f in free if edit.fits(f.kind) and same_path(f.path, edit.path)]
+        # a failed label takes a found edit shown failed first, a succeeded one a found one that is not
+        hit = next((f for f in fitting if f.failed == edit.failed), fitting[0] if fitting else None)
         if hit is None:
             result.missed.append(edit)
             continue

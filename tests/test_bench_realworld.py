@@ -160,3 +160,59 @@ def test_the_run_over_the_committed_transcripts_reports_every_labelled_edit(
         assert len(f["missed"]) == f["expected"] - f["matched"]
         assert len(f["false"]) == f["found"] - f["matched"]
     assert set(report["formats"]) == {lb.format for lb in labels}
+
+
+def test_a_failed_call_counts_as_an_edit_shown_failed() -> None:
+    b = _bench()
+    records = [
+        {
+            "type": "assistant",
+            "sessionId": "s",
+            "cwd": "/w",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Edit",
+                        "input": {"file_path": "/w/a.py", "old_string": "a", "new_string": "b"},
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "t2",
+                        "name": "Read",
+                        "input": {"file_path": "/w/missing.py"},
+                    },
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "sessionId": "s",
+            "cwd": "/w",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "is_error": True,
+                        "content": "not found",
+                    },
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t2",
+                        "is_error": True,
+                        "content": "no file",
+                    },
+                ],
+            },
+        },
+    ]
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    found = b.found_edits(text)
+    assert [(e.kind, e.path, e.failed) for e in found] == [("modify", "a.py", True)]  # under cwd /w
+    label = b.Label(path="x", format="f", edits=[b.Edit("modify", "a.py", failed=True)])
+    s = b.score(label, found).score
+    assert (s.matched, s.failed_shown, s.expected_failed) == (1, 1, 1)
