@@ -89,7 +89,8 @@ SPECS = specs(
 )
 
 _SNIPPET_NOTE = (" For an existing file it may be the whole file or a snippet: a lazy snippet (a placeholder"
-                 " comment for unchanged code) is never written as the whole file.")
+                 " comment for unchanged code) or a fragment is merged into the file by syntax, written only"
+                 " when the merge is certain, never as the whole file.")
 _NOTES = {
     FENCE_INFO: "Chat answer: the fence's info string names the file (```lang:path, as Cursor writes it)." + _SNIPPET_NOTE,
     PATH_COMMENT: "Chat answer: the block's first line is a comment naming the file (not part of the content)." + _SNIPPET_NOTE,

@@ -35,4 +35,7 @@ async def test_hover_names_the_convention_and_the_effect(session: Session) -> No
     lazy = await _hover(session, uri, 8, 1)
     assert "**path-line** `src/old.js`" in lazy, lazy
     assert "line before the block" in lazy
-    assert "Cannot apply" in lazy and ("lazy snippet" in lazy or "truncated" in lazy or "stands for code" in lazy), lazy
+    assert "merged into the file by syntax" in lazy
+    # the effect: the merge, shown as a diff that keeps `a`
+    assert "(lazy snippet merged)" in lazy and "+function b() { return 2; }" in lazy, lazy
+    assert "-function a" not in lazy, lazy
