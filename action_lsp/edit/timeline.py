@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .chunked import ChunkedText
+
 StepOp = Literal["create", "write", "modify", "delete"]
 
 _WORD = re.compile(r"\w")
@@ -266,9 +268,16 @@ def _position(steps: Sequence[Step], f: _File, lines: Sequence[_Lines]) -> int:
 MAX_TRIES = 8
 
 
+#: Pairs beyond which a replay keeps its text in a :class:`ChunkedText` (each pair found by an
+#: index, and replaced in place, instead of searching and copying the whole text: issue 21).
+MANY_PAIRS = 16
+
+
 def _replays(steps: Sequence[Step], f: _File) -> bool:
     """Whether ``steps`` apply one after the other to the file (compared as :func:`_collapsed`
     texts: a quick replay, not the planner's)."""
+    if sum(len(step.pairs) for step in steps) >= MANY_PAIRS:
+        return _replays_indexed(steps, f)
     text: str | None = f.collapsed if f.text is not None else None
     for step in steps:
         if step.op in ("create", "write"):
@@ -290,6 +299,33 @@ def _replays(steps: Sequence[Step], f: _File) -> bool:
             elif s in text:
                 text = text.replace(s, r if not _blank(replace) else "\n", 1)
             elif _blank(replace) or r not in text:
+                return False
+    return True
+
+
+def _replays_indexed(steps: Sequence[Step], f: _File) -> bool:
+    """:func:`_replays` with the text in a :class:`ChunkedText` (the same answers)."""
+    text = ChunkedText(f.collapsed) if f.text is not None else None
+    for step in steps:
+        if step.op in ("create", "write"):
+            text = ChunkedText(_collapsed(step.content))
+            continue
+        if step.op == "delete":
+            if text is None:
+                return False
+            text = None
+            continue
+        for search, replace in step.pairs:
+            s, r = _collapsed(search), _collapsed(replace)
+            if text is None:
+                if not _blank(search):
+                    return False
+                text = ChunkedText(r)
+            elif _blank(search):
+                text.replace(len(text), len(text), r[1:])
+            elif (at := text.find(s)) >= 0:
+                text.replace(at, at + len(s), r if not _blank(replace) else "\n")
+            elif _blank(replace) or text.find(r) < 0:
                 return False
     return True
 
