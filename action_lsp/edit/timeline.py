@@ -88,6 +88,10 @@ class _File:
     text: str | None
     collapsed: str = ""
     cache: dict[str, bool] = field(default_factory=dict)
+    #: A chain of many pairs: the file (and its collapsed form) searched through an index
+    #: (:class:`ChunkedText`), each piece without reading the whole file (issue 21).
+    indexed: bool = False
+    _index: dict[str, ChunkedText] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.text is not None:
@@ -100,14 +104,24 @@ class _File:
         if self.has(search):
             return True
         one = search.strip()
-        return self.text is not None and bool(one) and "\n" not in one and one in self.text
+        return self.text is not None and bool(one) and "\n" not in one and self._in(one, self.text)
 
     def has(self, piece: str) -> bool:
         """Whether ``piece`` (non-blank) stands in the file, up to indentation and blank lines."""
         found = self.cache.get(piece)
         if found is None:
-            found = self.cache[piece] = self.text is not None and _collapsed(piece) in self.collapsed
+            found = self.cache[piece] = self.text is not None and self._in(_collapsed(piece), self.collapsed)
         return found
+
+    def _in(self, piece: str, whole: str) -> bool:
+        """``piece in whole`` (``whole``: the text or its collapsed form)."""
+        if not self.indexed or not piece:
+            return piece in whole
+        key = "collapsed" if whole is self.collapsed else "text"
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = ChunkedText(whole)
+        return index.find(piece) >= 0
 
 
 def _contains(outer: str, inner: str) -> bool:
@@ -194,7 +208,7 @@ def _unapplied(step: Step, f: _File) -> bool:
 
 def position(steps: Sequence[Step], text: str | None) -> int:
     """How many steps of the chain the file is past (see :func:`judge`)."""
-    return _position(steps, _File(text), [_Lines.of(x) for x in steps])
+    return _position(steps, _file(steps, text), [_Lines.of(x) for x in steps])
 
 
 def _only_removes(step: Step) -> bool:
@@ -330,10 +344,14 @@ def _replays_indexed(steps: Sequence[Step], f: _File) -> bool:
     return True
 
 
+def _file(steps: Sequence[Step], text: str | None) -> _File:
+    return _File(text, indexed=sum(len(step.pairs) for step in steps) >= MANY_PAIRS)
+
+
 def judge(steps: Sequence[Step], text: str | None) -> dict[int, Judgement]:
     """The history steps of a chain (by transcript index) on a file holding ``text`` (None:
     the file does not exist); every other step is pending."""
-    f = _File(text)
+    f = _file(steps, text)
     lines = [_Lines.of(x) for x in steps]
     at = _position(steps, f, lines)
     out: dict[int, Judgement] = {}
