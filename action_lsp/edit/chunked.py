@@ -10,8 +10,8 @@ Fenwick trees (an offset's chunk and line in O(log n)), and indexes every chunk 
 :data:`GRAM`-long substrings starting at every :data:`STEP`-th of its characters. Any
 occurrence of a text at least :data:`MIN_INDEXED` long holds one of those substrings at one of
 its first :data:`STEP` characters (the first indexed position at or after its start), so the
-chunks that hold one of the text's first :data:`STEP` substrings are the only places it can
-start near: :meth:`find` reads a window around each of them, which answers exactly what
+chunks that hold one of the text's first :data:`STEP` substrings (by their hashes: a collision
+only adds a chunk to read) are the only places it can start near: :meth:`find` reads a window around each of them, which answers exactly what
 ``str.find`` on the whole text answers (shorter texts, and texts whose substrings are in too
 many chunks, are searched in the whole text). An edit re-indexes the chunks it changed.
 """
@@ -101,8 +101,9 @@ class ChunkedText:
         self.lens = _Fenwick([len(c) for c in chunks])
         self.nls = _Fenwick([c.count("\n") for c in chunks])
         self.spaces: _Fenwick | None = None  # whitespace characters, once asked (spaces_before)
-        self.index: dict[str, set[int]] = {}
-        self.keys: dict[int, set[str]] = {}
+        #: The hash of each indexed gram: the chunk (or the chunks) holding it, by label.
+        self.index: dict[int, int | set[int]] = {}
+        self.keys: dict[int, set[int]] = {}
         follow = ""
         for slot in range(len(chunks) - 1, -1, -1):
             self._index(slot, chunks[slot] + follow[: GRAM - 1])
@@ -111,27 +112,36 @@ class ChunkedText:
     def _index(self, slot: int, body: str) -> None:
         """Index chunk ``slot`` (``body``: its text and the text after it, up to a gram)."""
         label = self.labels[slot]
-        keys = {body[p : p + GRAM] for p in range(0, min(len(self.chunks[slot]), len(body) - GRAM + 1), STEP)}
+        stop = min(len(self.chunks[slot]), len(body) - GRAM + 1)
+        keys = {hash(body[p : p + GRAM]) for p in range(0, stop, STEP)}
         old = self.keys.get(label)
         index = self.index
-        for gram in keys if old is None else keys - old:  # (an edit changes some of them)
-            held = index.get(gram)
+        for key in keys if old is None else keys - old:  # (an edit changes some of them)
+            held = index.get(key)
             if held is None:
-                index[gram] = {label}
+                index[key] = label  # most grams are in one chunk: no set for those
+            elif isinstance(held, int):
+                if held != label:
+                    index[key] = {held, label}
             else:
                 held.add(label)
         if old is not None:
             self._drop(label, old - keys)
         self.keys[label] = keys
 
-    def _drop(self, label: int, grams: set[str]) -> None:
+    def _drop(self, label: int, keys: set[int]) -> None:
         index = self.index
-        for gram in grams:
-            held = index.get(gram)
-            if held is not None:
-                held.discard(label)
-                if not held:
-                    del index[gram]
+        for key in keys:
+            held = index.get(key)
+            if held is None:
+                continue
+            if isinstance(held, int):
+                if held == label:
+                    del index[key]
+                continue
+            held.discard(label)
+            if len(held) == 1:
+                index[key] = next(iter(held))
 
     def _unindex(self, slot: int) -> None:
         label = self.labels[slot]
@@ -225,11 +235,15 @@ class ChunkedText:
         if size >= MIN_INDEXED:
             index = self.index
             for j in range(STEP):
-                held = index.get(sub[j : j + GRAM])
-                if held:
+                held = index.get(hash(sub[j : j + GRAM]))
+                if held is None:
+                    continue
+                if isinstance(held, int):
+                    candidates.add(held)
+                else:
                     candidates |= held
-                    if len(candidates) > MAX_CANDIDATES:
-                        break
+                if len(candidates) > MAX_CANDIDATES:
+                    break
         if size < MIN_INDEXED or len(candidates) > MAX_CANDIDATES:
             self.read += self.length - start
             return str(self).find(sub, start)
