@@ -2,6 +2,7 @@
 ``check``, ``apply`` (dry run) and the server's outline, each at two sizes, in a child process.
 
     .venv/bin/python bench/bench_commands.py [--n 2000] [--factor 10] [--only NAME ...] [--timeout 300]
+        [--commands "apply" "apply --write" "check" "parse" "server-check"]
 
 For every shape of ``DOCUMENTS`` (``parse``, ``check``, ``outline``) and ``WORKSPACES``
 (``apply`` dry run and ``--write``, ``check --root``, ``parse`` and the server's workspace checks
@@ -69,7 +70,8 @@ def run_child(command: str, args: list[str], timeout: float) -> tuple[float, int
     return got["cpu"], got["hwm"]
 
 
-def measure(n: int, factor: int, only: list[str], timeout: float) -> list[dict[str, object]]:
+def measure(n: int, factor: int, only: list[str], timeout: float,
+            commands: list[str] | None = None) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -88,6 +90,8 @@ def measure(n: int, factor: int, only: list[str], timeout: float) -> list[dict[s
             if only and name not in only:
                 continue
             for command in WORKSPACE_COMMANDS:
+                if commands and command not in commands:
+                    continue
                 argsets = []
                 for size in (n, factor * n):
                     ws = root / f"{name}-{size}-{command.replace(' ', '')}"
@@ -117,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--factor", type=int, default=10)
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--commands", nargs="*", default=[], help=f"of the workspace shapes: {', '.join(WORKSPACE_COMMANDS)}")
     args = ap.parse_args(argv)
-    rows = measure(args.n, args.factor, args.only, args.timeout)
+    rows = measure(args.n, args.factor, args.only, args.timeout, args.commands)
     return 1 if any(float(str(r["ratio"])) > 1.5 * args.factor for r in rows) else 0
 
 
