@@ -2,9 +2,11 @@
 ``check``, ``apply`` (dry run) and the server's outline, each at two sizes, in a child process.
 
     .venv/bin/python bench/bench_commands.py [--n 2000] [--factor 10] [--only NAME ...] [--timeout 300]
+        [--commands "apply" "apply --write" "check" "parse" "server-check"]
 
 For every shape of ``DOCUMENTS`` (``parse``, ``check``, ``outline``) and ``WORKSPACES``
-(``apply``: the transcript and the files it edits, written to a temporary directory) the report
+(``apply`` dry run and ``--write``, ``check --root``, ``parse`` and the server's workspace checks
+``server-check``: the transcript and the files it edits, written to a temporary directory) the report
 gives the CPU time of the command itself (import and start-up excluded) at ``n`` and
 ``factor * n``, their ratio (linear is the factor; the issue's bound is 1.5 times it, flagged
 above), and the child's peak RSS at the larger size. ``outline`` is what the server's
@@ -34,6 +36,11 @@ if command == "outline":
     lines = doc.lines
     for a in doc.analysis().actions:
         lines.range(a.span, "utf-16"), lines.range(a.name_span, "utf-16")
+elif command == "server-check":  # the server's workspace checks of an open transcript
+    from pathlib import Path
+    from action_lsp.edit import Workspace, workspace_diagnostics
+    doc = IncrementalDocument(open(args[0], encoding="utf-8").read())
+    workspace_diagnostics(doc.analysis().actions, Workspace(Path(args[2])))
 else:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:
@@ -44,6 +51,11 @@ cpu = time.process_time() - t0
 hwm = int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1])
 print(json.dumps({"cpu": cpu, "hwm": hwm}))
 """
+
+
+#: What runs on a workspace shape: ``apply`` (a dry run, and writing), ``check --root``,
+#: ``parse``, and the server's workspace checks of the open transcript.
+WORKSPACE_COMMANDS = ("apply", "apply --write", "check", "parse", "server-check")
 
 
 def run_child(command: str, args: list[str], timeout: float) -> tuple[float, int]:
@@ -58,7 +70,8 @@ def run_child(command: str, args: list[str], timeout: float) -> tuple[float, int
     return got["cpu"], got["hwm"]
 
 
-def measure(n: int, factor: int, only: list[str], timeout: float) -> list[dict[str, object]]:
+def measure(n: int, factor: int, only: list[str], timeout: float,
+            commands: list[str] | None = None) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -76,21 +89,24 @@ def measure(n: int, factor: int, only: list[str], timeout: float) -> list[dict[s
         for name, make in WORKSPACES.items():
             if only and name not in only:
                 continue
-            argsets = []
-            for size in (n, factor * n):
-                ws = root / f"{name}-{size}"
-                ws.mkdir()
-                transcript, files = make(size)
-                for rel, content in files.items():
-                    (ws / rel).write_text(content, encoding="utf-8")
-                (ws / "t.jsonl").write_text(transcript.replace("/w", str(ws)), encoding="utf-8")
-                argsets.append([str(ws / "t.jsonl"), "--root", str(ws)])
-            jobs.append((name, "apply", argsets))
+            for command in WORKSPACE_COMMANDS:
+                if commands and command not in commands:
+                    continue
+                argsets = []
+                for size in (n, factor * n):
+                    ws = root / f"{name}-{size}-{command.replace(' ', '')}"
+                    ws.mkdir()
+                    transcript, files = make(size)
+                    for rel, content in files.items():
+                        (ws / rel).write_text(content, encoding="utf-8")
+                    (ws / "t.jsonl").write_text(transcript.replace("/w", str(ws)), encoding="utf-8")
+                    argsets.append([str(ws / "t.jsonl"), "--root", str(ws), *command.split()[1:]])
+                jobs.append((name, command, argsets))
         print(f"| shape | command | n: CPU s | {factor}n: CPU s | ratio | peak RSS ({factor}n) |")
         print("|---|---|--:|--:|--:|--:|")
         for name, command, (small, big) in jobs:
-            a, _ = run_child(command, small, timeout)
-            b, rss = run_child(command, big, timeout)
+            a, _ = run_child(command.split()[0], small, timeout)
+            b, rss = run_child(command.split()[0], big, timeout)
             ratio = b / max(a, 1e-3)
             flag = " **superlinear**" if ratio > 1.5 * factor else ""
             shown = f"> {timeout:.0f}" if b == float("inf") else f"{b:.2f}"
@@ -105,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--factor", type=int, default=10)
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--commands", nargs="*", default=[], help=f"of the workspace shapes: {', '.join(WORKSPACE_COMMANDS)}")
     args = ap.parse_args(argv)
-    rows = measure(args.n, args.factor, args.only, args.timeout)
+    rows = measure(args.n, args.factor, args.only, args.timeout, args.commands)
     return 1 if any(float(str(r["ratio"])) > 1.5 * args.factor for r in rows) else 0
 
 

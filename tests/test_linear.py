@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from opcount import count_ops
@@ -202,8 +203,8 @@ def test_commands_on_whole_documents_grow_linearly(name: str, command: str, tmp_
 
 @pytest.mark.parametrize("name", sorted(WORKSPACES))
 def test_apply_of_many_edits_of_one_file_grows_linearly_in_python_work(name: str, tmp_path: Path) -> None:
-    """The Python work of ``apply`` (dry run) on n edits of one file. (Each edit still searches
-    the whole current file at C speed, which this count does not see: see docs/performance.md.)"""
+    """The Python work of ``apply`` (dry run) on n edits of one file. (The C-speed work on the
+    file's text, which this count does not see, is counted by the test below.)"""
     make = WORKSPACES[name]
     a = _command_ops("apply", make(N)[0], tmp_path, make(N)[1])
     b = _command_ops("apply", make(4 * N)[0], tmp_path, make(4 * N)[1])
@@ -232,3 +233,83 @@ def test_apply_of_many_edits_never_walks_every_earlier_edit(name: str, tmp_path:
     _command_ops("apply", transcript, tmp_path, files)
     assert checked, "the action's edits were not checked against each other"
     assert walked == []
+
+
+def _file_text_read(monkeypatch: pytest.MonkeyPatch, run: Any) -> int:
+    """The characters of a file's text that the edit engine reads whole or searches while
+    ``run()`` runs: every text located in (``locate`` searches it from its start, at C speed),
+    every line and byte count of a syntax-check point, every text the timeline's replay
+    searches and copies, every text built whole from its chunks, and what the chunked text's
+    searches read (``ChunkedText.read``). A ``str.find``/``count`` over the whole current text
+    per edit is what made n edits of one file take n squared time (issue 21)."""
+    from action_lsp.edit import chunked, plan, timeline
+    from action_lsp.syntax import reparse
+
+    read = [0]
+
+    def counted(fn: Any, size: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            read[0] += size(*args, **kwargs)
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(plan, "locate", counted(plan.locate, lambda text, *a, **k: len(text)))
+    monkeypatch.setattr(reparse, "_point", counted(reparse._point, lambda text, at: 2 * at))
+    replays = timeline._replays
+
+    def replays_size(steps: Any, f: Any) -> int:  # the str replay: a search and a copy a pair
+        pairs = sum(len(step.pairs) for step in steps)
+        return 0 if pairs >= timeline.MANY_PAIRS else 2 * len(f.collapsed) * pairs
+
+    monkeypatch.setattr(timeline, "_replays", counted(replays, replays_size))
+    build = chunked.ChunkedText.__str__
+    monkeypatch.setattr(chunked.ChunkedText, "__str__", counted(
+        build, lambda self: len(self) if self._flat is None else 0))
+    texts: list[Any] = []
+    init = chunked.ChunkedText.__init__
+
+    def kept(self: Any, text: str) -> None:
+        init(self, text)
+        texts.append(self)
+
+    monkeypatch.setattr(chunked.ChunkedText, "__init__", kept)
+    run()
+    return read[0] + sum(t.read for t in texts)
+
+
+@pytest.mark.parametrize("name", sorted(WORKSPACES))
+def test_apply_of_many_edits_of_one_file_reads_the_file_linearly(name: str, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each edit searched the whole current file for its text (and again for a second place),
+    counted the lines before it, and the syntax check and the timeline's replay did the same
+    again: 10x the edits took about 50x the time (issue 21). Each edit is now found through an
+    index of the current text (``edit/chunked.py``): the file's characters read grow like the
+    edits."""
+    make = WORKSPACES[name]
+
+    def read(n: int) -> int:
+        transcript, files = make(n)
+        return _file_text_read(monkeypatch, lambda: _command_ops("apply", transcript, tmp_path, files))
+
+    a, b = read(N), read(4 * N)
+    assert b / a <= MAX_RATIO, f"{name}: {a} characters read at n={N}, {b} at {4 * N} ({b / a:.1f}x)"
+
+
+def test_the_file_text_meter_sees_the_edits_searched_in_the_whole_text(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The meter above is not blind: with the index turned off (every action below the
+    thresholds: the straightforward ``str`` code), n edits read the file n times."""
+    from action_lsp.edit import plan, timeline
+    from action_lsp.syntax import reparse
+
+    monkeypatch.setattr(plan, "MANY_EDITS", 10**9)
+    monkeypatch.setattr(reparse, "MANY_EDITS", 10**9)
+    monkeypatch.setattr(timeline, "MANY_PAIRS", 10**9)
+    make = WORKSPACES["multiedit-one-file"]
+
+    def read(n: int) -> int:
+        transcript, files = make(n)
+        return _file_text_read(monkeypatch, lambda: _command_ops("apply", transcript, tmp_path, files))
+
+    a, b = read(N), read(4 * N)
+    assert b / a > 12

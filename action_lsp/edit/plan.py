@@ -41,6 +41,7 @@ from .locate import (
     locate,
     strip_line_numbers,
 )
+from .many import MANY_EDITS, ManyEdits
 from .onecall import rewritten, search_in_replacement
 from .timeline import Judgement, Step, judge, layout_only
 from .workspace import FileText, PathProblem, ReadProblem, Target, Workspace
@@ -586,18 +587,37 @@ class _Planner:
         # text the ones before it left.
         in_original = self.rules.in_original and len(pairs) > 1
         owners: list[int] = []  # the edit (index into pairs) each of `edits` belongs to
+        # Many edits of one file: its text kept in a ManyEdits (`text` then stands for it only
+        # after `as_str()`), so that an edit found verbatim once costs its own size, not the file's.
+        many = ManyEdits(text) if text is not None and len(pairs) >= MANY_EDITS else None
+
+        def as_str() -> str | None:
+            nonlocal text
+            if many is not None:
+                text = many.text
+            return text
 
         def put(k: int, s: int, e: int, t: str) -> None:
             nonlocal text
             edits.append((s, e, t))
             owners.append(k)
-            if not in_original:
+            if in_original:
+                return
+            if many is not None:
+                many.replace(s, e, t)
+            else:
                 text = t if text is None else text[:s] + t + text[e:]
 
         for k, (search, replace, s_span, r_span) in enumerate(pairs):
             edit = action.edits[k] if k < len(action.edits) else None
             line = edit.line if edit is not None else None
             start = 0
+            chosen = self.choices.get((index, k))
+            plain = (many is not None and bool(search) and chosen is None
+                     and not (edit is not None and (edit.anchors or edit.at_end or edit.replace_all
+                                                    or (edit.count or 0) > 1)))
+            if not plain:
+                as_str()
             if edit is not None and text is not None:
                 if edit.after_previous:
                     start = floor
@@ -640,7 +660,8 @@ class _Planner:
                 raise ActionFailed(_diag("file-not-found", msg, path_span), msg)
             hint = line  # the agent's own line hint (Roo's :start_line:), if it gave one
             numbered = strip_line_numbers(search)  # O(search): asked first, the file only if it has prefixes
-            if numbered is not None and search in text:
+            if numbered is not None and (many.chunked.find(search) >= 0 if plain and many is not None
+                                         else search in text):
                 numbered = None
             bare = strip_line_numbers(replace, counting=False) if numbered is not None else None
             # Stripped when the replacement has the prefixes on every line or on none; one
@@ -657,8 +678,13 @@ class _Planner:
                 ))
                 already += 1
                 continue
-            found = locate(text, search, path=rel, line_hint=hint, start=start)
-            chosen = self.choices.get((index, k))
+            found: Located | Refused | None = (
+                many.exact(search, start) if plain and many is not None and search else None)
+            if found is None:
+                plain = False
+                if many is not None:
+                    text = many.text
+                found = locate(text, search, path=rel, line_hint=hint, start=start)
             if chosen is not None:
                 found = _choose(found, chosen, rel, text, s_span)
             where = {"action": index, "edit": k}
@@ -688,14 +714,17 @@ class _Planner:
                     continue
                 d = _question(found, rel, text, s_span, where)
                 raise ActionFailed(d, d.message)
-            if _contains(replace, search) and _present(text, replace, rel, within=found):
+            if (_contains(replace, search)
+                    and not (plain and many is not None and many.absent(replace))
+                    and _present(as_str() or "", replace, rel, within=found)):
                 outcome.diagnostics.append(_diag(
                     "applied", f"the replacement is already in {rel}", s_span
                 ))
                 already += 1
                 continue
             new_piece = found.replacement(replace)
-            if text[found.start : found.end] == new_piece:
+            if (many.slice(found.start, found.end) if plain and many is not None
+                    else text[found.start : found.end]) == new_piece:
                 outcome.diagnostics.append(_diag(
                     "noop-edit", f"the replacement is already in {rel}; nothing changes", r_span
                 ))
@@ -720,16 +749,21 @@ class _Planner:
             strategies.append(found.describe())
             if search:  # an append (no old lines) does not move on (as in Codex)
                 floor = found.start + len(new_piece)
+        as_str()
         if already == len(pairs) and any(d.code == "applied" for d in outcome.diagnostics):
             outcome.applied = True
         if not edits:
             return
         if len(pairs) > 1:
             edits = self.one_call(edits, owners, pairs, rel, in_original)
-            if in_original:
-                text = state.text or ""
-                for s, e, t in edits:
-                    text = text[:s] + t + text[e:]
+            if in_original:  # the edits, last first, disjoint: the text built once
+                old, pieces, pos = state.text or "", [], 0
+                for s, e, t in reversed(edits):
+                    pieces.append(old[pos:s])
+                    pieces.append(t)
+                    pos = e
+                pieces.append(old[pos:])
+                text = "".join(pieces)
         if self.final_newline and text and not text.endswith(("\n", "\r")):
             # The agent's tool ends every file it changes with a line break (Codex's does).
             edits.append((len(text), len(text), _newline_of(state)))

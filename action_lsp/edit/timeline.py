@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .chunked import ChunkedText
+
 StepOp = Literal["create", "write", "modify", "delete", "merge"]
 
 _WORD = re.compile(r"\w")
@@ -88,6 +90,10 @@ class _File:
     collapsed: str = ""
     cache: dict[str, bool] = field(default_factory=dict)
     merges: dict[int, tuple[bool | None, bool]] = field(default_factory=dict)
+    #: A chain of many pairs: the file (and its collapsed form) searched through an index
+    #: (:class:`ChunkedText`), each piece without reading the whole file (issue 21).
+    indexed: bool = False
+    _index: dict[str, ChunkedText] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.text is not None:
@@ -100,14 +106,24 @@ class _File:
         if self.has(search):
             return True
         one = search.strip()
-        return self.text is not None and bool(one) and "\n" not in one and one in self.text
+        return self.text is not None and bool(one) and "\n" not in one and self._in(one, self.text)
 
     def has(self, piece: str) -> bool:
         """Whether ``piece`` (non-blank) stands in the file, up to indentation and blank lines."""
         found = self.cache.get(piece)
         if found is None:
-            found = self.cache[piece] = self.text is not None and _collapsed(piece) in self.collapsed
+            found = self.cache[piece] = self.text is not None and self._in(_collapsed(piece), self.collapsed)
         return found
+
+    def _in(self, piece: str, whole: str) -> bool:
+        """``piece in whole`` (``whole``: the text or its collapsed form)."""
+        if not self.indexed or not piece:
+            return piece in whole
+        key = "collapsed" if whole is self.collapsed else "text"
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = ChunkedText(whole)
+        return index.find(piece) >= 0
 
 
 def _contains(outer: str, inner: str) -> bool:
@@ -216,7 +232,7 @@ def _unapplied(step: Step, f: _File) -> bool:
 
 def position(steps: Sequence[Step], text: str | None) -> int:
     """How many steps of the chain the file is past (see :func:`judge`)."""
-    return _position(steps, _File(text), [_Lines.of(x) for x in steps])
+    return _position(steps, _file(steps, text), [_Lines.of(x) for x in steps])
 
 
 def _only_removes(step: Step) -> bool:
@@ -290,9 +306,16 @@ def _position(steps: Sequence[Step], f: _File, lines: Sequence[_Lines]) -> int:
 MAX_TRIES = 8
 
 
+#: Pairs beyond which a replay keeps its text in a :class:`ChunkedText` (each pair found by an
+#: index, and replaced in place, instead of searching and copying the whole text: issue 21).
+MANY_PAIRS = 16
+
+
 def _replays(steps: Sequence[Step], f: _File) -> bool:
     """Whether ``steps`` apply one after the other to the file (compared as :func:`_collapsed`
     texts: a quick replay, not the planner's)."""
+    if sum(len(step.pairs) for step in steps) >= MANY_PAIRS:
+        return _replays_indexed(steps, f)
     text: str | None = f.collapsed if f.text is not None else None
     for step in steps:
         if step.op == "merge":
@@ -320,10 +343,41 @@ def _replays(steps: Sequence[Step], f: _File) -> bool:
     return True
 
 
+def _replays_indexed(steps: Sequence[Step], f: _File) -> bool:
+    """:func:`_replays` with the text in a :class:`ChunkedText` (the same answers)."""
+    text = ChunkedText(f.collapsed) if f.text is not None else None
+    for step in steps:
+        if step.op in ("create", "write"):
+            text = ChunkedText(_collapsed(step.content))
+            continue
+        if step.op == "delete":
+            if text is None:
+                return False
+            text = None
+            continue
+        for search, replace in step.pairs:
+            s, r = _collapsed(search), _collapsed(replace)
+            if text is None:
+                if not _blank(search):
+                    return False
+                text = ChunkedText(r)
+            elif _blank(search):
+                text.replace(len(text), len(text), r[1:])
+            elif (at := text.find(s)) >= 0:
+                text.replace(at, at + len(s), r if not _blank(replace) else "\n")
+            elif _blank(replace) or text.find(r) < 0:
+                return False
+    return True
+
+
+def _file(steps: Sequence[Step], text: str | None) -> _File:
+    return _File(text, indexed=sum(len(step.pairs) for step in steps) >= MANY_PAIRS)
+
+
 def judge(steps: Sequence[Step], text: str | None) -> dict[int, Judgement]:
     """The history steps of a chain (by transcript index) on a file holding ``text`` (None:
     the file does not exist); every other step is pending."""
-    f = _File(text)
+    f = _file(steps, text)
     lines = [_Lines.of(x) for x in steps]
     at = _position(steps, f, lines)
     out: dict[int, Judgement] = {}

@@ -18,6 +18,9 @@ from tree_sitter import Point, Tree
 
 from action_lsp.syntax.languages import Lang
 
+#: Edits beyond which :meth:`Reparse.after` parses the text after them in full.
+MANY_EDITS = 16
+
 
 def _bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
@@ -57,6 +60,10 @@ class Reparse:
     def after(self, before: str, edits: Sequence[tuple[int, int, str]], after: str) -> bool:
         """Whether ``after`` -- ``before`` with ``edits`` applied in order, each ``(start, end,
         text)`` in indices of the text the ones before it left -- has a syntax error."""
+        if len(edits) > MANY_EDITS:
+            # Each edit's place counted in a text rebuilt after every edit: N edits of a long
+            # file cost N times its length (issue 21). One parse of the whole text instead.
+            return self.has_error(after)
         self.has_error(before)
         assert self._tree is not None
         tree, current = self._tree, before
