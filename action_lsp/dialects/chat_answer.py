@@ -118,6 +118,8 @@ _NAMES = frozenset({
 
 # ```lang:path -- the language word, a colon, the path (nothing after it but blanks).
 _INFO = re.compile(rf"(?P<lang>[A-Za-z][\w+#.\-]*):(?P<path>{_PATH})[ \t]*$")
+# ````python {src/app.py} -- CodeCompanion's answers since December 2025: the path in braces.
+_INFO_BRACED = re.compile(rf"(?P<lang>[A-Za-z][\w+#.\-]*)[ \t]+\{{(?P<path>{_PATH})\}}[ \t]*$")
 # A first-line comment: its opener, its text, its closer.
 _OPEN = r"(?://+|#+|--|;+|%+|/\*+|\{/\*+|<!--)"
 _KEYED = re.compile(
@@ -144,22 +146,25 @@ _ROLE_LINE = (
     r"|#{1,3}[ \t]+(?:[^\w\s`*]{1,4}[ \t]*)?\**(?P<head>[A-Za-z][A-Za-z ]{0,20}?)\**[ \t]*(?:\([^\r\n]{0,80}\))?:?[ \t]*(?=\r|\n|\Z)"
     r"|\*\*(?P<bold>[A-Za-z][A-Za-z ]{0,20}?)(?::\*\*|\*\*[ \t]*:)"
     r"|(?P<plain>User|Human|Assistant|AI|ChatGPT|Claude|Copilot|Gemini|Model)[ \t]*:"
+    r"|(?P<emoji>\U0001F916|\U0001F99C|\U0001F4AC|\U0001F5E8)\ufe0f?:"  # gp.nvim / parrot.nvim turns
     r")"
 )
 # Searched from the line break before (a pattern that starts with a character class lets `re`
 # skip ahead; a look-behind for the line start made it try every position: 2.5x slower on a
 # 4 MB Aider history); the text's first line is matched on its own.
-_ROLE = re.compile(r"[\r\n](?=[_#*UHACGM])" + _ROLE_LINE)
+_ROLE = re.compile(r"[\r\n](?=[_#*UHACGM\U0001F916\U0001F99C\U0001F4AC\U0001F5E8])" + _ROLE_LINE)
 _ROLE_AT_START = re.compile(_ROLE_LINE)
 # The role words of each form: a heading or a bare word is everyday documentation too
 # (``## Claude Desktop``, ``## Model``), so only the unmistakable ones count there.
 _ASSISTANT = {
     "spec": frozenset({"assistant", "agent", "cursor", "copilot", "claude", "ai"}),
-    "head": frozenset({"assistant", "chatgpt", "ai assistant"}),
+    "head": frozenset({"assistant", "chatgpt", "ai assistant", "codecompanion"}),
+    # gp.nvim's `🤖:[agent]` and parrot.nvim's `🦜:[agent]` answers (`💬:` / `🗨:` are the user's)
+    "emoji": frozenset({"\U0001F916", "\U0001F99C"}),
     "bold": frozenset({"assistant", "chatgpt", "claude", "copilot", "gemini", "ai"}),
     "plain": frozenset({"assistant", "chatgpt", "claude", "copilot", "gemini", "ai"}),
 }
-_USER = frozenset({"user", "human", "you", "me"})
+_USER = frozenset({"user", "human", "you", "me", "\U0001F4AC", "\U0001F5E8"})
 # What only an Aider history holds: its header, its own output lines, and its user lines, which
 # it ends with two spaces (a Markdown line break).
 _AIDER_LINE = (
@@ -390,6 +395,8 @@ class ChatAnswer(Dialect):
             return False
         if ":" in info and (m := _INFO.match(info)) is not None:
             return _names_file(m.group("path"))
+        if "{" in info and (m := _INFO_BRACED.match(info)) is not None:
+            return _names_file(m.group("path"))
         if body_start < len(text) and text[body_start] in " \t/#-;%<{":
             if (m := _KEYED.match(text, body_start)) is not None:
                 return _names_file(m.group("path"))
@@ -425,7 +432,8 @@ class ChatAnswer(Dialect):
         prev = _prev_line(t, fence.start)
         if prev is not None and (exported := self._exported(ctx, fence, prev, body_end, end)) is not None:
             return exported
-        if (m := _INFO.match(fence.info)) is not None and fence.info == fence.word:
+        if ((m := _INFO.match(fence.info)) is not None and fence.info == fence.word) or (
+                "{" in fence.info and (m := _INFO_BRACED.match(fence.info)) is not None):
             at = fence.word_span.start + m.start("path")
             path = Span(at, at + len(m.group("path")))
             kind = FENCE_INFO
