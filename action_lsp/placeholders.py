@@ -76,9 +76,16 @@ def is_placeholder(line: str) -> bool:
     for the rules, the plan and the merge: by these patterns or by the merge's
     (:func:`action_lsp.edit.placeholders.placeholder_text`), so that a block the merge takes for
     a lazy snippet is never written whole, and the other way round."""
+    body = line.lstrip(" \t")
+    if not body or body[0] not in _OPENERS:
+        return False  # no comment: most lines of code (a cheap test, before either pattern)
     from .edit.placeholders import own_placeholder_text
 
     return comment_says(line) is not None or own_placeholder_text(line.rstrip("\r\n")) is not None
+
+
+#: The first characters of a comment, by either module's patterns (``'``: Visual Basic).
+_OPENERS = frozenset("/#{<-;*%'")
 
 
 def placeholder_lines(value: str) -> Iterator[tuple[int, int]]:
