@@ -313,3 +313,20 @@ def test_the_file_text_meter_sees_the_edits_searched_in_the_whole_text(tmp_path:
 
     a, b = read(N), read(4 * N)
     assert b / a > 12
+
+
+def test_many_edits_of_a_crlf_file_by_lf_search_texts_read_it_linearly(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose line breaks are CRLF, edited by a MultiEdit whose search texts have LF
+    ones (as a transcript carries them): each edit was found by normalising the whole text's
+    line endings, per edit -- n squared again. The CRLF form of the search text is now found
+    through the index, where the normalised one would be found."""
+    make = WORKSPACES["multiedit-one-file"]
+
+    def read(n: int) -> int:
+        transcript, files = make(n)
+        crlf = {rel: body.replace("\n", "\r\n") for rel, body in files.items()}
+        return _file_text_read(monkeypatch, lambda: _command_ops("apply", transcript, tmp_path, crlf))
+
+    a, b = read(N), read(4 * N)
+    assert b / a <= MAX_RATIO, f"{a} characters read at n={N}, {b} at {4 * N} ({b / a:.1f}x)"

@@ -35,6 +35,8 @@ class ManyEdits:
         #: The text without its whitespace (``_SPACE`` removes characters one by one, so an
         #: edit of the text is an edit of it), made when first asked.
         self._bare: ChunkedText | None = None
+        #: Whether every line break is CRLF (None: not read yet; see _crlf_only).
+        self._crlf: bool | None = None
 
     @property
     def text(self) -> str:
@@ -49,13 +51,38 @@ class ManyEdits:
         otherwise (not found, or found twice: ask the whole text)."""
         chunked = self.chunked
         pos = chunked.find(search, start)
-        if pos < 0 or chunked.find(search, pos + 1) >= 0:
+        if pos < 0:
+            return self._exact_crlf(search, start)
+        if chunked.find(search, pos + 1) >= 0:
             return None
         newline = chunked.newline_near(pos, start)
         if newline is None:
             return None
         return Located(pos, pos + len(search), "exact", ReplacementTransform(newline=newline),
                        chunked.line_of(pos) + 1)
+
+    def _exact_crlf(self, search: str, start: int) -> Located | None:
+        """The exact strategy's second try -- line endings normalised on both sides -- for a
+        file whose every line break is CRLF and a search text with LF ones: there, the search
+        text with CRLF line breaks is found once in the text exactly where the normalised one
+        is found once in the normalised text (None: ask the whole text)."""
+        if start or "\n" not in search or "\r" in search or not self._crlf_only():
+            return None
+        needle = search.replace("\n", "\r\n")
+        chunked = self.chunked
+        pos = chunked.find(needle)
+        if pos < 0 or chunked.find(needle, pos + 1) >= 0:
+            return None
+        return Located(pos, pos + len(needle), "exact", ReplacementTransform(newline="\r\n"),
+                       chunked.line_of(pos) + 1)
+
+    def _crlf_only(self) -> bool:
+        """Does every line break of the text end in CRLF? Read once, then kept current by
+        :meth:`replace` (which looks only around what it changed)."""
+        if self._crlf is None:
+            text = self.text
+            self._crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+        return self._crlf
 
     def absent(self, replace: str) -> bool:
         """Whether ``replace`` is surely not in the text, even up to whitespace (what
@@ -74,4 +101,12 @@ class ManyEdits:
             bare_b = bare_a + len(_squeezed(chunked.slice(a, b)))
             self._bare.replace(bare_a, bare_b, _squeezed(new))
         chunked.replace(a, b, new)
+        if self._crlf:
+            # A lone LF can appear only in what was written or right after it; the character
+            # before it (kept as it was) is read as what may precede a written LF.
+            lo = max(0, a - 1)
+            around = chunked.slice(lo, a + len(new) + 1)
+            if lo < a and around.startswith("\n"):
+                around = around[1:]  # an LF before the edit: unchanged, and a CRLF's
+            self._crlf = around.count("\n") == around.count("\r\n")
 

@@ -223,3 +223,20 @@ def test_the_indexed_path_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     seen = _both(tmp_path, monkeypatch, {"a.py": text}, call, 10**9)
     assert seen[0][0][0] is True
     assert found and set(found) == {"index"}
+
+
+def test_a_crlf_file_is_searched_through_the_index_until_an_edit_leaves_a_lone_lf() -> None:
+    """The CRLF form of an LF search text is found through the index only while every line
+    break of the text is CRLF: once an edit leaves a lone LF, the whole text is asked (where
+    the normalised search may also match at that LF)."""
+    from action_lsp.edit.locate import locate
+    from action_lsp.edit.many import ManyEdits
+
+    text = "".join(f"v{i} = {i}\r\n" for i in range(40))
+    many = ManyEdits(text)
+    found = many.exact("v7 = 7\nv8 = 8\n")
+    assert found is not None and found == locate(text, "v7 = 7\nv8 = 8\n")
+    at = text.index("v3 = 3\r\n")
+    many.replace(at + 6, at + 8, "\n")  # `v3 = 3` now ends with a lone LF
+    assert many.exact("v7 = 7\nv8 = 8\n") is None
+    assert many.exact("v3 = 3\nv4 = 4\n") is None
