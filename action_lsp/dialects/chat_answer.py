@@ -77,7 +77,11 @@ _FIELDS = (
     req("path", text(), "the file the block names"),
     req("content", text(), "the block's code (without a path comment)", empty_ok=True),
 )
+#: CopilotChat.nvim's ```lang path=... start_line=N end_line=M: lines named by number only.
+REPLACE_LINES = "replace-lines"
 SPECS = specs(
+    ActionSpec(REPLACE_LINES, ActionKind.OTHER, (*_FIELDS, req("lines", text(), "the lines it replaces (`first-last`)")),
+               "CopilotChat.nvim's code block for lines of a file by number (path=... start_line=N end_line=M): shown, never applied."),
     ActionSpec(FENCE_INFO, ActionKind.WRITE_FILE, _FIELDS,
                "A code block whose info string names its file (```lang:path, Cursor): the whole file or a snippet of it."),
     ActionSpec(PATH_COMMENT, ActionKind.WRITE_FILE, _FIELDS,
@@ -92,6 +96,8 @@ _SNIPPET_NOTE = (" For an existing file it may be the whole file or a snippet: a
                  " comment for unchanged code) or a fragment is merged into the file by syntax, written only"
                  " when the merge is certain, never as the whole file.")
 _NOTES = {
+    REPLACE_LINES: ("CopilotChat.nvim's block for lines of a file by number (path=, start_line=, end_line=): "
+                    "it does not say what the lines held, so it is shown, never applied; apply it in CopilotChat."),
     FENCE_INFO: "Chat answer: the fence's info string names the file (```lang:path, as Cursor writes it)." + _SNIPPET_NOTE,
     PATH_COMMENT: "Chat answer: the block's first line is a comment naming the file (not part of the content)." + _SNIPPET_NOTE,
     PATH_LINE: "Chat answer: the path stands on the line before the block, in an assistant turn." + _SNIPPET_NOTE,
@@ -120,6 +126,9 @@ _NAMES = frozenset({
 _INFO = re.compile(rf"(?P<lang>[A-Za-z][\w+#.\-]*):(?P<path>{_PATH})[ \t]*$")
 # ````python {src/app.py} -- CodeCompanion's answers since December 2025: the path in braces.
 _INFO_BRACED = re.compile(rf"(?P<lang>[A-Za-z][\w+#.\-]*)[ \t]+\{{(?P<path>{_PATH})\}}[ \t]*$")
+# ```lua path=src/x.lua start_line=3 end_line=9 -- CopilotChat.nvim's edit blocks.
+_INFO_LINES = re.compile(
+    rf"(?P<lang>[A-Za-z][\w+#.\-]*)[ \t]+path=(?P<path>{_PATH})[ \t]+start_line=(?P<a>\d+)[ \t]+end_line=(?P<b>\d+)[ \t]*$")
 # A first-line comment: its opener, its text, its closer.
 _OPEN = r"(?://+|#+|--|;+|%+|/\*+|\{/\*+|<!--)"
 _KEYED = re.compile(
@@ -397,6 +406,8 @@ class ChatAnswer(Dialect):
             return _names_file(m.group("path"))
         if "{" in info and (m := _INFO_BRACED.match(info)) is not None:
             return _names_file(m.group("path"))
+        if "path=" in info and (m := _INFO_LINES.match(info)) is not None:
+            return _names_file(m.group("path"))
         if body_start < len(text) and text[body_start] in " \t/#-;%<{":
             if (m := _KEYED.match(text, body_start)) is not None:
                 return _names_file(m.group("path"))
@@ -432,6 +443,19 @@ class ChatAnswer(Dialect):
         prev = _prev_line(t, fence.start)
         if prev is not None and (exported := self._exported(ctx, fence, prev, body_end, end)) is not None:
             return exported
+        if "path=" in fence.info and (m := _INFO_LINES.match(fence.info)) is not None:
+            # Lines by number, without what they held: nothing to check them against.
+            at = fence.word_span.start
+            span = Span(fence.start, end)
+            fields = {
+                "path": Field("path", m.group("path"), Span(at + m.start("path"), at + m.end("path"))),
+                "lines": Field("lines", f"{m.group('a')}-{m.group('b')}", Span(at + m.start("a"), at + m.end("b"))),
+                "content": Field("content", t[fence.body_start:body_end], Span(fence.body_start, body_end), None,
+                                 SourceMap.verbatim(fence.body_start, body_end)),
+            }
+            action = Action(self.name, REPLACE_LINES, ActionKind.OTHER, span, fence.opener_span, fields,
+                            group=span, group_label="chat answer")
+            return Construct(span, [action], lookahead=end)
         if ((m := _INFO.match(fence.info)) is not None and fence.info == fence.word) or (
                 "{" in fence.info and (m := _INFO_BRACED.match(fence.info)) is not None):
             at = fence.word_span.start + m.start("path")

@@ -153,9 +153,16 @@ def test_codecompanion_path_line_in_its_answer_turn_is_read() -> None:
     assert _actions(CC_PATH_LINE) == [("src/helpers.py", "chat-answer")]
 
 
-@pytest.mark.xfail(reason="chat-answer does not read CopilotChat's `lang path=... start_line=N end_line=M` fence info", strict=False)
-def test_copilotchat_path_attribute_is_read() -> None:
-    assert [p for p, _d in _actions(COPILOT_PATH_ATTR)] == ["src/helpers.py"]
+def test_copilotchat_path_attribute_is_shown_never_applied(tmp_path: Path) -> None:
+    """CopilotChat's `path=... start_line=N end_line=M` names lines by number only: read (its
+    path and lines), shown, never a file action (nothing says what the lines held)."""
+    analysis = analyze(COPILOT_PATH_ATTR, DialectSet([d for d in ALL if d.default_enabled]))
+    (action,) = analysis.actions
+    assert (action.type, action.path, action.text("lines")) == ("replace-lines", "src/helpers.py", "1-2")
+    assert not action.kind.is_file_action
+    root = _workspace(tmp_path)
+    _apply(tmp_path, root, COPILOT_PATH_ATTR)
+    assert not (root / "src" / "helpers.py").exists()
 
 
 @pytest.mark.parametrize("text", [GP_PATH_LINE, PARROT_PATH_LINE], ids=["gp", "parrot"])
