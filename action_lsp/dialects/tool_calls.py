@@ -381,8 +381,11 @@ def _said_value(v: dict[str, Any]) -> bool:
 
 
 _CLINE_RESULT = re.compile(r"\[(\w+)(?: for '[^'\r\n]*')?\] Result:")
-#: How Cline's results say a call was not carried out (formatResponse.toolDenied, toolError, ...).
-_CLINE_FAILURES = ("The user denied this operation", "The tool execution failed", "[ERROR]", "Error:")
+#: How Cline's results say a call was not carried out (formatResponse.toolDenied, toolError, ...),
+#: and Roo's and Kilo's refused ``apply_diff`` (``Unable to apply diff to file: ...`` with its
+#: ``<error_details>``, the multi-file form's bare ``<error_details>``, unparsable XML).
+_CLINE_FAILURES = ("The user denied this operation", "The tool execution failed", "[ERROR]", "Error:",
+                   "Unable to apply diff to file", "<error_details>", "Failed to parse apply_diff XML")
 _CWD_LINE = re.compile(r"# Current Working Directory \(([^)\r\n]+)\)")
 
 

@@ -329,6 +329,34 @@ def test_cline_windows_paths_map_into_the_recorded_working_directory() -> None:
     assert next(d.message for d in a.diagnostics if d.code == "absolute-path").startswith("`D:\\Other")
 
 
+def test_roo_and_kilo_apply_diff_failures_answered_by_text_are_failed() -> None:
+    """Roo Code and Kilo Code answer a refused ``apply_diff`` with text that names no denial:
+    ``Unable to apply diff to file: ...`` then ``<error_details>``, a bare ``<error_details>``
+    (the multi-file form), or ``Failed to parse apply_diff XML``; each such call is shown
+    failed, never offered. The shapes are the ones of a real Kilo Code task
+    (aaronvstory/email-management-tool, ``kilo_code_task_oct-11-2025_12-48-17-pm.md``)."""
+    diff = "<<<<<<< SEARCH\n:start_line:1\n-------\nimport os\n=======\nimport os\nimport re\n>>>>>>> REPLACE"
+    answers = [
+        "Unable to apply diff to file: c:\\claude\\app\\tests\\conftest.py\n\n<error_details>\n"
+        "No sufficiently similar match found at line: 1 (99% similar, needs 100%)\n</error_details>",
+        "<error_details>\nDiff 1 failed for file: tests/conftest.py\nError: No sufficiently similar match "
+        "found at line: 1 (99% similar, needs 100%)\n</error_details>",
+        "Failed to parse apply_diff XML. This usually means:\n1. The XML structure is malformed or incomplete",
+        "<file_write_result>\n<path>tests/conftest.py</path>\n<operation>modified</operation>\n</file_write_result>",
+    ]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "<task>fix</task>"}]}]
+    for n, answer in enumerate(answers, 1):
+        messages.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": "apply_diff",
+             "input": {"path": "tests/conftest.py", "diff": diff}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "text", "text": f"[apply_diff for 'tests/conftest.py'] Result:\n{answer}"}]})
+    a = analyze(_line(messages))
+    assert [x.kind for x in a.actions] == [ActionKind.OTHER] * 3 + [ActionKind.MODIFY_FILE]
+    assert [x.failure is not None for x in a.actions] == [True, True, True, False]
+    assert [v[:2] for v in _views(a.actions)] == [("modify", "tests/conftest.py")]
+
+
 def test_older_cline_and_roo_write_their_xml_tools_inside_text_blocks() -> None:
     """Before native tool calls, Cline and Roo Code wrote the XML tools in the assistant's text:
     they are read by the markdown dialects, their ranges mapped through the JSON escapes."""
