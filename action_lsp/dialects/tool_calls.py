@@ -386,6 +386,24 @@ _CLINE_RESULT = re.compile(r"\[(\w+)(?: for '[^'\r\n]*')?\] Result:")
 #: ``<error_details>``, the multi-file form's bare ``<error_details>``, unparsable XML).
 _CLINE_FAILURES = ("The user denied this operation", "The tool execution failed", "[ERROR]", "Error:",
                    "Unable to apply diff to file", "<error_details>", "Failed to parse apply_diff XML")
+#: How Copilot Chat answers a call it refused (``ERROR while calling tool: Invalid input path ...``).
+_COPILOT_FAILURE = "ERROR while calling tool"
+
+
+def _copilot_results(answers: JNode, errors: dict[str, tuple[str, Span]], answered: set[str] | None) -> None:
+    """Copilot Chat's ``toolCallResults`` (an exported request's metadata): call id -> the
+    answer, ``{"content": [{"value": text}, ...]}``; a refused call is an error."""
+    for m in answers.members or ():
+        if answered is not None:
+            answered.add(m.key)
+        v = m.value.value
+        parts = v.get("content") if isinstance(v, dict) else None
+        text = "".join(p["value"] for p in parts if isinstance(p, dict) and isinstance(p.get("value"), str)) \
+            if isinstance(parts, list) else ""
+        if text.startswith(_COPILOT_FAILURE):
+            errors.setdefault(m.key, (first_line(text) or _COPILOT_FAILURE, m.key_span))
+
+
 _CWD_LINE = re.compile(r"# Current Working Directory \(([^)\r\n]+)\)")
 
 
@@ -464,6 +482,8 @@ class ToolCalls(Dialect):
         for key in ("messages", "choices", "input", "output", "contents", "history", "toolCalls"):
             if isinstance(v.get(key), list):
                 return True
+        if isinstance(v.get("requests"), list) and "responderUsername" in v:
+            return True  # VS Code Copilot Chat's "Export Chat": calls and their results per request
         if v.get("role") in ("assistant", "user", "tool", "model") and (
             "tool_calls" in v or isinstance(v.get("content"), list) or isinstance(v.get("parts"), list)
         ):
@@ -598,6 +618,9 @@ class ToolCalls(Dialect):
             if kind in _ITEMS:
                 self._item(obj, group, label, actions, diagnostics, calls)
                 continue
+            answers = obj.get("toolCallResults") if "toolCallResults" in v else None
+            if answers is not None and answers.value.kind == "object":
+                _copilot_results(answers.value, errors, answered)
             said = v.get("text") if kind == "text" else None
             if isinstance(said, str) and said.startswith("["):
                 self._cline_result(obj, said, named, errors, answered)

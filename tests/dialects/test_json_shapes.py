@@ -357,6 +357,40 @@ def test_roo_and_kilo_apply_diff_failures_answered_by_text_are_failed() -> None:
     assert [v[:2] for v in _views(a.actions)] == [("modify", "tests/conftest.py")]
 
 
+def test_copilot_chat_export_calls_refused_in_tool_call_results_are_failed() -> None:
+    """VS Code Copilot Chat's "Export Chat" JSON keeps each request's calls in
+    ``result.metadata.toolCallRounds`` and their answers in ``toolCallResults`` (call id ->
+    ``{"content": [{"value": ...}]}``); an answer ``ERROR while calling tool: ...`` is a call
+    that did nothing, shown failed. The shape of a real export (bunty1981/AI-copilot-vibe-app,
+    ``copilot-chat.json``): a create_file refused for its relative path, then retried."""
+    root = "/Users/me/code/app"
+
+    def call(n: int, path: str) -> dict[str, Any]:
+        args = json.dumps({"content": "# User Journey\n", "filePath": path})
+        return {"response": "", "toolCalls": [{"name": "create_file", "arguments": args, "id": f"call_{n}__vscode-1"}]}
+
+    def answer(text: str) -> dict[str, Any]:
+        return {"$mid": 20, "content": [{"$mid": 21, "value": text}]}
+
+    export = {"responderUsername": "GitHub Copilot", "requests": [{
+        "message": {"text": "write the user journey"},
+        "response": [{"kind": "toolInvocationSerialized", "toolId": "copilot_createFile",
+                      "invocationMessage": {"value": "Using \"Create File\""}, "isComplete": True}],
+        "result": {"metadata": {
+            "toolCallRounds": [call(1, "User-journey.md"), call(2, f"{root}/User-journey.md")],
+            "toolCallResults": {
+                "call_1__vscode-1": answer("ERROR while calling tool: Invalid input path: User-journey.md. "
+                                           "Be sure to use an absolute path.\nPlease check your input and try again."),
+                "call_2__vscode-1": answer(""),
+            },
+        }},
+    }]}
+    a = analyze(json.dumps(export, indent=2))
+    assert [x.failure is not None for x in a.actions] == [True, False]
+    assert [v[:2] for v in _views(a.actions)] == [("write", f"{root}/User-journey.md")]
+    assert "Invalid input path" in next(d.message for d in a.diagnostics if d.code == "tool-error")
+
+
 def test_older_cline_and_roo_write_their_xml_tools_inside_text_blocks() -> None:
     """Before native tool calls, Cline and Roo Code wrote the XML tools in the assistant's text:
     they are read by the markdown dialects, their ranges mapped through the JSON escapes."""
