@@ -1,7 +1,8 @@
 """``openhands``: OpenHands trajectories (the event stream as JSON).
 
 OpenHands saves a run as a JSON list of events (``save_trajectory_path``, written with
-``indent=4``), and the web UI exports ``{"trajectory": [...]}``. An *action* event is
+``indent=4``), the web UI exports ``{"trajectory": [...]}``, and the evaluation harness writes
+one JSON line per instance, ``{"instance_id", "instruction", "history": [...], ...}``. An *action* event is
 ``{"id", "timestamp", "source", "message", "action", "args", "tool_call_metadata", ...}``; an
 *observation* ``{"id", "cause", "observation", "content", "extras", ...}`` answers the action
 whose ``id`` is its ``cause``. The events with file edits (``openhands/events/action/files.py``):
@@ -70,6 +71,16 @@ def _failure(obs: dict[str, Any]) -> str | None:
     return None
 
 
+def _events_under(v: dict[str, Any]) -> str | None:
+    """The member holding a run's events: ``trajectory`` (the web UI's export) or ``history``
+    (a line of the evaluation harness's ``output.jsonl``: ``{"instance_id", "history", ...}``)."""
+    for key in ("trajectory", "history"):
+        events = v.get(key)
+        if isinstance(events, list) and any(_is_event(e) for e in events[:3]):
+            return key
+    return None
+
+
 def _working_dir(events: list[JNode]) -> str | None:
     for e in events:
         v = e.value
@@ -98,8 +109,11 @@ class OpenHands(Dialect):
         return None  # a recorded trajectory is not written by hand
 
     def claims_json(self, value: Any) -> bool:
-        """A trajectory (``{"trajectory": [...]}``, a list of events) or one event."""
+        """A trajectory (``{"trajectory": [...]}``, an evaluation output line's ``history``, a
+        list of events) or one event."""
         if isinstance(value, dict) and isinstance(value.get("trajectory"), list):
+            return True
+        if isinstance(value, dict) and _events_under(value) is not None:
             return True
         return _is_event(value) or (isinstance(value, list) and any(_is_event(e) for e in value[:3]))
 
@@ -109,8 +123,9 @@ class OpenHands(Dialect):
             return None
         v = node.value
         text = ctx.text
-        if isinstance(v.get("trajectory"), list) and any(_is_event(e) for e in v["trajectory"][:3]):
-            events = [e for e in (node.get("trajectory").value.items or ()) if e.kind == "object"]  # type: ignore[union-attr]
+        key = _events_under(v)
+        if key is not None:
+            events = [e for e in (node.get(key).value.items or ()) if e.kind == "object"]  # type: ignore[union-attr]
             span = Span(start, result.end)
             diagnostics = json_diagnostics(text, result, span, "bad JSON in the trajectory")
             actions = self._events(events, _working_dir(events) or WORKSPACE, span, diagnostics)
@@ -209,6 +224,8 @@ class OpenHands(Dialect):
                 kind = ActionKind.READ_FILE
             elif command is None and (called := _metadata_call(event, name, cwd, group)) is not None:
                 return called  # early 2025: the arguments stand in the model's call only
+            elif cmd in ("str_replace", "insert", "create"):
+                pass  # a call missing its text (old_str null): OpenHands refuses it; no content to show
             else:  # undo_edit, or an LLM-based edit of lines start..end: nothing to check it against
                 take("content", "content")
         elif name == "write":

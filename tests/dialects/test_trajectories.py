@@ -228,6 +228,38 @@ def test_openhands_ui_export_form_reads_the_same(tmp_path: Path) -> None:
     ]
 
 
+def test_openhands_evaluation_output_lines_read_their_history() -> None:
+    """OpenHands' evaluation harness writes ``output.jsonl``: one JSON line per instance,
+    ``{"instance_id", "instruction", "history": [events], ...}`` (the shape of OpenHands'
+    ``evaluation/benchmarks/multi_swe_bench/examples/output.jsonl``, April 2025). Its events
+    read as a saved trajectory's: an ``edit`` whose observation says ``ERROR:`` is failed."""
+    events = json.loads(_read(OPENHANDS))
+    line = json.dumps({"instance_id": "acme__app-1", "instruction": "fix it", "history": events, "error": None})
+    a = analyze(line + "\n" + line + "\n")
+    expected = [(x.type, x.kind, x.path, x.failure is not None) for x in analyze(_read(OPENHANDS)).actions]
+    assert [(x.type, x.kind, x.path, x.failure is not None) for x in a.actions] == expected * 2
+    assert {x.dialect for x in a.actions} == {"openhands"}
+    assert any(failed for *_, failed in expected)
+
+
+def test_openhands_str_replace_without_old_str_is_no_write() -> None:
+    """A ``str_replace`` event whose ``old_str`` is null (the model gave only the path; the
+    real output.jsonl above has five, answered ``ERROR: Parameter `old_str` is required``) is a
+    failed call shown as such, never a whole-file write of its empty ``content``."""
+    args = {"path": "/workspace/app.py", "command": "str_replace", "file_text": None, "old_str": None,
+            "new_str": None, "insert_line": None, "content": "", "start": 1, "end": -1, "impl_source": "oh_aci"}
+    events = [
+        {"id": 5, "source": "agent", "message": "", "action": "edit", "args": args},
+        {"id": 6, "cause": 5, "source": "agent", "observation": "edit", "extras": {"path": "/workspace/app.py"},
+         "content": "ERROR:\nParameter `old_str` is required for command: str_replace."},
+    ]
+    a = analyze(json.dumps(events, indent=4))
+    assert [(x.type, x.kind, x.path) for x in a.actions] == [("edit", ActionKind.OTHER, "app.py")]
+    assert a.actions[0].failure is not None
+    assert "content" not in a.actions[0].fields
+    assert file_view(a.actions[0]) is None
+
+
 def test_openhands_apply_end_to_end(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
