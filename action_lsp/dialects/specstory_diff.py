@@ -165,11 +165,31 @@ def _fence(ctx: ScanContext, at: int) -> tuple[_Fence | None, int]:
         return None, _line_end(t, at)
     # Its own closing line: ``` at the line start. A context line holding ``` (two spaces, a
     # Markdown file's fence) would close a CommonMark fence; in this form it is a line of it.
-    close = _CLOSE.search(t, fence.body_start)
+    close = _close(ctx, fence.body_start)
     if close is None:
         return None, len(t)
     body_end, end = close.start(), next_line_start(t, close.end()) if close.end() < len(t) else len(t)
     return _body(t, fence.body_start, body_end, end), end
+
+
+def _close(ctx: ScanContext, pos: int) -> re.Match[str] | None:
+    """The first closing line (```` ``` ```` at a line start) at or after the line start
+    ``pos``. The first one after a query is remembered: a later query before it gets it
+    without reading again (fences that never close this way cost one pass, not one each)."""
+    t = ctx.text
+    memo = ctx.cache.get("specstory-diff-close")
+    if isinstance(memo, tuple) and memo[0] <= pos <= memo[1]:
+        found = memo[1]
+    else:
+        found = len(t)
+        k = t.find("```", pos)
+        while k >= 0:
+            if (k == pos or t[k - 1] in "\r\n") and _CLOSE.match(t, k) is not None:
+                found = k
+                break
+            k = t.find("```", k + 3)
+        ctx.cache["specstory-diff-close"] = (pos, found)
+    return _CLOSE.match(t, found) if found < len(t) else None
 
 
 def _body(t: str, body_start: int, body_end: int, end: int) -> _Fence | None:
@@ -278,7 +298,7 @@ def _names(text: str, a: int, b: int) -> list[tuple[str, Span]]:
 def _longer(text: str, name: str, floor: int, stop: int) -> str:
     """``name`` as the one longer path ending in ``/name`` that the lines read name, if exactly
     one does (``main.go`` -> ``src/main.go``); else ``name``."""
-    if "/" in name:
+    if "/" in name or text.find("/" + name, floor, stop) < 0:
         return name
     found = {m.group(0) for m in re.finditer(rf"(?<![\w.\-/])(?:[\w.@\-]+/)+{re.escape(name)}(?![\w.\-/])",
                                             text[floor:stop])}
