@@ -24,6 +24,9 @@ class Code:
 
 
 E, W, INFO, H = Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT
+#: An edit shown without what applying it needs, or on a file only prose names: never applied
+#: unless forced, whatever its severity (even turned off).
+SHOWN_ONLY = "shown-only"
 
 CODES: dict[str, Code] = {
     c.code: c
@@ -190,6 +193,16 @@ CODES: dict[str, Code] = {
              "(line count, the new lines, the lines around them). Otherwise the message says "
              "which of these is missing; replaying it would write lines whose old text nobody "
              "saw. Apply the change by hand, or re-run the agent."),
+        Code("shown-only", INFO, "An edit an export shows without what applying it needs (its old text, or the file it changes), or whose file only the prose around it names: listed, not applied.",
+             "SpecStory exports some edits incompletely: a Claude Code `Edit` with its result "
+             "only (no old and new text), a Copilot `copilot_replaceString` with its new text "
+             "only (no file), and Cursor's edits of 2025 as ```` ```diff ```` blocks that name no "
+             "file. Each is listed (outline, `parse`) so that nothing a reader sees is missing, "
+             "but nothing checks it against a file: the message says what is missing. A Cursor "
+             "diff whose file is named only by the prose before or after it (or by a `Read "
+             "file:` line, or by an earlier edit that holds its lines) carries that file, and "
+             "is applied only when you confirm it (\"Apply anyway\" after its diff, or `apply "
+             "--force`); turning this code off does not make it applicable."),
         Code("bad-hunk", W, "A diff hunk whose header disagrees with its body (line counts), or has no line numbers.",
              "`patch` and `git apply` read a hunk by its header's counts and reject one that "
              "does not match; action-lsp locates the hunk by its text, but the diff is not "

@@ -107,6 +107,10 @@ SHAPES: dict[str, Shape] = {
     "chat-unclosed-sources": lambda n: "# aider chat started at 2025\n" + "a.py\n<source>\nx\n" * n,
     "specstory-unclosed-tool-uses": lambda n: '<tool-use data-tool-type="write" data-tool-name="write">\n' * n,
     "specstory-tool-uses-one-close": lambda n: '<tool-use data-tool-type="write">\n<details>\n' * n + "</tool-use>\n",
+    # SpecStory's 2025 Cursor diffs: fences closed only by an indented ``` (no closing line of
+    # their own form), and many unnamed diffs in one long assistant turn.
+    "specstory-diffs-indented-closers": lambda n: "_**Assistant**_\n\n" + "---\n\n```diff\n+ a\n  ```\n\n" * n,
+    "specstory-diffs-one-turn": lambda n: "_**Assistant**_\n\n" + "Read file: a.py\n\n---\n\n```diff\n  a\n- b\n+ c\n```\n\n---\n\n" * n,
 }
 
 

@@ -178,7 +178,9 @@ def _kind(a: Action) -> str:
         ):
             return "create"
         return view.op
-    names = {ActionKind.READ_FILE: "read", ActionKind.COMMAND: "command", ActionKind.CODE: "code"}
+    names = {ActionKind.READ_FILE: "read", ActionKind.COMMAND: "command", ActionKind.CODE: "code",
+             # an edit shown without what applying it needs (no edit, no file): shown-only
+             ActionKind.MODIFY_FILE: "modify", ActionKind.CREATE_FILE: "create", ActionKind.WRITE_FILE: "write"}
     return names.get(a.kind, "other")
 
 

@@ -64,7 +64,7 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, req, specs, text
-from . import session_export, specstory
+from . import session_export, specstory, specstory_diff
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .tool_use import tool_rules
 
@@ -362,6 +362,16 @@ class _Turns:
             self.evidence_memo = (floor, found)
         return found < start
 
+    def role_line(self, start: int) -> tuple[int, int]:
+        """The start of the nearest chat-role line before ``start`` within the look-back (-1:
+        none), and the look-back's first offset."""
+        if start > self.to:
+            self._read(start)
+        k = bisect.bisect_right(self.lines, start) - 1
+        floor = self.lines[max(0, k - CONTEXT_LINES)]
+        last = bisect.bisect_left(self.roles, start) - 1
+        return (self.roles[last] if last >= 0 and self.roles[last] >= floor else -1), floor
+
     def turn(self, start: int) -> tuple[str | None, int]:
         if start > self.to:
             self._read(start)
@@ -373,6 +383,13 @@ class _Turns:
         if self._aider_line(floor, start):
             return "aider", floor  # an answer after `####` user lines or Aider's own prompts
         return None, floor
+
+
+def _turns(ctx: ScanContext) -> _Turns:
+    turns = ctx.cache.get("chat-answer")
+    if not isinstance(turns, _Turns):
+        turns = ctx.cache["chat-answer"] = _Turns(ctx.text)
+    return turns
 
 
 def turn(ctx: ScanContext, start: int) -> tuple[str | None, int]:
@@ -399,6 +416,8 @@ class ChatAnswer(Dialect):
 
     def claims_fence_head(self, text: str, start: int, info: str, body_start: int) -> bool:
         info = info.strip()
+        if info == "diff":  # perhaps SpecStory's export of a Cursor edit (specstory_diff)
+            return True
         word = info.split(None, 1)[0].lower() if info else ""
         if word in _NOT_FILES:
             return False
@@ -429,6 +448,11 @@ class ChatAnswer(Dialect):
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
         t = ctx.text
+        if fence.info == "diff":  # a diff no other dialect read: perhaps SpecStory's Cursor edit
+            close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
+            plain_end = close[1] if close is not None else len(t)
+            role_at, floor = _turns(ctx).role_line(fence.start)
+            return specstory_diff.parse(self.name, ctx, fence.start, floor, role_at, plain_end)
         word = fence.word.lower()
         if word in _NOT_FILES:
             return None
@@ -533,7 +557,11 @@ class ChatAnswer(Dialect):
         return None
 
     def hover_note(self, action: Action) -> str:
+        if action.type == specstory_diff.TYPE:
+            return specstory_diff.hover_note(action)
         note = _NOTES.get(action.type)
+        if note is None and action.group_label.endswith("not applied)"):
+            return f"A tool call shown in a session export: {action.group_label}."  # (specstory)
         if note is None:
             return "A tool call shown in a session export, read as its tool means it."
         return note
@@ -593,8 +621,8 @@ class ChatAnswer(Dialect):
         if close is None:  # never closed: only the opening tag (the rest stays prose)
             return Construct(Span(tag.start, tag.name_span.end), watch=("</tool-use>",), lookahead=len(t))
         end = next_line_start(t, close.end()) if close.end() < len(t) else len(t)
-        actions = specstory.call(self.name, t, tag.start, opener, body, close.start(), end)
-        return Construct(Span(tag.start, end), actions, lookahead=end)
+        actions, diagnostics = specstory.call(self.name, t, tag.start, opener, body, close.start(), end)
+        return Construct(Span(tag.start, end), actions, diagnostics, lookahead=end)
 
     def edit_rules(self, action: Action) -> EditRules:
         if action.type not in SPECS:

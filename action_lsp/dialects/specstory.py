@@ -36,8 +36,9 @@ import html
 import re
 from collections.abc import Sequence
 
+from ..codes import SHOWN_ONLY
 from ..markdown import fence_open_at, find_fence_close
-from ..model import Action, ActionKind, Edit, Field, SourceMap, Span
+from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
 from .hunks import Line, lines_of
 
 OPEN = re.compile(r"<tool-use\b(?P<attrs>[^<>\r\n]*)>")
@@ -78,53 +79,74 @@ def joined(text: str, name: str, lines: Sequence[tuple[Line, bool]], skip: int, 
     return Field(name, "".join(parts), span, None, SourceMap(breaks[0][1], length, source_end, tuple(breaks)))
 
 
-def call(dialect: str, text: str, start: int, opener: re.Match[str], body: int, body_end: int, end: int) -> list[Action]:
+Found = tuple[list[Action], list[Diagnostic]]
+
+
+def call(dialect: str, text: str, start: int, opener: re.Match[str], body: int, body_end: int, end: int) -> Found:
     """The file action of the ``<tool-use>`` block at ``start`` (its body ``[body, body_end)``,
-    the block to ``end``), if it is an edit; else none."""
+    the block to ``end``), if it is an edit, and its diagnostics; else none."""
     attrs = opener.group("attrs")
     kind = _TYPE.search(attrs)
-    if kind is None or kind.group("v") != "write":
-        return []
-    summary = _SUMMARY.search(text, body, body_end)
-    if summary is None:
-        return []
     name = _NAME.search(attrs)
-    tool = name.group("v") if name is not None else summary.group("name")
     span = Span(start, end)
     name_span = Span(opener.start(), opener.start() + len("<tool-use"))
+    if name is not None and name.group("v") in _COPILOT_EDITS:
+        return _unnamed(dialect, name.group("v"), span, name_span)
+    if kind is None or kind.group("v") != "write":
+        return [], []
+    summary = _SUMMARY.search(text, body, body_end)
+    if summary is None:
+        return [], []
+    tool = name.group("v") if name is not None else summary.group("name")
     if summary.group("path") is None:
         return _claude_code(dialect, text, tool, summary.end(), body_end, span, name_span)
     path = Field("path", summary.group("path"), Span(summary.start("path"), summary.end("path")))
     chunks = _chunks(text, summary.end(), body_end)
     if not chunks:
-        return []
+        return [], []
     if len(chunks) == 1 and chunks[0][1] is not None:
         content = chunks[0][1]
         return [Action(dialect, tool, ActionKind.WRITE_FILE, span, name_span,
-                       {"path": path, "content": content}, group=span, group_label="SpecStory tool use")]
+                       {"path": path, "content": content}, group=span, group_label="SpecStory tool use")], []
     edits = [e for e, _ in chunks]
     return [Action(dialect, tool, ActionKind.MODIFY_FILE, span, name_span, {"path": path},
-                   group=span, group_label="SpecStory tool use", edits=edits)]
+                   group=span, group_label="SpecStory tool use", edits=edits)], []
+
+
+#: VS Code Copilot's edit tools whose SpecStory export holds the new text only, never the file.
+_COPILOT_EDITS = frozenset({"copilot_replaceString", "copilot_multiReplaceString"})
+
+
+def _unnamed(dialect: str, tool: str, span: Span, name_span: Span) -> Found:
+    """A Copilot edit exported without its file: a modify of no path, shown, never applied."""
+    action = Action(dialect, tool, ActionKind.MODIFY_FILE, span, name_span, {},
+                    group=span, group_label="SpecStory tool use (file not named in the export: not applied)")
+    note = Diagnostic(SHOWN_ONLY, f"file not named in the export: SpecStory keeps only the new text of this "
+                      f"{tool}, not the file it changed; shown, never applied", name_span)
+    return [action], [note]
 
 
 def _claude_code(
     dialect: str, text: str, tool: str, at: int, end: int, span: Span, name_span: Span
-) -> list[Action]:
+) -> Found:
     """SpecStory's Claude Code form: ``Tool use: **Write**``, a fence holding the content, then
     a fence holding the tool's result, which names the file. An ``Edit`` is exported with its
-    result only (no old and new text): listed, never applied."""
+    result only (no old and new text): a modify of that file with no edit, shown, never applied."""
     fences = list(_fences(text, at, end))
     result = next((r for a, b, _ in fences if (r := _RESULT.search(text, a, b)) is not None), None)
     if result is None:
-        return []
+        return [], []
     path = Field("path", result.group("path"), Span(result.start("path"), result.end("path")))
     if tool.lower() in ("write", "create") and len(fences) >= 2 and fences[0][0] < result.start():
         a, b, _ = fences[0]
         content = Field("content", text[a:b], Span(a, b), None, SourceMap.verbatim(a, b))
         return [Action(dialect, tool, ActionKind.WRITE_FILE, span, name_span, {"path": path, "content": content},
-                       group=span, group_label="SpecStory tool use")]
-    return [Action(dialect, tool, ActionKind.OTHER, span, name_span, {"path": path},
-                   group=span, group_label="SpecStory tool use (shown with its result only: not applied)")]
+                       group=span, group_label="SpecStory tool use")], []
+    action = Action(dialect, tool, ActionKind.MODIFY_FILE, span, name_span, {"path": path},
+                    group=span, group_label="SpecStory tool use (shown with its result only: not applied)")
+    note = Diagnostic(SHOWN_ONLY, f"SpecStory exports this {tool} of {path.value} with its result only (no old "
+                      "and new text): shown, never applied", name_span)
+    return [action], [note]
 
 
 def _fences(text: str, at: int, end: int) -> list[tuple[int, int, str]]:

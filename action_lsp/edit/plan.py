@@ -1207,7 +1207,7 @@ def blocking_diagnostics(
     """The transcript diagnostics that keep their action from being applied unless forced:
     those at error severity (``severity_of`` gives the severity in force, None when turned
     off; default: the diagnostic's own or the registry's), and :data:`ALWAYS_BLOCKING`."""
-    from ..codes import default_severity
+    from ..codes import SHOWN_ONLY, default_severity
 
     out = []
     for d in diagnostics:
@@ -1215,9 +1215,9 @@ def blocking_diagnostics(
             sev = severity_of(d)
         else:
             sev = d.severity if d.severity is not None else default_severity(d.code)
-        if sev is None:
+        if sev is None and d.code != SHOWN_ONLY:
             continue
-        if sev is Severity.ERROR or d.code in ALWAYS_BLOCKING:
+        if sev is Severity.ERROR or d.code in ALWAYS_BLOCKING or d.code == SHOWN_ONLY:
             out.append(d)
     return out
 

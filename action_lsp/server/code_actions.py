@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ..codes import SHOWN_ONLY
+from ..dialects import file_view
 from ..model import Diagnostic, Fix
 from ..text import Encoding
 from .commands import (
@@ -114,6 +116,8 @@ def force_command(
     index = action_at(od, d.span.start)
     if index is None or not od.analysis().actions[index].kind.is_file_action:
         return None
+    if d.code == SHOWN_ONLY and file_view(od.analysis().actions[index]) is None:
+        return None  # shown without a file or an edit: nothing forcing could write
     if never_forced(ls, od, index) is not None:
         return None
     return (f"Apply anyway ({d.code})",

@@ -411,16 +411,16 @@ def test_specstory_v2_replays_on_a_checkout(tmp_path: Path) -> None:
 
 def test_specstory_claude_code_sessions() -> None:
     """Claude Code sessions in SpecStory: a Write's file is named by its result; an Edit is
-    exported with its result only (listed, never applied); a Read's path line above the file it
-    shows is no chat answer."""
+    exported with its result only (a modify with no edit: listed, never applied; see
+    test_specstory_exports.py); a Read's path line above the file it shows is no chat answer."""
     text = (FIXTURES / "specstory-claude.md").read_text()
     found = _actions(text)
     assert [(a.type, a.kind, a.path) for a in found] == [
         ("Write", ActionKind.WRITE_FILE, "/home/dev/munsell/.taskmaster/state.json"),
-        ("Edit", ActionKind.OTHER, "/home/dev/munsell/PLAN.md"),
+        ("Edit", ActionKind.MODIFY_FILE, "/home/dev/munsell/PLAN.md"),
     ]
     assert found[0].get("content") == '{\n  "currentTag": "dev"\n}\n'
-    assert file_view(found[1]) is None
+    assert found[1].edits == [] and file_view(found[1]) is None
 
 
 def test_search_replace_blocks_in_source_lines_stay_aiders() -> None:

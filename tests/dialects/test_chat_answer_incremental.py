@@ -31,11 +31,19 @@ BLOCKS = [
     "# aider chat started at 2025\n\nsrc/s.py\n<source>\ns = 1\n</source>\n",
     '<tool-use data-tool-type="write" data-tool-name="write">\n<details><summary>Tool use: **write** \u2022 Edit file: w.txt</summary>\n\n```diff\n@@ -1,1 +1,1 @@\n- \n+ w\n```\n</details>\n</tool-use>\n',
     "\U0001f527 **Tool Use: Write** (ID: toolu_1)\n```json\n{\"file_path\": \"t.py\", \"content\": \"t\"}\n```\n",
+    # SpecStory's 2025 Cursor edits: unnamed diffs between --- lines, named by the prose around
+    "---\n\n```diff\n  a\n- b\n+ c\n```\n\n---\n\n",
+    "---\n\n```diff\n- \n+ new\n```\n\n",
+    "Read file: src/r.py\n\n",
+    "Now let's update the q.py file:\n\n",
+    "The `done.md` has been updated.\n\n",
+    "See `src/q.py`.\n\n",
 ]
 SNIPPETS = [
     "\n", "\n\n", "```", "_**Assistant**_\n", "_**User**_\n", "### Assistant\n", "**g.py**\n",
     "h.py\n", "// filepath: i.ts\n", "#### ", "> Tokens: 1k\n", "x", "*", "`", "é😀", "</source>\n", "<source>\n",
     "</tool-use>\n", '<tool-use data-tool-type="write">\n', "**Tool Use: Edit**\n",
+    "---\n", "```diff\n", "+ ", "- ", "main.go", "Read file: ", "has been updated",
 ]
 
 

@@ -1,0 +1,359 @@
+"""SpecStory's 2025 exports of Cursor chats: ```` ```diff ```` blocks that name no file.
+
+Read by the ``chat-answer`` dialect. SpecStory (before its Markdown v2) wrote each ``edit_file``
+of a Cursor agent as a diff fence *without any file name*, between ``---`` lines, in an
+``_**Assistant**_`` turn::
+
+    I'll create the main Go program. First, let's create the main.go file:
+
+    ---
+
+    ```diff
+    -
+    + package main
+    ```
+
+    ---
+
+Each line has a two-character prefix (``- ``, ``+ ``, two spaces of context); consecutive
+fences separated only by blank lines and ``---`` lines are one edit (each fence an edit of it),
+unless a later one is a new file. A fence whose lines are all added (after removed blank
+lines) is a new file (``create``); any other is a ``modify`` located by its text (context and
+removed lines, replaced by context and added lines).
+
+The file is inferred, never read from the block: the nearest prose line before the fence in
+the same turn that names a file (a path in backticks, or a file name with a known extension:
+``main.go``, ``README.md``), else the first line after the edit when it reports it done ("The
+`CHANGELOG.md` has been updated"), else a ``Read file: PATH`` line before it. A bare name
+becomes a longer path only when the same lines name exactly one (``src/main.go``). Such an
+action carries ``named_by`` (where its file came from, for hover) and a ``shown-only``
+information note: it is listed, and applied only when the user confirms the file ("Apply
+anyway" after its diff, ``apply --force``). A fence around which no file is named is an action
+with no path: shown, never applied.
+
+What makes a fence SpecStory's (so that a README's ```` ```diff ```` is untouched): ``---`` (or the
+``_**Assistant**_`` line) right before it and ``---`` (or the end of the text) right after its
+group, every line in the two-character form, and no other chat's turn around it: the nearest
+role line within the dialect's look-back is SpecStory's ``_**Assistant**_`` (agent turns run
+long: none in sight is accepted). Everything read lies within that look-back or is declared
+as look-ahead, so an open document re-reads the block when any of it changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..codes import SHOWN_ONLY
+from ..markdown import fence_open_at, next_line_start
+from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
+from .base import Construct, ScanContext
+from .hunks import Line, lines_of
+
+TYPE = "cursor-diff"
+_RULE = re.compile(r"[ \t]{0,3}-{3,}[ \t]*(?=\r|\n|\Z)")
+_ASSISTANT = re.compile(r"_\*\*Assistant\*\*_[ \t]*(?=\r|\n|\Z)")
+_ROLE = re.compile(r"_\*\*[A-Za-z][A-Za-z ]{0,20}?(?:[ \t]*\([^\r\n]{0,80}\))?\*\*_[ \t]*(?=\r|\n|\Z)")
+_READ = re.compile(r"Read file: (?P<path>[^\s`<>|]+)[ \t]*(?=\r|\n|\Z)")
+_CLOSE = re.compile(r"(?<![^\r\n])```[ \t]*(?=\r|\n|\Z)")
+_FENCE_LINE = re.compile(r" {0,3}(?:```|~~~)")
+# Names of files in prose: a path in backticks, or a bare name with an extension files have.
+_EXTS = (
+    "go|py|pyi|js|jsx|mjs|cjs|ts|tsx|json|jsonc|md|mdc|mdx|txt|sh|bash|zsh|yaml|yml|toml|ini|cfg|"
+    "rs|c|h|cc|cpp|hpp|cs|java|kt|rb|php|swift|sql|html|css|scss|vue|svelte|xml|lock|mod|sum|env|"
+    "conf|gradle|lua|ex|exs|dart|r|scala|proto|graphql|tf"
+)
+_TICKED = re.compile(r"`(?P<path>(?:\.{1,2}/|/)?[\w.@+\-]+(?:/[\w.@+\-]+)*\.[A-Za-z][A-Za-z0-9]{0,11})`")
+_BARE = re.compile(rf"(?<![\w./\-`])(?P<path>(?:[\w.\-]+/)*[\w\-][\w.\-]*\.(?:{_EXTS}))(?![\w/`]|\.[A-Za-z])")
+_DONE = re.compile(r"\b(?:has been|have been|was|were|is now|updated|created|modified|added|changed|edited|rewritten)\b",
+                   re.IGNORECASE)
+# The last sentence of a line: what follows the last sentence end (". " then a capital).
+_SENTENCE = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z])(?!.*[.!?][ \t]+[A-Z])")
+LOOK_BACK_LINES = 60  # prose lines before a fence that may announce its file
+
+
+def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, plain_end: int) -> Construct:
+    """The edit whose first ```` ```diff ```` fence opens at ``start``, if it is SpecStory's (see
+    the module docstring); else the fence as an example (to ``plain_end``), with what was read
+    to decide declared. ``floor`` is the first offset the look-back may read, ``role`` the start
+    of the nearest chat-role line at or after it (-1: none)."""
+    t = ctx.text
+    behind = min(floor, start)
+
+    def example(read_to: int) -> Construct:
+        return Construct(Span(start, plain_end), lookahead=max(plain_end, read_to), behind=behind)
+
+    if role >= 0 and _ASSISTANT.match(t, role) is None:
+        return example(plain_end)  # another chat's turn, or the user's
+    if not may_be(t, start):
+        return example(plain_end)  # a diff in prose: an illustration
+    fences, read_to = _group(ctx, start)
+    if not fences:
+        return example(read_to)
+    end = fences[-1].end
+    after = _nonblank_after(t, end)
+    reach = max(read_to, after[1] if after is not None else len(t))
+    if after is not None and _RULE.fullmatch(t, *after) is None:
+        return example(reach)
+    span = Span(start, end)
+    name_span = Span(start, max(start + 3, _line_end(t, start)))
+    named, back = _named_before(t, start, max(floor, role if role >= 0 else floor))
+    if named is None and after is not None:
+        named, read = _reported(t, after[1])
+        reach = max(reach, read)
+    if named is None:
+        named = back
+    fields: dict[str, Field] = {}
+    if named is not None:
+        value, mention, where = named
+        value = _longer(t, value, floor, reach)
+        fields["path"] = Field("path", value, mention)
+        fields["named_by"] = Field("named_by", where, mention)
+    if len(fences) == 1 and fences[0].content is not None:
+        fields["content"] = fences[0].content
+        action = Action(dialect, TYPE, ActionKind.CREATE_FILE, span, name_span, fields,
+                        group=span, group_label="SpecStory (Cursor) diff")
+    else:
+        action = Action(dialect, TYPE, ActionKind.MODIFY_FILE, span, name_span, fields,
+                        group=span, group_label="SpecStory (Cursor) diff", edits=[f.edit for f in fences])
+    if named is None:
+        message = ("file not named in the export: SpecStory names no file for this diff, and no file is named "
+                   "around it; shown, never applied")
+    else:
+        message = (f"file not named in the export: `{fields['path'].value}` is inferred from {named[2]}; shown, "
+                   "not applied unless you confirm that file (\"Apply anyway\" after its diff, or apply --force)")
+    note = Diagnostic(SHOWN_ONLY, message, name_span)
+    return Construct(span, [action], [note], lookahead=max(reach, end), behind=behind)
+
+
+@dataclass(slots=True)
+class _Fence:
+    body_start: int
+    end: int  # after the closing fence line
+    edit: Edit
+    content: Field | None  # the new file, when the fence adds lines to nothing
+
+
+def _group(ctx: ScanContext, start: int) -> tuple[list[_Fence], int]:
+    """The fence at ``start`` and the fences after it that belong to the same edit, and how far
+    the text was read to find them."""
+    out: list[_Fence] = []
+    t = ctx.text
+    at = start
+    while True:
+        fence, read_to = _fence(ctx, at)
+        if fence is None or (out and (out[0].content is not None or fence.content is not None)):
+            return out, read_to  # (a new file is an edit of its own)
+        out.append(fence)
+        pos = fence.end
+        while pos < len(t):
+            stop = _line_end(t, pos)
+            if t[pos:stop].strip() and _RULE.fullmatch(t, pos, stop) is None:
+                break
+            pos = next_line_start(t, stop) if stop < len(t) else len(t)
+        if pos >= len(t) or not t.startswith("```diff", pos):
+            return out, max(read_to, _line_end(t, pos) if pos < len(t) else len(t))
+        at = pos
+
+
+def _fence(ctx: ScanContext, at: int) -> tuple[_Fence | None, int]:
+    """The ```` ```diff ```` fence at ``at`` in SpecStory's two-character form, or None; and how
+    far the text was read."""
+    t = ctx.text
+    fence = fence_open_at(t, at)
+    if fence is None or fence.info != "diff" or fence.char != "`":
+        return None, _line_end(t, at)
+    # Its own closing line: ``` at the line start. A context line holding ``` (two spaces, a
+    # Markdown file's fence) would close a CommonMark fence; in this form it is a line of it.
+    close = _close(ctx, fence.body_start)
+    if close is None:
+        return None, len(t)
+    body_end, end = close.start(), next_line_start(t, close.end()) if close.end() < len(t) else len(t)
+    return _body(t, fence.body_start, body_end, end), end
+
+
+def _close(ctx: ScanContext, pos: int) -> re.Match[str] | None:
+    """The first closing line (```` ``` ```` at a line start) at or after the line start
+    ``pos``. The first one after a query is remembered: a later query before it gets it
+    without reading again (fences that never close this way cost one pass, not one each)."""
+    t = ctx.text
+    memo = ctx.cache.get("specstory-diff-close")
+    if isinstance(memo, tuple) and memo[0] <= pos <= memo[1]:
+        found = memo[1]
+    else:
+        found = len(t)
+        k = t.find("```", pos)
+        while k >= 0:
+            if (k == pos or t[k - 1] in "\r\n") and _CLOSE.match(t, k) is not None:
+                found = k
+                break
+            k = t.find("```", k + 3)
+        ctx.cache["specstory-diff-close"] = (pos, found)
+    return _CLOSE.match(t, found) if found < len(t) else None
+
+
+def _body(t: str, body_start: int, body_end: int, end: int) -> _Fence | None:
+    """The edit of a fence body ``[body_start, body_end)`` (the fence ending at ``end``)."""
+    lines = lines_of(t, body_start, body_end)
+    ops: list[tuple[Line, str]] = []
+    for ln in lines:
+        if ln.end == ln.start:
+            ops.append((ln, " "))
+            continue
+        op = t[ln.start]
+        if op not in "+- " or (ln.end - ln.start >= 2 and t[ln.start + 1] != " "):
+            return None  # not the two-character form (a git diff's `+x`, prose)
+        ops.append((ln, op))
+    if not any(op in "+-" for _, op in ops):
+        return None
+    span = Span(body_start, body_end)
+    search = _joined(t, "search", [ln for ln, op in ops if op != "+"], span)
+    replace = _joined(t, "replace", [ln for ln, op in ops if op != "-"], span)
+    new_file = not any(op == " " for _, op in ops) and not search.value.strip() and any(op == "+" for _, op in ops)
+    content = _joined(t, "content", [ln for ln, op in ops if op == "+"], span) if new_file else None
+    return _Fence(body_start, end, Edit(search, replace), content)
+
+
+def _joined(text: str, name: str, lines: list[Line], span: Span) -> Field:
+    """The field of ``lines`` without their two-character prefix, each ended by ``\\n``; its
+    map restarts at every line."""
+    if not lines:
+        return Field(name, "", span, None, SourceMap(span.start, 0, span.start))
+    parts: list[str] = []
+    breaks: list[tuple[int, int]] = []
+    length = 0
+    for ln in lines:
+        a = min(ln.start + 2, ln.end)
+        breaks.append((length, a))
+        parts.append(text[a:ln.end] + "\n")
+        length += ln.end - a + 1
+    last = lines[-1]
+    return Field(name, "".join(parts), span, None,
+                 SourceMap(breaks[0][1], length, last.next if last.next > last.end else last.end, tuple(breaks)))
+
+
+Named = tuple[str, Span, str]  # the file's name, where it is written, where it came from
+
+
+def _named_before(text: str, start: int, floor: int) -> tuple[Named | None, Named | None]:
+    """The file named by the nearest prose line before ``start`` that names one, and the
+    nearest ``Read file:`` line, both after ``floor`` and after the previous code block or
+    tool block (the prose of this step only)."""
+    read: Named | None = None
+    pos = start
+    for _ in range(LOOK_BACK_LINES):
+        line = _line_before(text, pos)
+        if line is None or line[0] < floor:
+            break
+        a, b = line
+        pos = a
+        if a == b or _RULE.fullmatch(text, a, b) is not None:
+            continue
+        if _FENCE_LINE.match(text, a, b) or _ROLE.fullmatch(text, a, b) or text.startswith("</details>", a, b):
+            break  # the previous block, or the turn's start
+        if (m := _READ.match(text, a, b)) is not None:
+            if read is None:
+                read = (m.group("path"), Span(m.start("path"), m.end("path")), "the `Read file:` line before it")
+            continue
+        if text[a] in "|<":
+            continue  # a table row (a directory listing), a tag
+        # The sentence that leads into the block ("First, let's create the main.go file:"),
+        # not an earlier one that announces another file of the same answer.
+        last = _SENTENCE.search(text, a, b)
+        names = _names(text, last.start() if last is not None else a, b)
+        if names:
+            value, mention = names[-1]
+            return (value, mention, f"the prose before it (\u201c{_quote(text, a, b)}\u201d)"), read
+        return None, read
+    return None, read
+
+
+def _reported(text: str, at: int) -> tuple[Named | None, int]:
+    """The one file named by the first line after an edit, when it says the edit is done; and
+    how far the text was read."""
+    line = _nonblank_after(text, at)
+    if line is None:
+        return None, len(text)
+    a, b = line
+    if _FENCE_LINE.match(text, a, b) or text[a] in "|<_" or _DONE.search(text, a, b) is None:
+        return None, b
+    names = _names(text, a, b)
+    if len({v for v, _ in names}) != 1:
+        return None, b
+    value, mention = names[0]
+    return (value, mention, f"the prose after it (\u201c{_quote(text, a, b)}\u201d)"), b
+
+
+def _names(text: str, a: int, b: int) -> list[tuple[str, Span]]:
+    """The file names written in the line ``[a, b)``, in order."""
+    out: list[tuple[str, Span]] = []
+    for m in _TICKED.finditer(text, a, b):
+        out.append((m.group("path"), Span(m.start("path"), m.end("path"))))
+    for m in _BARE.finditer(text, a, b):
+        out.append((m.group("path"), Span(m.start("path"), m.end("path"))))
+    out.sort(key=lambda item: item[1].start)
+    return [(v, s) for v, s in out if "://" not in v and not v.startswith("http")]
+
+
+def _longer(text: str, name: str, floor: int, stop: int) -> str:
+    """``name`` as the one longer path ending in ``/name`` that the lines read name, if exactly
+    one does (``main.go`` -> ``src/main.go``); else ``name``."""
+    if "/" in name or text.find("/" + name, floor, stop) < 0:
+        return name
+    found = {m.group(0) for m in re.finditer(rf"(?<![\w.\-/])(?:[\w.@\-]+/)+{re.escape(name)}(?![\w.\-/])",
+                                            text[floor:stop])}
+    found = {p for p in found if not p.startswith("/")} or found
+    return found.pop() if len(found) == 1 else name
+
+
+def _quote(text: str, a: int, b: int) -> str:
+    s = " ".join(text[a:b].split())
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def _line_end(text: str, pos: int) -> int:
+    n = text.find("\n", pos)
+    n = len(text) if n < 0 else n
+    return n - 1 if n > pos and text[n - 1] == "\r" else n
+
+
+def _line_before(text: str, start: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the last non-blank line before the line at ``start``."""
+    pos = start
+    while pos > 0:
+        end = pos - (2 if text.startswith("\r\n", pos - 2) else 1)
+        a = text.rfind("\n", 0, end) + 1
+        if text[a:end].strip():
+            return a, end
+        pos = a
+    return None
+
+
+def _nonblank_after(text: str, pos: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the first non-blank line at or after the line start ``pos``."""
+    while pos < len(text):
+        b = _line_end(text, pos)
+        if text[pos:b].strip():
+            return pos, b
+        pos = next_line_start(text, b) if b < len(text) else len(text)
+    return None
+
+
+def may_be(text: str, start: int) -> bool:
+    """Cheap test before :func:`parse`: is the line before the fence at ``start`` a ``---``
+    line or SpecStory's ``_**Assistant**_``?"""
+    before = _line_before(text, start)
+    return before is not None and (
+        _RULE.fullmatch(text, *before) is not None or _ASSISTANT.fullmatch(text, *before) is not None)
+
+
+def hover_note(action: Action) -> str:
+    """What hover says of a SpecStory diff: the file is not named in the export, and where the
+    name shown comes from."""
+    how = "a new file (its lines all added)" if action.kind is ActionKind.CREATE_FILE else "an edit located by its text"
+    head = f"SpecStory's export of a Cursor edit, as a diff that names no file: {how}."
+    named_by = action.fields.get("named_by")
+    if named_by is None:
+        return head + " The file is not named in the export, nor around it: shown, never applied."
+    return (head + f" The file is not named in the export: `{action.path}` is inferred from {named_by.value}."
+            " Applied only when you confirm that file (\"Apply anyway\" after its diff, or apply --force).")
