@@ -153,15 +153,17 @@ def use(path: Path | None) -> ProjectConfig:
     """Load ``path`` (None: no configuration) and install its dialects for this process.
     On a :class:`ConfigError` the declared dialects are removed and the error raised."""
     if path is None:
-        set_declared(())
-        set_declared_tools(())
-        return ProjectConfig(None)
+        return install(ProjectConfig(None))
     try:
         config = load(path)
     except ConfigError:
-        set_declared(())
-        set_declared_tools(())
+        install(ProjectConfig(None))
         raise
+    return install(config)
+
+
+def install(config: ProjectConfig) -> ProjectConfig:
+    """Install the dialects and tools of ``config`` (already loaded) for this process."""
     set_declared(config.dialects)
     set_declared_tools(config.tools)
     return config
@@ -173,4 +175,4 @@ def use_for(start: Path, root: Path | None = None) -> ProjectConfig:
     return use(config_in(root) if root is not None else find_config(start))
 
 
-__all__ = ["CONFIG_FILE", "ConfigError", "ProjectConfig", "config_in", "find_config", "load", "use", "use_for"]
+__all__ = ["CONFIG_FILE", "ConfigError", "ProjectConfig", "config_in", "find_config", "install", "load", "use", "use_for"]

@@ -144,3 +144,26 @@ def test_a_wrong_exclude_in_the_configuration_is_one_line(tmp_path: Path, capsys
     assert main(["check", str(root)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "exclude" in err[0] and "list" in err[0]
+
+
+def test_check_reads_the_configuration_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first root's configuration gives the walk its globs, the files their dialects and
+    the check its dialects in use: one reading serves them all (a file read again could have
+    changed between readings)."""
+    import action_lsp.project_config as project_config
+
+    root = _tree(tmp_path)
+    (root / ".action-lsp.toml").write_text('extend-exclude = ["docs"]\n', encoding="utf-8")
+    reads: list[Path] = []
+    table_of = project_config._table_of
+
+    def counted(path: Path) -> object:
+        reads.append(path)
+        return table_of(path)
+
+    monkeypatch.setattr(project_config, "_table_of", counted)
+    assert main(["check", "--jobs", "1", str(root)]) == 1
+    assert _checked(capsys, root) == {"chats/a.md", "site/_posts/x.md", "notes.txt"}
+    assert [p.name for p in reads] == [".action-lsp.toml"]

@@ -19,7 +19,6 @@ from .common import (
     add_dialect_option,
     add_stdin_filename_option,
     configuration_of,
-    declare_dialects,
     display_name,
     effective_severity,
     expand,
@@ -170,17 +169,33 @@ class _Tally:
 
 _UNSET = Path("\0unset")  # no configuration installed by this check yet
 _installed: list[Path | None] = [_UNSET]  # the configuration in use in this process
+_loaded: dict[Path, ProjectConfig] = {}  # each configuration this check has read, by its file
+
+
+def _load(config: Path) -> ProjectConfig:
+    """``config`` as this check read it: read once for the walk's globs, the files' dialects and
+    the dialects installed (a wrong one stops the check, exit 2)."""
+    from ..project_config import ConfigError, load
+
+    found = _loaded.get(config)
+    if found is None:
+        try:
+            found = _loaded[config] = load(config)
+        except ConfigError as exc:
+            raise CliError(str(exc)) from None
+    return found
 
 
 def _placed(job: _Job, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
     """The diagnostics of one file in order, each with positions to place it. Reading happens
     here (raising :class:`CliError` for a file that cannot be checked); the check itself as the
     result is iterated, without keeping the transcript's actions unless a root plans them."""
+    from ..project_config import ProjectConfig, install
     from ..stream import TextPositions, placed_pieces, placed_text
 
     path = job.path
     if job.config != _installed[0]:
-        declare_dialects(job.config, say=False)
+        install(_load(job.config) if job.config is not None else ProjectConfig(None))
         _installed[0] = job.config
     if job.root is not None:  # the workspace checks plan every action: the whole analysis
         text = read_transcript(path)
@@ -267,6 +282,7 @@ def run(args: argparse.Namespace) -> int:
     overrides = parse_severity_overrides(args.severity)
     if sum(1 for p in args.paths if p == "-") > 1:
         raise CliError("`-` (standard input) can be given once")
+    _loaded.clear()  # (an earlier call in this process may have read the files before a change)
     given = find_workspace(Path(args.paths[0]), args.root) if args.root else None
     workspace = not args.no_workspace
     found = list(expand(args.paths, _exclude(args, _first_config(args.paths[0], given))))
@@ -353,7 +369,6 @@ def _jobs(files: list[Path], given: Root | None, workspace: bool) -> tuple[list[
     """Each file with its root and configuration; the names of every dialect they declare; and
     the lines that name each root and each configuration once (in the order files use them).
     A wrong configuration stops the check (exit 2)."""
-    from ..project_config import ConfigError, load
     from ..project_root import RootFinder
 
     finder = RootFinder()
@@ -373,10 +388,7 @@ def _jobs(files: list[Path], given: Root | None, workspace: bool) -> tuple[list[
                 lines.append(f"workspace root: {root.describe()}")
             if config is not None and config not in loaded:
                 loaded.add(config)
-                try:
-                    declared += [d.name for d in load(config).dialects]
-                except ConfigError as exc:
-                    raise CliError(str(exc)) from None
+                declared += [d.name for d in _load(config).dialects]
                 lines.append(f"configuration: {config}")
         jobs.append(_Job(path, root.path if workspace else None, configs[root.path]))
     return jobs, declared, lines
@@ -408,16 +420,11 @@ def _exclude(args: argparse.Namespace, config: ProjectConfig) -> Exclude:
 
 def _first_config(first: str, given: Root | None) -> ProjectConfig:
     """The configuration whose ``exclude`` globs the walk uses: that of the first path's root."""
-    from ..project_config import ConfigError, ProjectConfig, load
+    from ..project_config import ProjectConfig
 
     root = given or find_workspace(Path(first))
     config = configuration_of(root.path if root is not None else None)
-    if config is None:
-        return ProjectConfig(None)
-    try:
-        return load(config)
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
+    return _load(config) if config is not None else ProjectConfig(None)
 
 
 def _clean(text: str) -> str:

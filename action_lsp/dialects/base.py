@@ -9,7 +9,7 @@ and diagnostics it found. Dialects never scan the whole document themselves.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,6 +20,7 @@ from ..model import (
     ActionKind,
     Diagnostic,
     EditRules,
+    Field,
     FileEdit,
     FileView,
     Fix,
@@ -255,32 +256,41 @@ class Dialect:
         rename; ``content``; ``search``/``replace`` pairs in ``Action.edits``); a dialect
         whose fields are named otherwise overrides this.
         """
-        op = _OPS.get(action.kind)
-        if op is None:
-            return None
-        if op == "rename":
-            path = action.fields.get("from") or action.fields.get("path")
-            to = action.fields.get("to")
-            if path is None or to is None or not isinstance(to.value, str):
+        fields = action.fields
+
+        def get(role: str) -> Field | None:
+            if role == "path" and action.kind is ActionKind.RENAME_FILE:
+                return fields.get("from") or fields.get("path")
+            return fields.get(role)
+
+        return role_view(action, get, self.edit_rules(action))
+
+
+def role_view(action: Action, get: Callable[[str], Field | None], rules: EditRules = NO_EMPTY_SEARCH) -> FileView | None:
+    """The file operation of ``action`` (None when it is none, or lacks a field it needs),
+    ``get`` giving the field of each role: ``path``, ``to``, ``content``, ``search``,
+    ``replace`` (a declared dialect names them itself). ``rules`` go with a modify."""
+    op = _OPS.get(action.kind)
+    if op is None:
+        return None
+    path = get("path")
+    if path is None or not isinstance(path.value, str):
+        return None
+    if op == "rename":
+        to = get("to")
+        return FileView(op, path, to=to) if to is not None and isinstance(to.value, str) else None
+    if op in ("create", "write"):
+        content = get("content")
+        return FileView(op, path, content=content) if content is not None and isinstance(content.value, str) else None
+    if op == "modify":
+        edits = tuple(FileEdit.of(e) for e in action.edits)
+        if not edits:
+            search, replace = get("search"), get("replace")
+            if search is None or replace is None:
                 return None
-            return FileView(op, path, to=to) if isinstance(path.value, str) else None
-        path = action.fields.get("path")
-        if path is None or not isinstance(path.value, str):
-            return None
-        if op in ("create", "write"):
-            content = action.fields.get("content")
-            if content is None or not isinstance(content.value, str):
-                return None
-            return FileView(op, path, content=content)
-        if op == "modify":
-            edits = tuple(FileEdit.of(e) for e in action.edits)
-            if not edits:
-                search, replace = action.fields.get("search"), action.fields.get("replace")
-                if search is None or replace is None:
-                    return None
-                edits = (FileEdit(search, replace),)
-            return FileView(op, path, edits=edits, rules=self.edit_rules(action))
-        return FileView(op, path)
+            edits = (FileEdit(search, replace),)
+        return FileView(op, path, edits=edits, rules=rules)
+    return FileView(op, path)
 
 
 _OPS = {

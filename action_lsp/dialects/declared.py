@@ -21,10 +21,10 @@ from typing import Any
 
 from ..jsonscan import JNode, parse_json
 from ..markdown import FenceOpen
-from ..model import Action, ActionKind, Diagnostic, FileEdit, FileView, Fix, Span
+from ..model import Action, ActionKind, Diagnostic, FileView, Fix, Span
 from ..schema import ActionSpec, FieldSpec, text
 from ..shared import share
-from .base import Construct, Dialect, ScanContext, TagOpen
+from .base import Construct, Dialect, ScanContext, TagOpen, role_view
 from .json_fields import (
     JsonDialect,
     fields_of,
@@ -227,38 +227,9 @@ _ROLE_DOC = {
 def _file_view(roles: Mapping[str, Roles], action: Action) -> FileView | None:
     """The file operation of a declared action, reading the fields by their roles."""
     role = roles.get(action.type)
-    op = _OPS.get(action.kind)
-    if role is None or op is None:
+    if role is None:
         return None
-    path = role.get(action, "path")
-    if path is None or not isinstance(path.value, str):
-        return None
-    if op == "rename":
-        to = role.get(action, "to")
-        return FileView(op, path, to=to) if to is not None and isinstance(to.value, str) else None
-    if op in ("create", "write"):
-        content = role.get(action, "content")
-        ok = content is not None and isinstance(content.value, str)
-        return FileView(op, path, content=content) if ok else None
-    if op == "modify":
-        edits = tuple(FileEdit(e.search, e.replace, e.line) for e in action.edits)
-        if not edits:
-            search, replace = role.get(action, "search"), role.get(action, "replace")
-            if search is None or replace is None:
-                return None
-            edits = (FileEdit(search, replace),)
-        return FileView(op, path, edits=edits)
-    return FileView(op, path)
-
-
-_OPS = {
-    ActionKind.CREATE_FILE: "create",
-    ActionKind.WRITE_FILE: "write",
-    ActionKind.MODIFY_FILE: "modify",
-    ActionKind.DELETE_FILE: "delete",
-    ActionKind.RENAME_FILE: "rename",
-    ActionKind.CREATE_DIRECTORY: "mkdir",
-}
+    return role_view(action, lambda name: role.get(action, name))
 
 
 def _path_fields(roles: Mapping[str, Roles]) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from ..schema import ActionSpec, one_of, opt, req, specs, text
 from .base import ScanContext
 from .search_replace import DYAD, parse_blocks
 from .tag_dialect import TagDialect
+from .tags import decoded
 
 SPECS = specs(
     ActionSpec(
@@ -130,22 +131,10 @@ _DECODED = {"lt": "<", "gt": ">", "amp": "&"}
 
 def decode_content(text: str, start: int, end: int) -> tuple[str, SourceMap]:
     """``text[start:end]`` with Dyad's body entities (``&lt; &gt; &amp;``) decoded."""
-    amp = text.find("&", start, end)
-    if amp < 0:
+    if text.find("&", start, end) < 0:
         return text[start:end], SourceMap.verbatim(start, end)
-    parts: list[str] = []
-    breaks: list[tuple[int, int]] = []
-    length = 0
-    pos = start
-    for m in _ENTITY.finditer(text, amp, end):
-        parts.append(text[pos : m.start()])
-        parts.append(_DECODED[m.group(1)])
-        length += m.start() - pos + 1
-        pos = m.end()
-        breaks.append((length, pos))
-    parts.append(text[pos:end])
-    length += end - pos
-    return "".join(parts), SourceMap(start, length, end, tuple(breaks))
+    return decoded(text, start, end, ((m.start(), m.end(), _DECODED[m.group(1)])
+                                      for m in _ENTITY.finditer(text, start, end)))
 
 
 def _trimmed_body(text: str, start: int, end: int) -> tuple[int, int]:

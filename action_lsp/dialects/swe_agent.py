@@ -19,8 +19,8 @@ exact through both levels. Recognised tools:
   [--insert_line N]`` (``tools/edit_anthropic``): ``create`` (a create: the tool refuses to
   overwrite), ``str_replace``, ``insert``, ``view``, ``undo_edit`` (shown, not applied);
 * ``edit <search> <replace> [<replace-all>]`` and ``insert <text> [<line>]``
-  (``tools/windowed_edit_replace``) on the file open in the step before; ``create <file>`` (an
-  empty file). The tool replaces the first occurrence (or, with ``True``, every one) *in the
+  (``tools/windowed_edit_replace``) on the file open in the step before; ``create <file>`` (a file
+  holding one empty line, as the tool writes it). The tool replaces the first occurrence (or, with ``True``, every one) *in the
   lines it displayed*, which the trajectory does not record: the edit is located in the whole
   file, and several places are a question (``search-ambiguous``), never a guess;
 * ``edit N:M`` ... ``end_of_edit`` (SWE-agent 0.x, ``windowed_edit_linting``) replaces lines by
@@ -292,7 +292,7 @@ class SweAgent(Dialect):
                 known.see(seen)
             else:  # it may have changed any file
                 known.forget()
-                known.see(seen, created=_absolute(found.path, step.cwd) if found.type == "create" else None)
+                known.see(seen)
             if found is None:
                 continue
             if message is not None and found.kind is not ActionKind.COMMAND:
@@ -397,9 +397,12 @@ class SweAgent(Dialect):
         if name in ("edit", "insert", "create") and len(words) >= 2:
             opened = self._open_file(step, name_span)
             if name == "create":
+                # The tool writes the file with one empty line (`printf "\n"`): its window after
+                # shows `1 lines total`, line 1 empty. The text is not in the transcript: the
+                # field has no source map, its span is empty at the command's end.
                 path = path_field(field("path", words[1]))
                 return action("create", ActionKind.CREATE_FILE,
-                              {"path": path, "content": Field("content", "", Span(whole.end, whole.end))})
+                              {"path": path, "content": Field("content", "\n", Span(whole.end, whole.end))})
             if name == "edit" and _line_range(words[1].value) and "\n" in value:
                 return self._line_edit(value, outer, words[1], opened, action)
             if opened is None:
@@ -522,12 +525,6 @@ _READ_TOOLS = frozenset({"open", "goto", "scroll_up", "scroll_down", "search_fil
 
 def _reads(found: Action) -> bool:
     return found.kind is ActionKind.COMMAND and found.type in _READ_TOOLS
-
-
-def _absolute(path: str | None, cwd: str | None) -> str | None:
-    if path is None or path.startswith("/") or not cwd:
-        return path
-    return cwd.rstrip("/") + "/" + path
 
 
 def _text(observation: Any) -> str:

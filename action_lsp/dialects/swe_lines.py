@@ -78,7 +78,6 @@ class FileLines:
 
     total: int
     lines: dict[int, str] = field(default_factory=dict)
-    created: bool = False  # made empty by `create` in this trajectory, unchanged since
 
 
 class Known:
@@ -91,7 +90,7 @@ class Known:
         """Something may have changed any file (a shell command, another edit tool)."""
         self.files.clear()
 
-    def see(self, text: object, *, created: str | None = None) -> None:
+    def see(self, text: object) -> None:
         """Record the windows an observation printed (of a refusal, only the original code)."""
         if not isinstance(text, str):
             return
@@ -100,7 +99,6 @@ class Known:
             if old is None or old.total != w.total:
                 old = self.files[w.path] = FileLines(w.total)
             old.lines.update(w.lines)
-            old.created = w.path == created and w.total == 1 and w.lines.get(1) == ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +142,7 @@ def check(known: Known, path: str, first: int, last: int, body: list[str], obser
     for n, t in sorted(shown.lines.items()):
         if n in after and after[n] != t:
             return f"its observation shows line {n} as {t!r}, the edit gives {after[n]!r}"
-    if before.created and before.total == 1 and first == last == 1:
-        result = Replacement("", "".join(x + "\n" for x in body), 1)
-    else:
-        result = _replacement(before, first, last, body)
+    result = _replacement(before, first, last, body)
     after.update(shown.lines)
     known.files[path] = FileLines(total, after)
     return result

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -30,6 +31,7 @@ __all__ = [
     "StartTag",
     "attribute_fields",
     "body_value",
+    "decoded",
     "find_close",
     "insert_closing_fix",
     "mismatched_close",
@@ -185,32 +187,44 @@ def _attribute(
 
 def decode_entities(text: str, start: int, end: int) -> tuple[str, SourceMap]:
     """``text[start:end]`` with XML entities decoded, and the map back to the document."""
-    amp = text.find("&", start, end)
-    if amp < 0:
+    if text.find("&", start, end) < 0:
         return text[start:end], SourceMap.verbatim(start, end)
-    parts: list[str] = []
-    breaks: list[tuple[int, int]] = []
-    length = 0
-    pos = start
+    return decoded(text, start, end, _entities(text, start, end))
+
+
+def _entities(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
+    amp = text.find("&", start, end)
     while amp >= 0:
         m = _ENTITY.match(text, amp, end)
         if m is None:
             amp = text.find("&", amp + 1, end)
             continue
         if m.group(1):
-            decoded = _NAMED[m.group(1)]
+            char = _NAMED[m.group(1)]
         else:
             code = int(m.group(2)) if m.group(2) else int(m.group(3), 16)
             if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
                 amp = text.find("&", amp + 1, end)
                 continue
-            decoded = chr(code)
-        parts.append(text[pos:amp])
-        parts.append(decoded)
-        length += (amp - pos) + 1
-        pos = m.end()
+            char = chr(code)
+        yield amp, m.end(), char
+        amp = text.find("&", m.end(), end)
+
+
+def decoded(text: str, start: int, end: int, found: Iterable[tuple[int, int, str]]) -> tuple[str, SourceMap]:
+    """``text[start:end]`` with each ``(a, b, char)`` of ``found`` (in order: ``text[a:b]``,
+    an entity, written for the one character ``char``) decoded, and the map back to the
+    document (a break after each entity)."""
+    parts: list[str] = []
+    breaks: list[tuple[int, int]] = []
+    length = 0
+    pos = start
+    for a, b, char in found:
+        parts.append(text[pos:a])
+        parts.append(char)
+        length += (a - pos) + 1
+        pos = b
         breaks.append((length, pos))
-        amp = text.find("&", pos, end)
     parts.append(text[pos:end])
     length += end - pos
     return "".join(parts), SourceMap(start, length, end, tuple(breaks))

@@ -44,12 +44,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..placeholders import find_placeholders
 from ..syntax.languages import Lang, language_for
 from ..syntax.parse import Offsets, Parsed, parse
 from ..syntax.reparse import _point
 from ..syntax.tokens import _definition
 from .lazyunits import Source, Unit, body_of, nodes_of, normalized, units
-from .placeholders import find_placeholders
 
 __all__ = ["Merge", "Shape", "body_of", "classify", "merge_snippet", "qualified_definitions"]
 

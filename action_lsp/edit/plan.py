@@ -452,16 +452,16 @@ class _Planner:
         """A chat answer's own syntax errors only warn in the transcript (it may be a piece of
         its file, merged and checked then); a file it creates gets the answer as it is, so
         broken code there blocks the write as a create's does (unless forced)."""
+        from ..rules.code import judged_syntax_errors
         from ..syntax import language_for
-        from ..syntax.errors import syntax_errors
 
         lang = language_for(path=state.target.rel, language=action.text("language"))
-        if self.force or lang is None or lang.verdict(content) != "error":
+        if self.force or lang is None:
             return
-        problems = syntax_errors(content, lang, limit=1)
-        if problems:
-            msg = (f"{lang.name} syntax error in {state.target.rel}: {problems[0].message}; "
-                   "the new file would not parse (apply with --force to write it anyway)")
+        for _problem, said, warns in judged_syntax_errors(content, lang, state.target.rel):
+            if warns:
+                return
+            msg = f"{said}; the new file would not parse (apply with --force to write it anyway)"
             raise ActionFailed(_diag("syntax-error", msg, _field_span(action, "content", "path")),
                                msg)
 

@@ -313,15 +313,15 @@ MANY_PAIRS = 16
 
 def _replays(steps: Sequence[Step], f: _File) -> bool:
     """Whether ``steps`` apply one after the other to the file (compared as :func:`_collapsed`
-    texts: a quick replay, not the planner's)."""
-    if sum(len(step.pairs) for step in steps) >= MANY_PAIRS:
-        return _replays_indexed(steps, f)
-    text: str | None = f.collapsed if f.text is not None else None
+    texts: a quick replay, not the planner's). Past :data:`MANY_PAIRS` pairs the text is kept
+    in a :class:`ChunkedText`, with the same answers."""
+    make = ChunkedText if sum(len(step.pairs) for step in steps) >= MANY_PAIRS else _Flat
+    text: ChunkedText | _Flat | None = make(f.collapsed) if f.text is not None else None
     for step in steps:
         if step.op == "merge":
             return True  # merged by syntax, not on collapsed lines: what follows is the plan's
         if step.op in ("create", "write"):
-            text = _collapsed(step.content)
+            text = make(_collapsed(step.content))
             continue
         if step.op == "delete":
             if text is None:
@@ -333,34 +333,7 @@ def _replays(steps: Sequence[Step], f: _File) -> bool:
             if text is None:
                 if not _blank(search):
                     return False
-                text = r
-            elif _blank(search):
-                text = text + r[1:]
-            elif s in text:
-                text = text.replace(s, r if not _blank(replace) else "\n", 1)
-            elif _blank(replace) or r not in text:
-                return False
-    return True
-
-
-def _replays_indexed(steps: Sequence[Step], f: _File) -> bool:
-    """:func:`_replays` with the text in a :class:`ChunkedText` (the same answers)."""
-    text = ChunkedText(f.collapsed) if f.text is not None else None
-    for step in steps:
-        if step.op in ("create", "write"):
-            text = ChunkedText(_collapsed(step.content))
-            continue
-        if step.op == "delete":
-            if text is None:
-                return False
-            text = None
-            continue
-        for search, replace in step.pairs:
-            s, r = _collapsed(search), _collapsed(replace)
-            if text is None:
-                if not _blank(search):
-                    return False
-                text = ChunkedText(r)
+                text = make(r)
             elif _blank(search):
                 text.replace(len(text), len(text), r[1:])
             elif (at := text.find(s)) >= 0:
@@ -368,6 +341,25 @@ def _replays_indexed(steps: Sequence[Step], f: _File) -> bool:
             elif _blank(replace) or text.find(r) < 0:
                 return False
     return True
+
+
+class _Flat:
+    """A text with :class:`ChunkedText`'s ``find`` and ``replace``, as one ``str``: the replay
+    of a few pairs."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def find(self, sub: str) -> int:
+        return self.text.find(sub)
+
+    def replace(self, a: int, b: int, new: str) -> None:
+        self.text = self.text[:a] + new + self.text[b:]
 
 
 def _file(steps: Sequence[Step], text: str | None) -> _File:

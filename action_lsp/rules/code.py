@@ -9,11 +9,11 @@ exact characters in the transcript.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..dialects import file_view
 from ..model import Action, ActionKind, Diagnostic, Field, Severity
-from ..syntax import Lang, language_for, syntax_errors, unsafe_code
+from ..syntax import Lang, SyntaxProblem, language_for, syntax_errors, unsafe_code
 from . import RuleContext
 
 MAX_SYNTAX_ERRORS = 3  # per field: the first few say enough, more is noise
@@ -50,19 +50,27 @@ def check(actions: Sequence[Action], ctx: RuleContext) -> Iterable[Diagnostic]:
 
 
 def _syntax(f: Field, lang: Lang, what: str, name: str = "", *, piece: bool = False) -> Iterable[Diagnostic]:
-    name = name or lang.name
-    verdict = lang.verdict(f.value)
-    if verdict == "off":
-        return
-    # A grammar that rejects some valid files (docs/languages.md) is only a warning: never blocks.
-    unsure = verdict == "warning" or piece
-    for problem in syntax_errors(f.value, lang, limit=MAX_SYNTAX_ERRORS):
+    for problem, message, warns in judged_syntax_errors(f.value, lang, what, name):
+        unsure = warns or piece
         yield Diagnostic(
             "syntax-error",
-            f"{name} syntax error in {what}: {problem.message}"
+            message
             + (" (a warning: a chat answer may be a piece of its file; the merge is checked)"
                if piece else
-               f" (a warning: the {name} grammar rejects some valid code)" if unsure else ""),
+               f" (a warning: the {name or lang.name} grammar rejects some valid code)" if unsure else ""),
             f.value_span(problem.start, max(problem.end, problem.start + 1)),
             severity=Severity.WARNING if unsure else None,
         )
+
+
+def judged_syntax_errors(code: str, lang: Lang, what: str, name: str = "") -> Iterator[tuple[SyntaxProblem, str, bool]]:
+    """The syntax errors of ``code`` as ``lang`` judges them (the first MAX_SYNTAX_ERRORS), each
+    with its message (``<name> syntax error in <what>: ...``) and whether it only warns: none
+    for a language judged "off" or a template; a warning where the grammar rejects some valid
+    files (docs/languages.md). The one rule for this ``syntax-error`` check and the plan's for
+    a file a chat answer creates."""
+    verdict = lang.verdict(code)
+    if verdict == "off":
+        return
+    for problem in syntax_errors(code, lang, limit=MAX_SYNTAX_ERRORS):
+        yield problem, f"{name or lang.name} syntax error in {what}: {problem.message}", verdict == "warning"

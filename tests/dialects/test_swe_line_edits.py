@@ -163,6 +163,30 @@ def test_line_edit_of_a_file_created_in_the_trajectory(tmp_path: Path) -> None:
     assert rc == 0 and got["repro.py"] == "\n".join(body) + "\n"
 
 
+def test_create_writes_one_empty_line_as_swe_agent_does(tmp_path: Path) -> None:
+    """SWE-agent's ``create F`` writes a file holding one empty line (``printf "\\n"``), as its
+    window after it shows (``1 lines total``, line 1 empty); applied alone, so does the replay."""
+    text = traj(("create notes.py\n", window("notes.py", 1, 1, [""]), "n/a"))
+    (action,) = analyze(text).actions
+    assert action.kind is ActionKind.CREATE_FILE and file_view(action).content.value == "\n"
+    rc, got = _apply(tmp_path, text, {})
+    assert rc == 0 and got["notes.py"] == "\n"
+
+
+def test_edits_after_create_leave_no_extra_line(tmp_path: Path) -> None:
+    """``create F`` then edits of its one line (``edit 1:1``, then ``edit 2:2``): the file ends
+    as the last window shows it, one newline at its end."""
+    body = ["import sys", "print(sys.argv)"]
+    text = traj(
+        ("create repro.py\n", window("repro.py", 1, 1, [""]), "n/a"),
+        ("edit 1:1\n" + "\n".join(body) + "\nend_of_edit\n", window("repro.py", 2, 1, body, UPDATED), f"{REPO}/repro.py"),
+        ("edit 2:2\nprint(sys.argv[1:])\nend_of_edit\n",
+         window("repro.py", 2, 1, [body[0], "print(sys.argv[1:])"], UPDATED), f"{REPO}/repro.py"),
+    )
+    rc, got = _apply(tmp_path, text, {})
+    assert rc == 0 and got["repro.py"] == "import sys\nprint(sys.argv[1:])\n"
+
+
 def test_lines_shown_by_a_syntax_error_refusal_make_the_retry_applicable(tmp_path: Path) -> None:
     """As in SWE-agent's marshmallow-1867 demonstration: the refusal prints the original code;
     the retry of the same lines applies."""

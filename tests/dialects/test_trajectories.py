@@ -164,7 +164,8 @@ def test_swe_agent_apply_end_to_end(tmp_path: Path) -> None:
     assert main(["apply", "--root", str(root2), "--write", str(CALC)]) == 0
     got = _files(root2)
     assert got["calc.py"] == "def divide(a, b):\n    return a / b\n\n\ndef mean(xs):\n    return sum(xs) // len(xs)\n"
-    assert got["reproduce.py"] == "from calc import divide\nprint(divide(7, 2))\n"
+    # `create` wrote one empty line; `insert` without a line appends after it (as the tool does)
+    assert got["reproduce.py"] == "\nfrom calc import divide\nprint(divide(7, 2))\n"
 
 
 def test_traj_files_are_walked_by_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""The placeholder comments of chat answers (``action_lsp.edit.placeholders``): what stands for
+"""The placeholder comments of chat answers (``action_lsp.placeholders``): what stands for
 code left out, in every comment syntax and in the languages answers are written in, and what
 is only a comment."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from action_lsp.edit.placeholders import find_placeholders, has_placeholder, placeholder_text
+from action_lsp.placeholders import find_placeholders, has_placeholder, placeholder_text
 
 PLACEHOLDERS = [
     "// ... existing code ...",

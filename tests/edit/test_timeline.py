@@ -18,29 +18,8 @@ from hypothesis import strategies as st
 from action_lsp.edit import Workspace, plan_changes, write_plan
 from action_lsp.model import Severity
 
-SMALLEST = """\
-First edit:
-
-calc.py
-```python
-<<<<<<< SEARCH
-    return 1
-=======
-    return 2
->>>>>>> REPLACE
-```
-
-Second edit:
-
-calc.py
-```python
-<<<<<<< SEARCH
-    return 2
-=======
-    return 3
->>>>>>> REPLACE
-```
-"""
+# Two SEARCH/REPLACE edits of calc.py, one after the other (return 1 -> 2 -> 3).
+SMALLEST = (Path(__file__).parents[1] / "fixtures" / "timeline" / "smallest.md").read_text(encoding="utf-8")
 
 
 def check_root(root: Path, transcript: Path) -> subprocess.CompletedProcess[str]:

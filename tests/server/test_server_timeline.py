@@ -4,35 +4,15 @@ superseded one says which later action rewrote it (lens, hover, hint), and nothi
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from .conftest import Session
 
-SMALLEST = """\
-First edit:
-
-calc.py
-```python
-<<<<<<< SEARCH
-    return 1
-=======
-    return 2
->>>>>>> REPLACE
-```
-
-Second edit:
-
-calc.py
-```python
-<<<<<<< SEARCH
-    return 2
-=======
-    return 3
->>>>>>> REPLACE
-```
-"""
+# Two SEARCH/REPLACE edits of calc.py, one after the other (return 1 -> 2 -> 3).
+SMALLEST = (Path(__file__).parents[1] / "fixtures" / "timeline" / "smallest.md").read_text(encoding="utf-8")
 
 
 async def _wait(session: Session, uri: str, pred: Any, timeout: float = 10.0) -> list[types.Diagnostic]:
