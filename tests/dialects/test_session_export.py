@@ -156,3 +156,16 @@ def test_a_failed_export_call_is_not_applied(tmp_path: Path) -> None:
     main(["apply", "--root", str(root), "--write", str(tmp_path / "t.md")])
     assert (root / ".gitignore").read_text() == "exports/\n*.jsonl\n"
     assert (root / "app.py").read_text() == "routes = [health]\n"
+
+
+def test_a_log_of_absolute_paths_is_one_error_and_nothing_is_written(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The log records no working directory: its three absolute paths are one error in `check`
+    (not one per action), and `apply` writes none of them."""
+    log = FIXTURES / "conversation-log.md"
+    root = _workspace(tmp_path, {"README.md": "# Shop\n\nSee `docs/`.\n"})
+    assert main(["check", "--root", str(root), "--output-format", "concise", str(log)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("[absolute-path]") == 1 and "not reported again" in out
+    main(["apply", "--root", str(root), "--write", str(log)])
+    assert (root / "README.md").read_text() == "# Shop\n\nSee `docs/`.\n"
+    assert sorted(p.name for p in root.iterdir()) == ["README.md"]
