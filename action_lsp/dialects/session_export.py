@@ -31,10 +31,11 @@ the call is listed, never applied. A call whose result is one of Claude Code's e
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ..jsonscan import JMember, JNode, parse_json
-from ..markdown import EOL, FenceOpen, fence_open_at, next_line_start
+from ..markdown import EOL, FenceOpen, fence_open_at, find_fence_close, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Field, SourceMap, Span
 from .tool_use import Call, Input, call_action, failed, first_line
 
@@ -46,8 +47,8 @@ TOOL_USE = re.compile(
 RESULT = re.compile(
     r"[^\r\n*]{0,8}\*\*Tool[ \t]+Result:?\*\*:?(?:[ \t]*\(ID:[ \t]*(?P<id>[^)\s]*)[ \t]*\))?[ \t]*(?=\r|\n|\Z)"
 )
-# A call or a result line (at a line start), for matching them by order.
-_EVENT = re.compile(r"(?:^|(?<=[\r\n]))[^\r\n*]{0,8}\*\*Tool[ \t]+(?:(?P<use>Use:)|Result:?\*\*)")
+# A call or a result line's marker after its decoration (at most 8 characters into its line).
+_USE, _RESULT = "**Tool Use:", "**Tool Result"
 # `**Tool: Write**` on the line before `File: `...``.
 TOOL = re.compile(r"[^\r\n*]{0,8}\*\*Tool:[ \t]*(?P<name>Write|Create|write_file|create_file)\*\*[ \t]*(?=\r|\n|\Z)")
 FILE = re.compile(r"File:[ \t]*`(?P<path>[^`\r\n]+)`[ \t]*(?=\r|\n|\Z)")
@@ -201,16 +202,16 @@ def result_of(text: str, call: re.Match[str], end: int, floor: int) -> tuple[str
     result (a batch of calls Claude Code ran together), and its result is the k-th of the
     results that follow the batch."""
     call_id = call.group("id")
-    back = text.rfind("**Tool Result", floor, call.start())
+    back = text.rfind(_RESULT, floor, call.start())
     behind = _line_start(text, back) if back >= 0 else floor
-    k = sum(1 for m in _EVENT.finditer(text, behind, call.start()) if m.group("use"))
+    k = sum(1 for _, use in _events(text, behind, call.start()) if use)
     seen = 0
-    for m in _EVENT.finditer(text, end):
-        if m.group("use"):
+    for at, use in _events(text, end, len(text)):
+        if use:
             if seen:
-                return None, None, behind, m.start()  # the next batch: no result for this call
+                return None, None, behind, at  # the next batch: no result for this call
             continue
-        line = RESULT.match(text, m.start())
+        line = RESULT.match(text, at)
         if line is None:
             continue
         rid = line.group("id")
@@ -219,6 +220,19 @@ def result_of(text: str, call: re.Match[str], end: int, floor: int) -> tuple[str
             return message, Span(line.start(), line.end()), behind, stop
         seen += 1
     return None, None, behind, len(text)
+
+
+def _events(text: str, start: int, stop: int) -> Iterator[tuple[int, bool]]:
+    """The call and result lines starting in ``text[start:stop]``: (line start, is a call)."""
+    i = text.find("**Tool ", start, stop)
+    while i >= 0:
+        line = _line_start(text, i)
+        if line >= start and i - line <= 8 and "*" not in text[line:i]:
+            if text.startswith(_USE, i):
+                yield line, True
+            elif text.startswith(_RESULT, i):
+                yield line, False
+        i = text.find("**Tool ", i + 7, stop)
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -234,10 +248,9 @@ def _failure(text: str, at: int) -> tuple[str | None, int]:
         body_start, body_end = at, eol.start() if eol else len(text)
         stop = eol.end() if eol else len(text)
     else:
-        close = re.compile(r"(?:^|(?<=[\r\n]))[ \t]{0,3}" + re.escape(fence.char) + "{" + str(fence.length) + r",}[ \t]*(?=\r|\n|\Z)")
-        m = close.search(text, fence.body_start)
-        body_start, body_end = fence.body_start, m.start() if m else len(text)
-        stop = next_line_start(text, m.end()) if m else len(text)
+        close = find_fence_close(text, fence.body_start, fence.char, fence.length)
+        body_start, body_end = fence.body_start, close[0] if close else len(text)
+        stop = close[1] if close else len(text)
     if _ERROR.match(text, body_start, body_end) is None:
         return None, stop
     return first_line(text[body_start:body_end]) or "an error", stop
