@@ -166,6 +166,9 @@ def test_a_log_of_absolute_paths_is_one_error_and_nothing_is_written(tmp_path: P
     assert main(["check", "--root", str(root), "--output-format", "concise", str(log)]) == 1
     out = capsys.readouterr().out
     assert out.count("[absolute-path]") == 1 and "not reported again" in out
-    main(["apply", "--root", str(root), "--write", str(log)])
+    assert main(["apply", "--root", str(root), "--write", str(log)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("[absolute-path]") == 1  # the others are counted, not listed one by one
+    assert "1 action more with an absolute path under a place named above: not applied, not listed" in err
     assert (root / "README.md").read_text() == "# Shop\n\nSee `docs/`.\n"
     assert sorted(p.name for p in root.iterdir()) == ["README.md"]
