@@ -545,12 +545,14 @@ class ChatAnswer(Dialect):
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
         """A session export's tool call without a fence (:data:`line_markers`)."""
-        found = session_export.using_tool(self.name, ctx.text, start) or session_export.tool_edit(
-            self.name, ctx.text, start)
-        if found is None:
-            return None
-        actions, diagnostics, end = found
-        return Construct(Span(start, end), actions, diagnostics, lookahead=end)
+        t = ctx.text
+        at = start
+        while t.startswith((" ", "\t"), at):
+            at += 1
+        read = session_export.using_tool if t.startswith(session_export.USING_MARKER, at) else session_export.tool_edit
+        actions, diagnostics, end, reach = read(self.name, t, start)
+        # (none: the marker line alone, with how far it read to decide)
+        return Construct(Span(start, end), actions, diagnostics, lookahead=reach)
 
     def hover_note(self, action: Action) -> str:
         note = _NOTES.get(action.type)

@@ -71,6 +71,7 @@ TOOL_EDIT = re.compile(
 )
 _OLD_END = re.compile(r"`" + _NL + r"(?P<new>New):[ \t]?`")
 _NEW_END = re.compile(r"`(?=[ \t]*(?:" + _NL + r"[ \t]*){2,}\*\*[A-Za-z]|[ \t]*(?:" + _NL + r"[ \t]*)*\Z)")
+_BLANKS = re.compile(r"[ \t]*(?:" + _NL + r"[ \t]*)*")
 _TRUNCATED = "... (truncated)"
 # What Claude Code answers a call it did not run, or that failed (the result's first words).
 _ERROR = re.compile(
@@ -96,22 +97,43 @@ def tool_use_call(
     return [action, *call.more], list(call.diagnostics)
 
 
-def using_tool(dialect: str, text: str, start: int) -> tuple[list[Action], list[Diagnostic], int] | None:
+#: What a line-marker parse gives: actions, diagnostics, where the call ends (the marker line's
+#: end when it is none), and how far it read to decide (the scanner's look-ahead).
+Found = tuple[list[Action], list[Diagnostic], int, int]
+
+
+def _nothing(text: str, start: int, reach: int) -> Found:
+    """No call: the marker line without its line break (so the scanner cuts no unit after it:
+    a fence's file may be named by the line before it), and how far it read."""
+    eol = EOL.search(text, start)
+    end = eol.start() if eol else len(text)
+    return [], [], end, min(len(text), max(reach, end))
+
+
+def _lines_ahead(text: str, start: int, lines: int) -> int:
+    """How far a head pattern of ``lines`` lines may read: past the start of the line after."""
+    at = start
+    for _ in range(lines):
+        at = next_line_start(text, at)
+    return min(len(text), at + 1)
+
+
+def using_tool(dialect: str, text: str, start: int) -> Found:
     """``🔧 Using tool: NAME`` at ``start``, then ``Input: {...}`` (pretty-printed JSON, no
-    fence): its actions, diagnostics and end; None when no JSON object follows."""
+    fence): its actions and diagnostics (none when no JSON object follows)."""
     head = USING_TOOL.match(text, start)
     if head is None:
-        return None
+        return _nothing(text, start, _lines_ahead(text, start, 2))
     result = parse_json(text, head.end())
     node = result.node
     if node is None or node.kind != "object" or not result.ok:
-        return None
+        return _nothing(text, start, result.end + 1)
     end = next_line_start(text, result.end) if result.end < len(text) else len(text)
     span = Span(start, end)
     call = Call(dialect, head.group("name"), Span(head.start("name"), head.end("name")), span,
                 Input(node), span, "session export")
     action = call_action(call)
-    return [action, *call.more], list(call.diagnostics), end
+    return [action, *call.more], list(call.diagnostics), end, end
 
 
 def _string(text: str, a: int, b: int) -> JNode:
@@ -141,21 +163,24 @@ def _truncated(text: str, a: int, b: int, what: str) -> Diagnostic | None:
     )
 
 
-def tool_edit(dialect: str, text: str, start: int) -> tuple[list[Action], list[Diagnostic], int] | None:
+def tool_edit(dialect: str, text: str, start: int) -> Found:
     """``**Tool: Edit**`` at ``start``, ``File: `path```, ``Old: `...``` and ``New: `...```:
-    its actions, diagnostics and end; None when the shape is not complete."""
+    its actions and diagnostics (none when the shape is not complete)."""
     head = TOOL_EDIT.match(text, start)
     if head is None:
-        return None
+        return _nothing(text, start, _lines_ahead(text, start, 3))
     old_start = head.end()
     old_end = _OLD_END.search(text, old_start)
     if old_end is None:
-        return None
+        return _nothing(text, start, len(text))
     new_start = old_end.end()
     new_end = _NEW_END.search(text, new_start)
     if new_end is None:
-        return None
+        return _nothing(text, start, len(text))
     end = next_line_start(text, new_end.end()) if new_end.end() < len(text) else len(text)
+    # (the end was decided by the blank lines and the bold heading after it: read that far)
+    blanks = _BLANKS.match(text, new_end.end())  # (matches always: it may match nothing)
+    reach = min(len(text), (blanks.end() if blanks else new_end.end()) + 3)
     members = [
         JMember("file_path", Span(*head.span("file")), _string(text, *head.span("path"))),
         JMember("old_string", Span(*head.span("old")), _string(text, old_start, old_end.start())),
@@ -171,7 +196,7 @@ def tool_edit(dialect: str, text: str, start: int) -> tuple[list[Action], list[D
     for a, b, what in ((old_start, old_end.start(), "old text"), (new_start, new_end.start(), "new text")):
         if (cut := _truncated(text, a, b, what)) is not None:
             diagnostics.append(cut)
-    return [action, *call.more], diagnostics, end
+    return [action, *call.more], diagnostics, end, max(end, reach)
 
 
 def file_write(
@@ -209,7 +234,8 @@ def result_of(text: str, call: re.Match[str], end: int, floor: int) -> tuple[str
     for at, use in _events(text, end, len(text)):
         if use:
             if seen:
-                return None, None, behind, at  # the next batch: no result for this call
+                # the next batch: no result for this call (its line read, to know it is a call)
+                return None, None, behind, next_line_start(text, at)
             continue
         line = RESULT.match(text, at)
         if line is None:

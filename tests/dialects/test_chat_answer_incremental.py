@@ -36,12 +36,14 @@ BLOCKS = [
     "\U0001f4ca **Tool Result:**\n```\nThe file t.py has been updated.\n```\n\n",
     "\U0001f527 Using tool: Edit\nInput: {\n  \"file_path\": \"u.py\",\n  \"old_string\": \"a\",\n  \"new_string\": \"b\"\n}\n\n",
     "**Tool: Edit**\nFile: `$CLAUDE_PROJECT_DIR/v.py`\nOld: `a\nb`\nNew: `c`\n\n**Output:**\n```\nok\n```\n\n",
+    "**Tool: Write**\nFile: `$CLAUDE_PROJECT_DIR/w.sh`\n```\necho hi\n```\n\n",
 ]
 SNIPPETS = [
     "\n", "\n\n", "```", "_**Assistant**_\n", "_**User**_\n", "### Assistant\n", "**g.py**\n",
     "h.py\n", "// filepath: i.ts\n", "#### ", "> Tokens: 1k\n", "x", "*", "`", "é😀", "</source>\n", "<source>\n",
     "</tool-use>\n", '<tool-use data-tool-type="write">\n', "**Tool Use: Edit**\n",
-    "**Tool Result:**\n", "`\nNew: `", "Error: ", "\U0001f527 Using tool: Write\nInput: ",
+    "**Tool Result:**\n", "`\nNew: `", "Error: ", "\U0001f527 Using tool: Write\nInput: ", "**Tool: Edit**\n",
+    "File: `v.py`\n", "Old: `",
 ]
 
 
