@@ -66,7 +66,10 @@ CODES: dict[str, Code] = {
         Code("path-traversal", E, "A path that leaves the workspace (`..`, a symlink pointing out).",
              "Writing through such a path would touch files outside the project."),
         Code("absolute-path", E, "An absolute, home-relative, drive-letter or UNC path.",
-             "Actions must name files relative to the workspace.",
+             "Actions must name files relative to the workspace. A transcript of many absolute paths "
+             "(a session that records no working directory they lie under) gets one error per place "
+             "(the path's first two directories: `/Users/dev`), on its first path there, not one per "
+             "action; the edit engine refuses every absolute path all the same.",
              fix="Make the path relative when it points inside the workspace."),
         Code("invalid-path", E, "An empty path, control or bidirectional characters, an over-long name, or a reserved name.",
              "Such a path cannot be written portably (`CON`, `NUL`, trailing dots or spaces are "

@@ -41,6 +41,7 @@ from .records import (
     sniff_extent,
 )
 from .rules import RuleContext, run_rules
+from .rules.paths import FirstAbsolute
 from .scan import Unit, scan
 from .shared import share
 from .text import EditableLineIndex
@@ -202,6 +203,9 @@ def _assemble(
         cache.update(fresh)
     groups.sort(key=lambda g: g.span.start)
     diagnostics.sort(key=lambda d: (d.span.start, d.span.end))
+    if any(d.code == "absolute-path" for d in diagnostics):
+        keep = FirstAbsolute().keep  # one absolute-path error per place, not one per action
+        diagnostics = [d for d in diagnostics if keep(d)]
     return Analysis(text, actions, diagnostics, groups)
 
 

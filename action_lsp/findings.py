@@ -21,12 +21,20 @@ def _same(a: Diagnostic, b: Diagnostic) -> bool:
     return (sa.start <= sb.start and sb.end <= sa.end) or (sb.start <= sa.start and sa.end <= sb.end)
 
 
+def _place(d: Diagnostic) -> object:
+    return d.data.get("absolutePlace") if d.code == "absolute-path" and d.data else None
+
+
 def workspace_only(transcript: Iterable[Diagnostic], workspace: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """The workspace findings that do not repeat a transcript diagnostic."""
+    """The workspace findings that do not repeat a transcript diagnostic; nor an absolute path
+    under a place the transcript's ``absolute-path`` error already names (reported once per
+    place: :mod:`action_lsp.rules.paths`)."""
     by_code: dict[str, list[Diagnostic]] = {}
     for d in transcript:
         by_code.setdefault(d.code, []).append(d)
-    return [w for w in workspace if not any(_same(w, d) for d in by_code.get(w.code, ()))]
+    places = {_place(d) for d in by_code.get("absolute-path", ())} - {None}
+    return [w for w in workspace
+            if not any(_same(w, d) for d in by_code.get(w.code, ())) and (not places or _place(w) not in places)]
 
 
 def merge(transcript: Iterable[Diagnostic], workspace: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -110,6 +110,14 @@ def _char_name(ch: str) -> str:
     return f"the control character U+{ord(ch):04X}" + (f" ({name})" if name else "")
 
 
+def absolute_place(path: str) -> str:
+    """Where an absolute path is, to report a transcript's absolute paths once per place: its
+    root and first two components (``/Users/dev``, ``C:/Apps``, ``~``, ``/server/share``)."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    head = "/" if path[:1] in "/\\" else ""
+    return head + "/".join(parts[:2]) if len(parts) > 2 else head + "/".join(parts[:1])
+
+
 def check_path(path: str) -> PathProblem | None:
     """The first thing wrong with ``path`` as written in a transcript, or None."""
     # A transcript names the same few files again and again: answers for short paths are kept.

@@ -35,6 +35,7 @@ from .document import scan_units
 from .model import Diagnostic, Span, shift_diagnostic
 from .records import records_owner, sniff_decided
 from .rules import RuleContext
+from .rules.paths import FirstAbsolute
 from .text import Encoding, Position, Range, units
 
 __all__ = ["WINDOW", "TextPositions", "diagnostics", "placed_pieces", "placed_text"]
@@ -209,10 +210,11 @@ class _InOrder:
     end), ties in scan order. What starts before the next units' earliest possible start is
     final."""
 
-    __slots__ = ("_pending",)
+    __slots__ = ("_keep", "_pending")
 
     def __init__(self) -> None:
         self._pending: list[Placed] = []
+        self._keep = FirstAbsolute().keep  # as ``analyze``: one absolute-path error per place
 
     @staticmethod
     def _key(p: Placed) -> tuple[int, int]:
@@ -227,11 +229,11 @@ class _InOrder:
         while k < len(pending) and pending[k][0].span.start < mark:
             k += 1
         self._pending = pending[k:]
-        return pending[:k]
+        return [p for p in pending[:k] if self._keep(p[0])]
 
     def flush(self) -> list[Placed]:
         out, self._pending = self._pending, []
-        return out
+        return [p for p in out if self._keep(p[0])]
 
 
 def _dialect_set(dialects: DialectSet | Iterable[str] | None) -> DialectSet:

@@ -195,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
     from ..edit import Workspace, WriteError, plan_changes, unified_diff, write_plan
     from ..edit.journal import recover_messages
     from ..edit.plan import blocking_diagnostics
+    from ..rules.paths import FirstAbsolute
     from ..stream import TextPositions
     from .output import Style, clean, use_color
 
@@ -235,6 +236,8 @@ def run(args: argparse.Namespace) -> int:
     plan = planned(only)
     lines = TextPositions(text)  # (no table of every line: a session of blank lines has millions)
 
+    keep = FirstAbsolute().keep  # an absolute path once per place, as `check` reports them
+    hidden = 0
     for outcome in plan.outcomes:
         action = actions[outcome.action_index]
         number = outcome.action_index + 1
@@ -243,6 +246,9 @@ def run(args: argparse.Namespace) -> int:
                 print(f"skipped action {number} ({clean(action.type)}): {clean(outcome.reason)}", file=err)
             continue
         for d in outcome.diagnostics:
+            if not keep(d):
+                hidden += 1
+                continue
             pos = lines.position(d.span.start, "utf-32")
             severity = (d.severity or default_severity(d.code)).label
             print(
@@ -251,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
                 file=err,
             )
         if outcome.blocked_by is not None:
+            keep(outcome.blocked_by)  # (printed: the places it names are named above)
             pos = lines.position(outcome.blocked_by.span.start, "utf-32")
             print(
                 f"{path}:{pos.line + 1}:{pos.character + 1}: error: action {number}: "
@@ -259,6 +266,9 @@ def run(args: argparse.Namespace) -> int:
             )
         elif not outcome.ok and not outcome.diagnostics:
             print(f"{path}: action {number} ({clean(action.type)}): {clean(outcome.reason)}", file=err)
+    if hidden:
+        print(f"{path}: {_actions(hidden)} more with an absolute path under a place named above: "
+              "not applied, not listed", file=err)
 
     failed = plan.failed
     if not args.write:

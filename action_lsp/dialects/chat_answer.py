@@ -411,6 +411,9 @@ class ChatAnswer(Dialect):
     # Aider's </source> ends blocks the aider dialect reads; SpecStory leaves stray </tool-use>.
     quiet_closers = frozenset({"source", "tool-use"})
     fence_heads = True
+    # A session export's tool calls without a fence (`🔧 Using tool:` + `Input: {...}`,
+    # `**Tool: Edit**` + `File:` / `Old:` / `New:`): :mod:`session_export`.
+    line_markers = (session_export.USING_MARKER, session_export.TOOL_MARKER)
     lookbehind_lines = 1  # the path line before a fence (all it reports on before the fence)
     context_lines = CONTEXT_LINES  # the chat-role line opening the turn, read only
 
@@ -544,17 +547,36 @@ class ChatAnswer(Dialect):
         if "**Tool" in t[prev[0]:prev[1]] and (head := session_export.TOOL_USE.match(t, prev[0], prev[1])):
             found = session_export.tool_use_call(self.name, t, fence, head, body_end, end)
             if found is not None:
-                return Construct(Span(prev[0], end), found[0], found[1], lookahead=end)
+                actions, diagnostics = found
+                # Its result, if the export shows one (the lines before it read to count the
+                # calls of its batch, no further back than the chat turn's context).
+                floor = turn(ctx, prev[0])[1]
+                message, at, behind, ahead = session_export.result_of(t, head, end, floor)
+                session_export.mark_result(actions, diagnostics, message, at)
+                watch = ("**Tool Result",) if ahead >= len(t) else ()
+                return Construct(Span(prev[0], end), actions, diagnostics, lookahead=max(end, ahead),
+                                 watch=watch, behind=behind if behind < prev[0] else -1)
         if (inline := session_export.TOOL_WITH_PATH.match(t, prev[0], prev[1])) is not None:
-            action = session_export.file_write(self.name, t, inline, inline, fence, body_end, end)
-            return Construct(action.span, [action], lookahead=end)
+            action, cut = session_export.file_write(self.name, t, inline, inline, fence, body_end, end)
+            return Construct(action.span, [action], cut, lookahead=end)
         if (file := session_export.FILE.match(t, prev[0], prev[1])) is not None:
             above = _prev_line(t, prev[0])
             tool = session_export.TOOL.match(t, above[0], above[1]) if above is not None else None
             if tool is not None:
-                action = session_export.file_write(self.name, t, tool, file, fence, body_end, end)
-                return Construct(action.span, [action], lookahead=end)
+                action, cut = session_export.file_write(self.name, t, tool, file, fence, body_end, end)
+                return Construct(action.span, [action], cut, lookahead=end)
         return None
+
+    def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
+        """A session export's tool call without a fence (:data:`line_markers`)."""
+        t = ctx.text
+        at = start
+        while t.startswith((" ", "\t"), at):
+            at += 1
+        read = session_export.using_tool if t.startswith(session_export.USING_MARKER, at) else session_export.tool_edit
+        actions, diagnostics, end, reach = read(self.name, t, start)
+        # (none: the marker line alone, with how far it read to decide)
+        return Construct(Span(start, end), actions, diagnostics, lookahead=reach)
 
     def hover_note(self, action: Action) -> str:
         if action.type == specstory_diff.TYPE:

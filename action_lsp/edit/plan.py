@@ -29,7 +29,7 @@ from ..model import (
     Severity,
     Span,
 )
-from ..paths import PathCode
+from ..paths import PathCode, absolute_place
 from ..rules.encoding import first_surrogate
 from .compose import ComposedEdits
 from .locate import (
@@ -277,7 +277,9 @@ class _Planner:
             raise ActionFailed(None, "the action has no path")
         target = self.ws.resolve(rel)
         if isinstance(target, PathProblem):
-            raise ActionFailed(_diag(target.code, target.message, span), target.message)
+            # (an absolute path is reported once per place: see action_lsp/rules/paths.py)
+            place = {"absolutePlace": absolute_place(rel)} if target.code == "absolute-path" else {}
+            raise ActionFailed(_diag(target.code, target.message, span, **place), target.message)
         if not self.allow_code:
             why = self.ws.runs_code(target)
             if why is not None:

@@ -121,6 +121,7 @@ class Diagnostics:
         enc = ls.encoding
         settings = ls.settings
         units = od.doc.scanned_units_with_diagnostics() if partial else od.doc.units_with_diagnostics()
+        places: set[str] = set()  # the places whose first absolute path is reported
         for unit, shift in units:
             line = lines.line_of(unit.start + shift)
             key = id(unit)
@@ -138,7 +139,7 @@ class Diagnostics:
                         converted.append(c)
             fresh[key] = (unit, line, converted)
             if converted:
-                out.append((key, converted))
+                out.append((key, _first_absolute(converted, places)))
         cache.entries = fresh
         return out
 
@@ -532,3 +533,24 @@ def _shifted(d: Any, shift: int) -> Any:
 
 def register(ls: ActionLanguageServer) -> Diagnostics:
     return Diagnostics(ls)
+
+
+def _first_absolute(converted: list[types.Diagnostic], places: set[str]) -> list[types.Diagnostic]:
+    """A unit's diagnostics without the ``absolute-path`` errors under a place an earlier one
+    already names (one per place, as :class:`~action_lsp.rules.paths.FirstAbsolute` keeps them
+    in ``analyze``); the list itself when nothing is left out (its encoding stays cached)."""
+    kept: list[types.Diagnostic] | None = None
+    for i, c in enumerate(converted):
+        place = c.data.get("absolutePlace") if c.code == "absolute-path" and isinstance(c.data, dict) else None
+        if not isinstance(place, str):
+            if kept is not None:
+                kept.append(c)
+            continue
+        if place in places:
+            if kept is None:
+                kept = converted[:i]
+            continue
+        places.add(place)
+        if kept is not None:
+            kept.append(c)
+    return converted if kept is None else kept

@@ -38,18 +38,26 @@ BLOCKS = [
     "Now let's update the q.py file:\n\n",
     "The `done.md` has been updated.\n\n",
     "See `src/q.py`.\n\n",
+    # a session export's results (matched to the calls by order) and its calls without a fence
+    "\U0001f4ca **Tool Result:**\n```\nString to replace not found in file.\n```\n\n",
+    "\U0001f4ca **Tool Result:**\n```\nThe file t.py has been updated.\n```\n\n",
+    "\U0001f527 Using tool: Edit\nInput: {\n  \"file_path\": \"u.py\",\n  \"old_string\": \"a\",\n  \"new_string\": \"b\"\n}\n\n",
+    "**Tool: Edit**\nFile: `$CLAUDE_PROJECT_DIR/v.py`\nOld: `a\nb`\nNew: `c`\n\n**Output:**\n```\nok\n```\n\n",
+    "**Tool: Write**\nFile: `$CLAUDE_PROJECT_DIR/w.sh`\n```\necho hi\n```\n\n",
 ]
 SNIPPETS = [
     "\n", "\n\n", "```", "_**Assistant**_\n", "_**User**_\n", "### Assistant\n", "**g.py**\n",
     "h.py\n", "// filepath: i.ts\n", "#### ", "> Tokens: 1k\n", "x", "*", "`", "é😀", "</source>\n", "<source>\n",
     "</tool-use>\n", '<tool-use data-tool-type="write">\n', "**Tool Use: Edit**\n",
     "---\n", "```diff\n", "+ ", "- ", "main.go", "Read file: ", "has been updated",
+    "**Tool Result:**\n", "`\nNew: `", "Error: ", "\U0001f527 Using tool: Write\nInput: ", "**Tool: Edit**\n",
+    "File: `v.py`\n", "Old: `",
 ]
 
 
 def _signature(analysis):  # type: ignore[no-untyped-def]
     actions = [
-        (a.dialect, a.type, a.span, a.group, sorted((k, f.span) for k, f in a.fields.items()))
+        (a.dialect, a.type, a.kind, a.failure, a.span, a.group, sorted((k, f.span) for k, f in a.fields.items()))
         for a in analysis.actions
     ]
     diags = sorted((d.code, d.span.start, d.span.end, d.message) for d in analysis.diagnostics)

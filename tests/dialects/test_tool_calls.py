@@ -197,3 +197,28 @@ def test_ordinary_json_files_get_no_diagnostics(tmp_path: Path, capsys) -> None:
         assert analyze(text).diagnostics == [], name
     assert main(["check", *(str(tmp_path / n) for n in ORDINARY_JSON)]) == 0
     assert "No problems" in capsys.readouterr().out
+
+
+def test_codex_call_the_user_interrupted_is_not_shown_failed() -> None:
+    """A Codex call with no output, then the user's interrupt (``turn_aborted``): Codex never
+    reported it failed -- its own note says an aborted tool "may have partially executed", and in
+    the real rollout this is modelled on (a Codex CLI 0.116 session) the patch was in the file
+    when the agent read it after the interrupt. So it is not shown failed (never applied): it
+    stays an edit, judged against the workspace like any other."""
+    def rec(kind: str, payload: dict) -> str:
+        return json.dumps({"timestamp": "2026-03-25T11:54:54.322Z", "type": kind, "payload": payload})
+
+    patch = "*** Begin Patch\n*** Update File: docker-compose.yml\n@@\n       MAX_UPLOAD_MB: 20\n+      RATE_LIMIT_RPM: 240\n*** End Patch\n"
+    note = ("<turn_aborted>\nThe user interrupted the previous turn on purpose. [...] If any tools/commands were "
+            "aborted, they may have partially executed; verify current state before retrying.\n</turn_aborted>")
+    lines = [
+        rec("session_meta", {"id": "s", "cwd": "/w"}),
+        rec("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "call_z",
+                              "name": "apply_patch", "input": patch}),
+        rec("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": note}]}),
+        rec("event_msg", {"type": "turn_aborted", "turn_id": "t1", "reason": "interrupted"}),
+    ]
+    a = analyze("\n".join(lines) + "\n")
+    [call] = [x for x in a.actions if x.path == "docker-compose.yml"]
+    assert call.failure is None and call.kind is ActionKind.MODIFY_FILE
+    assert "tool-error" not in [d.code for d in a.diagnostics]

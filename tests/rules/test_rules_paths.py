@@ -177,3 +177,34 @@ def test_rule_looks_at_file_actions_and_every_path_field() -> None:
     ctx = RuleContext(DialectSet())
     got = [(d.code, d.span) for d in paths.check([rename, read, task], ctx)]
     assert got == [("path-traversal", Span(30, 40)), ("absolute-path", Span(50, 56))]
+
+
+# -- many absolute paths: one diagnostic, not one per action ---------------------------------
+
+MANY = ["/Users/dev/repo/a.py", "/Users/dev/repo/src/b.py", "/Users/dev/repo/c.md"]
+
+
+def test_many_absolute_paths_give_one_diagnostic(fake_dialects: DialectSet) -> None:
+    """A session whose paths are all absolute and that records no working directory: one error,
+    on the first action, saying that the later ones under the same place are not reported (the
+    edit engine still refuses every one of them)."""
+    text = "".join(write(p) for p in MANY)
+    (d,) = analyze(text, fake_dialects).diagnostics
+    assert d.code == "absolute-path" and d.severity is None  # an error
+    assert text[d.span.start : d.span.end] == MANY[0]
+    assert "no working directory" in d.message
+    assert "later absolute paths under `/Users/dev` are not applied either and are not reported again" in d.message
+
+
+def test_an_absolute_path_elsewhere_is_still_reported(fake_dialects: DialectSet) -> None:
+    text = "".join(write(p) for p in [*MANY, "/etc/passwd", "C:\\Apps\\x.ts", "c:/apps/y.ts"])
+    got = [text[d.span.start : d.span.end] for d in analyze(text, fake_dialects).diagnostics]
+    assert got == [MANY[0], "/etc/passwd", "C:\\Apps\\x.ts", "c:/apps/y.ts"]  # (places compare exactly)
+
+
+def test_streamed_diagnostics_report_them_once_too(fake_dialects: DialectSet) -> None:
+    from action_lsp.stream import diagnostics
+
+    text = "".join(write(p) for p in MANY) + "<fake-write>../up.txt</fake-write>\n"
+    assert list(diagnostics(text, fake_dialects)) == analyze(text, fake_dialects).diagnostics
+    assert [d.code for d in analyze(text, fake_dialects).diagnostics] == ["absolute-path", "path-traversal"]

@@ -67,3 +67,23 @@ async def test_replace_all_edit_applies_every_occurrence_through_a_workspace_edi
     (change,) = params.edit.document_changes or []
     assert isinstance(change, types.TextDocumentEdit) and len(change.edits) == 4
     assert (session.root / "calc.py").read_text(encoding="utf-8") == app.replace("total", "acc")
+
+
+async def test_a_session_of_absolute_paths_is_one_error_in_the_editor(session: Session) -> None:
+    """An export whose paths are all absolute, with no working directory recorded: one
+    absolute-path error (on the first), not one per action, once the workspace checks have run
+    too (they refuse each such path again; those refusals are not repeated)."""
+    call = ("🔧 **Tool Use: Write** (ID: toolu_{n})\n```json\n"
+            '{{"file_path": "{path}", "content": "x = {n}\\n"}}\n```\n\n')
+    text = "# Claude Code Session Export\n\n### 🤖 Assistant\n\n" + "".join(
+        call.format(n=n, path=p) for n, p in enumerate(
+            ["/Users/dev/shop/a.py", "/Users/dev/shop/b.py", "/Users/dev/shop/src/c.py", "missing/../../out.py"]))
+    uri = session.open("export.md", text)
+    for _ in range(200):
+        diags = await session.diagnostics(uri)
+        codes = [str(d.code) for d in diags]
+        if "path-traversal" in codes:
+            break
+    assert codes.count("absolute-path") == 1
+    first = next(d for d in diags if d.code == "absolute-path")
+    assert "/Users/dev/shop/a.py" in first.message and "not reported again" in first.message
