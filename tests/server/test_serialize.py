@@ -160,9 +160,10 @@ def test_an_answer_made_in_steps_is_the_same_answer(monkeypatch: pytest.MonkeyPa
     ls = create_server()
     od = _open(ls, "x")
     lenses = _lenses(40)
-    monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)  # a turn of the loop after every item
+    monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)  # a turn of the loop after every batch
+    monkeypatch.setattr(wire, "BATCH", 3)  # (items encoded by one call)
     turns, pieces = _drive(wire.in_steps(ls, od, lambda: [Later(lambda i: lenses[i], i) for i in range(40)]))
-    assert turns == 40 and len(pieces) == 1
+    assert turns == 14 and len(pieces) == 1
     response = types.CodeLensResponse(id=3, result=pieces)  # type: ignore[arg-type]
     assert _sent(ls.protocol, response) == _pygls(types.CodeLensResponse(id=3, result=lenses))
 
