@@ -330,8 +330,8 @@ def test_a_check_waiting_for_its_turn_is_dropped_when_its_document_closes(monkey
     monkeypatch.setattr(wire, "LARGE_CHARS", 0)
     monkeypatch.setattr(wire, "LARGE_ITEMS", -1)
     planned: list[int] = []
-    plan = module.plan_changes
-    monkeypatch.setattr(module, "plan_changes", lambda *a, **k: (planned.append(1), plan(*a, **k))[1])
+    plan = module._check_plan
+    monkeypatch.setattr(module, "_check_plan", lambda *a, **k: (planned.append(1), plan(*a, **k))[1])
 
     async def run() -> None:
         lock = wire.one_at_a_time(ls)
