@@ -22,23 +22,22 @@ if TYPE_CHECKING:
     from .checks import workspace_diagnostics
     from .diff import unified_diff
     from .journal import Recovery, recover
-    from .locate import Located, Refused, ReplacementTransform, locate
     from .plan import ActionOutcome, FileChange, Plan, plan_changes
     from .workspace import FileText, PathProblem, Target, Workspace
     from .write import WriteError, write_plan
 
-# Each name is imported from its module when it is first asked for: the scan uses a helper of
-# the engine (``edit.placeholders``), and the language server must publish a transcript's own
-# findings before it needs the engine itself (about 0.1 s of imports).
+# ``locate`` (the function) is bound at once: its module has its name, and a module imported
+# later would be bound to the package's attribute instead.
+from .locate import Located, Refused, ReplacementTransform, locate
+
+# The other names are imported from their modules when first asked for: the scan uses a helper
+# of the engine (``edit.placeholders``), and the language server must publish a transcript's own
+# findings before it needs the rest of the engine (about 0.1 s of imports).
 _MODULES = {
     "workspace_diagnostics": "checks",
     "unified_diff": "diff",
     "Recovery": "journal",
     "recover": "journal",
-    "Located": "locate",
-    "Refused": "locate",
-    "ReplacementTransform": "locate",
-    "locate": "locate",
     "ActionOutcome": "plan",
     "FileChange": "plan",
     "Plan": "plan",
