@@ -491,7 +491,7 @@ class _Events:
                 return json_at, "json", None
 
 
-CUT_MODULUS = 16  # a line of a long paragraph ends a unit when its hash is 0 modulo this
+CUT_MODULUS = 16  # (a power of two) a line of a long paragraph ends a unit when its hash is 0 modulo this
 PARAGRAPH_MODULUS = 8  # a paragraph ends a unit when its hash is 0 modulo this
 LONG_PARAGRAPH = 32  # line feeds that make a run of prose long: its lines are cut points too
 _HASHED = 256  # characters of a paragraph's end (or a fence's start) that its hash reads
@@ -525,19 +525,22 @@ def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
     i = text.find("\n\n", pos, stop)
     while 0 <= i < stop - 2:
         if long and text.count("\n", seg, i) >= LONG_PARAGRAPH:
-            found.extend(_line_points(text, seg, i))
+            found.extend(_line_points(text, seg, i, False))
         a = max(seg, i - _HASHED)
         if a < i and zlib.crc32(_ENCODE(text[a:i])) % PARAGRAPH_MODULUS == 0:
             found.append(i + 2)
         seg = i + 2
         i = text.find("\n\n", i + 1, stop)
     if long and text.count("\n", seg, stop) >= LONG_PARAGRAPH:
-        found.extend(_line_points(text, seg, stop))
+        found.extend(_line_points(text, seg, stop, False))
     return found
 
 
-def _line_points(text: str, a: int, b: int) -> list[int]:
-    """The line cut points in ``text[a:b]`` (``a < p < b``), whatever its line endings."""
+def _line_points(text: str, a: int, b: int, cr: bool = True) -> list[int]:
+    """The line cut points in ``text[a:b]`` (``a < p < b``), whatever its line endings
+    (``cr=False``: the text holds no ``\r``; its lines are split, measured and hashed in C)."""
+    if not cr:
+        return _lf_line_points(text, a, b)
     found: list[int] = []
     line_from = _line_start_of(text, a)
     for m in EOL.finditer(text, a, b):
@@ -548,6 +551,22 @@ def _line_points(text: str, a: int, b: int) -> list[int]:
             found.append(at)
         line_from = at
     return found
+
+
+def _lf_line_points(text: str, a: int, b: int) -> list[int]:
+    """:func:`_line_points` of a text whose lines end at ``\n`` only, without a Python step per
+    line (a long history's long paragraphs: 100,000 lines, 30 ms of its scan that way)."""
+    line_from = _line_start_of(text, a, False)
+    seg = text[line_from:b]
+    ascii_only = seg.isascii()  # (then a line's characters are its UTF-8 bytes)
+    lines: list[Any] = seg.encode("ascii").split(b"\n") if ascii_only else seg.split("\n")
+    # The lines ended before ``b`` (not the one a break at ``b - 1`` ends: no cut at ``b``).
+    lines = lines[:-1] if lines[-1] else lines[:-2]
+    ends = itertools.islice(itertools.accumulate(map((1).__add__, map(len, lines)), initial=line_from), 1, None)
+    hashes = map(zlib.crc32, lines if ascii_only else map(_ENCODE, lines))
+    # A cut after each non-empty line whose hash is 0 modulo CUT_MODULUS (a power of two).
+    cut = map(operator.not_, map(operator.or_, map((CUT_MODULUS - 1).__and__, hashes), map(operator.not_, lines)))
+    return list(itertools.compress(ends, cut))
 
 
 def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | None = None) -> Iterator[Unit]:

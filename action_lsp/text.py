@@ -56,6 +56,11 @@ def _line_start_array(text: str) -> np.ndarray[Any, np.dtype[np.int64]]:
     for the 100,000 lines of a 4 MB transcript, on the way to its first diagnostics."""
     parts = [np.zeros(1, dtype=np.int64)]
     n = len(text)
+    if "\r" not in text:  # (most texts: the line feeds are all there is to find)
+        for base in range(0, n, LINE_CHUNK):
+            codes = np.frombuffer(text[base : base + LINE_CHUNK].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            parts.append(np.flatnonzero(codes == 10).astype(np.int64) + (base + 1))
+        return np.concatenate(parts)
     for base in range(0, n, LINE_CHUNK):
         end = min(n, base + LINE_CHUNK)
         # (one character more: whether a `\r` at the chunk's end is followed by a `\n`)
@@ -189,6 +194,18 @@ class _Positions:
 
     def range(self, span: Span, encoding: Encoding = "utf-16") -> Range:
         return Range(self.position(span.start, encoding), self.position(span.end, encoding))
+
+    def positions(self, offsets: Sequence[int], encoding: Encoding = "utf-16") -> list[tuple[int, int]]:
+        """``(line, character)`` of each offset, as :meth:`position` gives them, with the lines
+        looked up in one call (an outline's symbols: a handful of places each)."""
+        n = self._length()
+        clamped = [0 if o < 0 else n if o > n else o for o in offsets]
+        lines = self.lines_of(clamped)
+        column = self._column
+        return [
+            (line, column(start, offset, encoding))
+            for line, start, offset in zip(lines, self.line_starts_of(lines), clamped, strict=True)
+        ]
 
     def offset(self, position: Position, encoding: Encoding = "utf-16") -> int:
         """Offset of an LSP position; a line past the end clamps to the end of the text and a
@@ -379,6 +396,26 @@ class EditableLineIndex(_Positions):
         if not lines:
             return []
         return self._starts[np.fromiter(lines, np.int64, len(lines))].tolist()
+
+    def positions(self, offsets: Sequence[int], encoding: Encoding = "utf-16") -> list[tuple[int, int]]:
+        text = self._store._full
+        if text is None or not offsets:  # (edited since it was joined: sliced chunk by chunk)
+            return super().positions(offsets, encoding)
+        n = len(text)
+        places = [0 if o < 0 else n if o > n else o for o in offsets]
+        found = self._starts.searchsorted(places, "right") - 1  # (a few places: no NumPy but this)
+        lines, starts = found.tolist(), self._starts[found].tolist()
+        if encoding == "utf-32":
+            return list(zip(lines, [p - s for p, s in zip(places, starts, strict=True)], strict=True))
+        out: list[tuple[int, int]] = []
+        for line, start, offset in zip(lines, starts, places, strict=True):
+            column = offset - start
+            if column >= MARK:
+                column = self._column(start, offset, encoding)
+            elif column and not (piece := text[start:offset]).isascii():
+                column = units(piece, encoding)
+            out.append((line, column))
+        return out
 
     def replace(self, start: int, end: int, new_text: str) -> None:
         """Replace ``text[start:end]`` with ``new_text`` and update the line starts.

@@ -336,3 +336,19 @@ def test_a_json_fence_skipped_by_its_text_is_still_read_when_escapes_spell_the_k
     a = analyze("Plan:\n\n" + plan + "\nConfig:\n\n" + example)
     assert [(x.dialect, x.type) for x in a.actions] == [("action-plan", "THINK")]
     assert a.diagnostics == []
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_line_cut_points_of_lf_text_are_found_in_c_as_line_by_line(seed: int) -> None:
+    """The cut points of a long paragraph (lines whose hash says so) are the same whether its
+    lines are walked one by one or split and hashed in C (non-ASCII lines, empty lines, a range
+    that starts or ends inside a line or right after a line break)."""
+    from action_lsp.scan import _line_points
+
+    rng = random.Random(seed)
+    words = ["x = 1", "", "def f():", "    return 2", "é😀 text", "a" * 300, "}", "# note"]
+    text = "".join(rng.choice(words) + "\n" for _ in range(rng.randint(1, 400)))
+    for _ in range(20):
+        a = rng.randint(0, len(text))
+        b = rng.randint(a, len(text))
+        assert _line_points(text, a, b, False) == _line_points(text, a, b)

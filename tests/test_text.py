@@ -7,7 +7,7 @@ import random
 import pytest
 
 from action_lsp.model import Span
-from action_lsp.text import EditableLineIndex, LineIndex, Position, line_starts
+from action_lsp.text import ENCODINGS, EditableLineIndex, LineIndex, Position, line_starts
 
 
 def test_only_lsp_line_endings_break_lines() -> None:
@@ -224,5 +224,20 @@ def test_open_document_line_starts_at_every_line_end(chunk: int, monkeypatch: py
     alphabet = ["a", "é", "😀", "\n", "\r", "\r\n", "\ud800", " "]
     for _ in range(200):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
-        index = EditableLineIndex(text)
-        assert [index.line_start(k) for k in range(index.line_count())] == line_starts(text)
+        for each in (text, text.replace("\r", "")):  # (a text without `\r` is read another way)
+            index = EditableLineIndex(each)
+            assert [index.line_start(k) for k in range(index.line_count())] == line_starts(each)
+
+
+def test_positions_looked_up_at_once_are_those_looked_up_one_by_one() -> None:
+    """An outline converts its places a symbol at a time (``positions``); each is ``position``'s,
+    clamped the same way, in every encoding, on short lines and far along a long one."""
+    rng = random.Random(7)
+    for _ in range(50):
+        text = "".join(rng.choice(["a", "é", "\n", "\r\n", "\r", "😀", " ", "x" * 700]) for _ in range(rng.randrange(0, 300)))
+        offsets = [rng.randrange(-2, len(text) + 3) for _ in range(40)]
+        for index in (EditableLineIndex(text), LineIndex(text)):
+            for encoding in ENCODINGS:
+                expected = [(p.line, p.character) for p in (index.position(o, encoding) for o in offsets)]
+                assert index.positions(offsets, encoding) == expected
+        assert EditableLineIndex(text).positions([]) == []

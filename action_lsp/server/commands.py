@@ -41,9 +41,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
-from ..edit import FileChange, Plan, WriteError, plan_changes, unified_diff, write_plan
-from ..edit.plan import blocking_diagnostics
-from ..edit.workspace import PathProblem
 from ..model import ActionKind, Diagnostic, Severity
 from ..text import LineIndex
 from .convert import lsp_range
@@ -51,7 +48,11 @@ from .documents import OpenDocument
 from .preview import PreviewFiles, safe_name
 
 if TYPE_CHECKING:
+    from ..edit import FileChange, Plan
     from .server import ActionLanguageServer
+
+# The edit engine is imported by the functions that use it: the server publishes a transcript's
+# own findings before anything needs it (see edit/__init__.py).
 
 APPLY = "action-lsp.apply"
 APPLY_ALL = "action-lsp.applyAll"
@@ -84,6 +85,8 @@ def selection_for(od: OpenDocument, indices: Collection[int]) -> set[int]:
 def blockers_for(ls: ActionLanguageServer, od: OpenDocument) -> list[Diagnostic]:
     """The transcript's own diagnostics that keep their actions from being applied (error
     severity as the settings say, and misspelled tags)."""
+    from ..edit.plan import blocking_diagnostics
+
     return blocking_diagnostics(
         od.analysis().diagnostics, lambda d: ls.settings.severity_of(d.code, d.severity)
     )
@@ -100,6 +103,8 @@ def plan_for(
     """The plan of ``indices``; a ``force``d action (the user's "Apply anyway" after the diff)
     may also write a file that runs code (``runs-code``), never a protected one; an action in
     ``accept_merge`` writes its proposed merge (the user's "Apply the proposed merge")."""
+    from ..edit import plan_changes
+
     return plan_changes(
         od.analysis().actions, ls.workspace_for(od), only=selection_for(od, indices),
         choices=choices, blockers=blockers_for(ls, od), force=force, allow_code_paths=force,
@@ -118,6 +123,8 @@ def action_at(od: OpenDocument, offset: int) -> int | None:
 def never_forced(ls: ActionLanguageServer, od: OpenDocument, index: int) -> Diagnostic | None:
     """A finding on action ``index`` that forcing must not lift (its path leaves the workspace
     or is invalid), from the transcript's checks or the workspace's."""
+    from ..edit import PathProblem
+
     action = od.analysis().actions[index]
     span = action.span
     for d in [*od.analysis().diagnostics, *od.workspace.diagnostics]:
@@ -371,6 +378,8 @@ class Commands:
                          "shown ({summary})?"),
         yes: str = "Apply",
     ) -> dict[str, Any]:
+        from ..edit import WriteError, unified_diff, write_plan
+
         ls = self.ls
         actions = od.analysis().actions
         file_indices = [i for i in indices if actions[i].kind.is_file_action]
@@ -454,6 +463,8 @@ class Commands:
                 ledger.record(ch.path, ch.new_text)
 
     async def preview(self, *args: Any) -> dict[str, Any]:
+        from ..edit import unified_diff
+
         ls = self.ls
         a = _args(args)
         od = self._document(a)

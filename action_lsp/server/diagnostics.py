@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..edit import Plan, plan_changes
 from ..findings import workspace_only
 from ..model import IN_PROGRESS, UNCLOSED_CODES
 from ..scan import Unit
@@ -37,6 +36,7 @@ from .documents import OpenDocument, PlanSummary
 from .lifecycle import release_memory, trim_memory
 
 if TYPE_CHECKING:
+    from ..edit import Plan
     from .server import ActionLanguageServer
 
 DEBOUNCE = 0.25  # seconds of quiet before the workspace checks run
@@ -470,6 +470,8 @@ class Diagnostics:
         actions = list(analysis.actions)
         state = od.workspace
         if not any(a.kind.is_file_action for a in actions):
+            from ..edit import Plan
+
             plan = Plan([], [])
             found: list[Any] = []
         else:
@@ -477,7 +479,7 @@ class Diagnostics:
 
             ws = self.ls.workspace_for(od, snapshot=True)
             blockers = blockers_for(self.ls, od)  # their actions are left out, as Apply does
-            plan = await asyncio.to_thread(plan_changes, actions, ws, blockers=blockers, check_only=True)
+            plan = await asyncio.to_thread(_check_plan, actions, ws, blockers)
             # A path problem the transcript rules already report is shown once.
             found = workspace_only(analysis.diagnostics, plan.diagnostics)
         if self.ls.documents.get(od.uri) is not od:
@@ -521,7 +523,7 @@ class Diagnostics:
         actions = od.analysis().actions
         from .commands import blockers_for
 
-        plan = plan_changes(actions, self.ls.workspace_for(od), blockers=blockers_for(self.ls, od), check_only=True)
+        plan = _check_plan(actions, self.ls.workspace_for(od), blockers_for(self.ls, od))
         return PlanSummary.of(plan)
 
 
@@ -554,3 +556,11 @@ def _first_absolute(converted: list[types.Diagnostic], places: set[str]) -> list
         if kept is not None:
             kept.append(c)
     return converted if kept is None else kept
+
+
+def _check_plan(actions: list[Any], ws: Any, blockers: list[Any]) -> Plan:
+    """The workspace checks' plan. The edit engine is imported here, in the worker that runs the
+    first check, not with the server: a transcript's own findings are published without it."""
+    from ..edit import plan_changes
+
+    return plan_changes(actions, ws, blockers=blockers, check_only=True)

@@ -14,16 +14,19 @@ from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..document import Analysis, IncrementalDocument
-from ..edit import Plan
 from ..model import Diagnostic, Span, shift_diagnostic
 from ..text import EditableLineIndex, Encoding
 from .config import Settings
 from .convert import span_of
+
+if TYPE_CHECKING:
+    from ..edit import Plan
 
 DEFER_CHARS = 1 << 19  # a document larger than this opens in steps
 

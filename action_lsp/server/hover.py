@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..edit import Plan, plan_changes, unified_diff
 from ..model import Action, ActionKind
 from .commands import blockers_for, describe_change, selection_for
 from .convert import offset_of, span_range
 from .documents import action_at
 
 if TYPE_CHECKING:
+    from ..edit import Plan
     from .server import ActionLanguageServer
 
 MAX_DIFF_LINES = 80
@@ -70,6 +70,8 @@ def describe(action: Action, index: int, plan: Plan | None) -> str:
     if others:
         earlier = "an earlier action" if len(others) == 1 else f"{len(others)} earlier actions"
         lines.append(f"This includes {earlier} on the same file.")
+    from ..edit import unified_diff
+
     diff = unified_diff(plan)
     diff_lines = diff.splitlines()
     if len(diff_lines) > MAX_DIFF_LINES:
@@ -127,6 +129,8 @@ def register(ls: ActionLanguageServer) -> None:
         if action.kind.is_file_action:
             # Locating a drifted search block in a big file can take a while (tree-sitter):
             # plan in a worker thread so diagnostics and typing are never held up by a hover.
+            from ..edit import plan_changes
+
             ws = ls.workspace_for(od, snapshot=True)
             only = selection_for(od, [index])
             plan = await asyncio.to_thread(

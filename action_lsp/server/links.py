@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..edit import Target
 from .commands import file_uri
 from .convert import span_range
 
@@ -17,6 +16,8 @@ if TYPE_CHECKING:
 def register(ls: ActionLanguageServer) -> None:
     @ls.handle(types.TEXT_DOCUMENT_DOCUMENT_LINK)
     def document_link(params: types.DocumentLinkParams) -> list[types.DocumentLink]:
+        from ..edit import Target
+
         od = ls.document(params.text_document.uri)
         ws = ls.workspace_for(od)
         tooltips = ls.client_has("text_document.document_link.tooltip_support")

@@ -28,7 +28,7 @@ import logging
 import traceback
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rapidfuzz.distance  # noqa: F401 (see the module doc)
 from lsprotocol import types
@@ -42,7 +42,6 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
 from .. import __version__
-from ..edit import Workspace
 from ..project_root import find_root as marked_root
 from ..text import Encoding
 from . import wire
@@ -53,6 +52,9 @@ from .guard import guard
 from .ledger import Ledger
 from .lifecycle import trim_memory
 from .wire import Later
+
+if TYPE_CHECKING:
+    from ..edit import Workspace
 
 log = logging.getLogger("action_lsp.server")
 
@@ -379,6 +381,8 @@ class ActionLanguageServer(LanguageServer):
             def override(path: Path) -> str | None:
                 d = store.by_path(path)
                 return d.text if d is not None else ledger.pending(path)
+
+        from ..edit import Workspace
 
         return Workspace(root, extra, self.settings.allow_overwrite, override)
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..model import ActionKind, Span
+from ..model import Action, ActionKind
 from .wire import Later, in_steps
 
 if TYPE_CHECKING:
@@ -35,23 +36,26 @@ def register(ls: ActionLanguageServer) -> None:
         actions = analysis.actions
         lines, enc = od.doc.lines, ls.encoding
 
-        def rng(span: Span) -> dict[str, Any]:
-            r = lines.range(span, enc)
-            return {
-                "start": {"line": r.start.line, "character": r.start.character},
-                "end": {"line": r.end.line, "character": r.end.character},
-            }
+        def rng(places: list[tuple[int, int]], k: int) -> dict[str, Any]:
+            (line0, char0), (line1, char1) = places[k], places[k + 1]
+            return {"start": {"line": line0, "character": char0}, "end": {"line": line1, "character": char1}}
+
+        def offsets(a: Action) -> tuple[int, int, int, int]:
+            return a.span.start, a.span.end, a.name_span.start, a.name_span.end
 
         # Written as the JSON of a ``types.DocumentSymbol`` (its keys, in pygls's order), not as
         # the object: building 100,000 of them (their validators) and unstructuring them with
-        # cattrs was most of an outline's time once the document was scanned.
-        def action_symbol(i: int) -> dict[str, Any]:
+        # cattrs was most of an outline's time once the document was scanned. The places of a
+        # symbol (and its children) are converted in one call.
+        def action_symbol(i: int, places: list[tuple[int, int]] | None = None, k: int = 0) -> dict[str, Any]:
             a = actions[i]
+            if places is None:
+                places = lines.positions(offsets(a), enc)
             return {
                 "name": a.title,
                 "kind": KINDS[a.kind].value,
-                "range": rng(a.span),
-                "selectionRange": rng(a.name_span),
+                "range": rng(places, k),
+                "selectionRange": rng(places, k + 2),
                 "detail": f"{a.dialect} · {a.kind.value}",
             }
 
@@ -59,14 +63,16 @@ def register(ls: ActionLanguageServer) -> None:
             g = analysis.groups[k]
             start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
             end = max([g.span.end, *(actions[i].span.end for i in g.actions)])
-            first_line_end = lines.line_end(lines.line_of(start))
+            places = lines.positions([start, end, *itertools.chain.from_iterable(offsets(actions[i]) for i in g.actions)], enc)
+            first_line_end = lines.line_end(places[0][0])
+            places += [places[0], *lines.positions((max(start, first_line_end),), enc)]
             return {
                 "name": g.label or "block",
                 "kind": types.SymbolKind.Namespace.value,
-                "range": rng(Span(start, end)),
-                "selectionRange": rng(Span(start, max(start, first_line_end))),
+                "range": rng(places, 0),
+                "selectionRange": rng(places, len(places) - 2),
                 "detail": f"{len(g.actions)} action" + ("s" if len(g.actions) != 1 else ""),
-                "children": [action_symbol(i) for i in g.actions],
+                "children": [action_symbol(i, places, 2 + 4 * n) for n, i in enumerate(g.actions)],
             }
 
         # Each symbol is made as it is written (wire.Later), between other requests (in_steps):

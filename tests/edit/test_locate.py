@@ -316,3 +316,19 @@ def test_syntax_quotes_are_equal_only_where_the_language_says_so() -> None:
     go = "package m\n\nfunc f() rune {\n\treturn  'x' + y\n}\n"
     got = locate(go, 'return "x" + y\n', path="m.go")
     assert not (isinstance(got, Located) and got.certain)
+
+
+def test_the_engine_s_names_are_its_functions_whatever_was_imported_first() -> None:
+    """``action_lsp.edit`` imports most of its names on first use (the server starts without
+    the engine); ``locate`` stays the function although a module of that name is imported."""
+    import importlib
+    import types as pytypes
+
+    import action_lsp.edit as edit
+
+    importlib.import_module("action_lsp.edit.plan")  # (imports the module ``edit.locate``)
+    from action_lsp.edit import Plan, locate, plan_changes
+
+    assert not isinstance(locate, pytypes.ModuleType) and callable(locate)
+    assert callable(plan_changes) and isinstance(Plan, type)
+    assert all(hasattr(edit, name) for name in edit.__all__)

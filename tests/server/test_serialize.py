@@ -160,9 +160,10 @@ def test_an_answer_made_in_steps_is_the_same_answer(monkeypatch: pytest.MonkeyPa
     ls = create_server()
     od = _open(ls, "x")
     lenses = _lenses(40)
-    monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)  # a turn of the loop after every item
+    monkeypatch.setattr(wire, "STEP_SECONDS", -1.0)  # a turn of the loop after every batch
+    monkeypatch.setattr(wire, "BATCH", 3)  # (items encoded by one call)
     turns, pieces = _drive(wire.in_steps(ls, od, lambda: [Later(lambda i: lenses[i], i) for i in range(40)]))
-    assert turns == 40 and len(pieces) == 1
+    assert turns == 14 and len(pieces) == 1
     response = types.CodeLensResponse(id=3, result=pieces)  # type: ignore[arg-type]
     assert _sent(ls.protocol, response) == _pygls(types.CodeLensResponse(id=3, result=lenses))
 
@@ -329,8 +330,8 @@ def test_a_check_waiting_for_its_turn_is_dropped_when_its_document_closes(monkey
     monkeypatch.setattr(wire, "LARGE_CHARS", 0)
     monkeypatch.setattr(wire, "LARGE_ITEMS", -1)
     planned: list[int] = []
-    plan = module.plan_changes
-    monkeypatch.setattr(module, "plan_changes", lambda *a, **k: (planned.append(1), plan(*a, **k))[1])
+    plan = module._check_plan
+    monkeypatch.setattr(module, "_check_plan", lambda *a, **k: (planned.append(1), plan(*a, **k))[1])
 
     async def run() -> None:
         lock = wire.one_at_a_time(ls)
