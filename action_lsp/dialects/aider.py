@@ -68,6 +68,7 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
+from .aider_architect import settle
 from .aider_reports import MARKERS, WATCH, echo_heading, failure, reports, tool_message
 from .base import Construct, Dialect, ScanContext
 from .tool_use import failed
@@ -350,10 +351,10 @@ class Aider(Dialect):
         # A diagnostic past the blocks (a mistyped REPLACE the replacement ran past) is read
         # ahead to: an edit before it re-scans the construct that reported it.
         reach.extend(d.span.end for d in diagnostics)
-        return Construct(
+        return settle(ctx, Construct(
             group, actions, diagnostics, lookahead=max(end, *reach) if reach else end,
             watch=tuple(sorted(watch)), behind=min(behind, begin),
-        )
+        ))
 
     def _block(
         self,

@@ -48,6 +48,7 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
+from .aider_architect import settle
 from .base import Construct, Dialect, ScanContext
 from .hunks import Line, joined, lines_of, plain
 
@@ -487,7 +488,7 @@ class UnifiedDiff(Dialect):
                            ("" if end == 0 or text[end - 1] in "\r\n" else "\n")
                            + fence.char * fence.length + "\n")], True)]))
         lookahead = end if close else max(end, parser.read_to)
-        return Construct(span, actions, diagnostics, lookahead=lookahead)
+        return settle(ctx, Construct(span, actions, diagnostics, lookahead=lookahead))
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
         text = ctx.text
@@ -501,8 +502,8 @@ class UnifiedDiff(Dialect):
         end = parser.stop
         span = Span(start, end)
         actions = _actions(self.name, text, parser, span)
-        return Construct(span, actions, parser.diagnostics,
-                         lookahead=max(end, min(len(text), parser.read_to)))
+        return settle(ctx, Construct(span, actions, parser.diagnostics,
+                                     lookahead=max(end, min(len(text), parser.read_to))))
 
 
 _DIFF_LINE = (" ", "+", "-", "@@", "\\", "diff --git ", *_EXTENDED)
