@@ -18,7 +18,8 @@ replacement. The file name is looked for on the line before the SEARCH marker, t
 fence lines before it (the line before the fence, or the fence line itself: ```` ```src/app.py ````),
 at most three lines back, and cleaned as Aider cleans it (``**app.py**``, ```` `app.py`: ````,
 ``# app.py``). A block without one takes the previous file name of its fence. Aider's 2023
-versions wrote ``<<<<<<< ORIGINAL`` / ``>>>>>>> UPDATED`` for the markers: read alike. An empty
+versions wrote ``<<<<<<< ORIGINAL`` / ``>>>>>>> UPDATED`` for the markers: read alike (and, in
+Aider's own example pages, spaced out by a formatter: ``aider_mangled``). An empty
 SEARCH (or one of blank lines only, which Aider strips) means a new file, or an append to an existing one (the file view's ``modify`` with an empty
 search: the edit engine appends, creating the file when it is absent).
 
@@ -69,6 +70,8 @@ from ..model import (
 )
 from ..schema import ActionSpec, opt, req, specs, text
 from .aider_architect import settle
+from .aider_mangled import HEAD as MANGLED
+from .aider_mangled import mangled_block
 from .aider_reports import MARKERS, WATCH, echo_heading, failure, reports, tool_message
 from .base import Construct, Dialect, ScanContext
 from .tool_use import failed
@@ -262,11 +265,13 @@ class Aider(Dialect):
     fence_bodies = True
     # a SEARCH marker, or a typo of one (parse_line tells); the lines after which Aider writes a
     # multi-line tool message (the output of ``/run``, a report of failed blocks): no actions
-    line_markers = ("<<<", *MARKERS)
+    line_markers = ("<<<", *MARKERS, MANGLED)
     lookbehind_lines = 3
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
         text = ctx.text
+        if (mangled := mangled_block(ctx, fence, self.name, TYPE)) is not None:
+            return settle(ctx, mangled)  # an old block a formatter spaced out (Aider's examples)
         found = _finders(ctx)
         head = found.head.next(fence.body_start)
         close = find_fence_close(text, fence.body_start, fence.char, fence.length, head)
