@@ -37,7 +37,8 @@ fix inserting a file-name line); path traversal and absolute paths come from the
 What Aider writes after a reply (``aider_reports``): a block after a ``## SearchReplaceNoExactMatch``
 heading is Aider's echo of a block that failed, no action; a block that the "N SEARCH/REPLACE
 blocks failed to match!" report ending its turn echoes is shown failed (kind ``other``, a
-``tool-error`` hint, never applied), like a session's tool call whose result was an error.
+``tool-error`` hint, never applied), like a session's tool call whose result was an error. So
+is a block that names no file once Aider's output follows its reply: Aider never applies one.
 The shell blocks Aider offers to run are the ``aider-shell`` dialect (off by default).
 """
 
@@ -106,6 +107,7 @@ _MESSAGE = re.compile(r"####[ \t]")
 # Lines Aider reads as fence lines when looking back for the file name: backticks, or the HTML-like
 # fences it asks some models for (``<source>``, ``<code>``, ...).
 _FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
+_TOKENS = "\n> Tokens: "  # Aider's first line after a reply (how much it sent and received)
 _LOOSE_END = re.compile(r"(?:>{3,}[ \t]*(?:REPLACE|UPDATED)|={3,}|={10,})[^\r\n]*")
 
 
@@ -497,11 +499,19 @@ class Aider(Dialect):
     ) -> None:
         """Mark failed the blocks that the report ending their turn names (see
         ``aider_reports``); record how far that was read."""
-        turn = reports(ctx.cache, ctx.text).after(end)
+        found = reports(ctx.cache, ctx.text)
+        turn = found.after(end)
         if turn.reach < 0:
             watch.update(WATCH)
             return
         reach.append(turn.reach)
+        if (turn.report is None or not turn.report.rejected) and ctx.text.find(_TOKENS, end - 1, turn.reach) >= 0:
+            # Aider's output follows the reply: a block naming no file was never applied (Aider
+            # rejects such a reply in its diff formats, and its other formats do not read it).
+            for i, a in enumerate(actions):
+                if a.fields.get("path") is None:
+                    actions[i], hint = failed(a, "it names no file: Aider never applies such a block", None)
+                    diagnostics.append(hint)
         if turn.report is None:
             return
         if turn.report.rejected:
