@@ -22,7 +22,8 @@ The history shows it so::
 
 So an answer is the architect's when Aider's ``Edit the files?`` question follows it in its turn,
 or when the next user message (Aider's ``#### `` lines, each ending with two spaces) quotes the
-turn's text up to its end. Both are read *forward* from a block, so a block decides by what
+turn's text up to its end; an answer Aider applied (``> Applied edit to``, before the next user
+message) is not, and is decided there without reading the next message. Both are read *forward* from a block, so a block decides by what
 follows it in its turn (the incremental re-scan re-reads it when that changes). A block of such
 an answer is no action (:func:`settle`): what the architect proposed is applied, if ever, by the
 editor's blocks after the quote. A turn where the architect's answer made Aider add files first
@@ -42,6 +43,9 @@ from .base import Construct, ScanContext
 # starting with a character class lets `re` skip ahead); the text's first line on its own.
 _USER = re.compile(r"[\r\n]#### [^\r\n]*  (?=\r|\n|\Z)")
 _QUESTION = re.compile(r"[\r\n]> Edit the files\? ")
+# Aider's line after an answer it applied: an architect's answer never has one (the editor's
+# output follows the quote, in the next turn).
+_APPLIED = re.compile(r"[\r\n]> Applied edit to ")
 # The strings whose insertion after a block can make its turn the architect's.
 WATCH = ("#### ", "Edit the files?")
 _MIN_QUOTED = 2  # lines of the turn's end the quote must repeat (one line may be chance)
@@ -84,6 +88,7 @@ class Turns:
         self.text = text
         self.users = _Next(text, _USER)
         self.questions = _Next(text, _QUESTION)
+        self.applied = _Next(text, _APPLIED)
         self.runs: dict[int, tuple[list[str], int]] = {}
 
     def verdict(self, pos: int) -> Verdict:
@@ -92,8 +97,11 @@ class Turns:
         n = len(text)
         user = self.users.at(pos)
         question = self.questions.at(pos)
-        if question < user:
+        applied = self.applied.at(pos)
+        if question < user and question < applied:
             return Verdict(True, line_end(text, question), ())
+        if applied < user:
+            return Verdict(False, line_end(text, applied), ())  # (read no further: cheap to re-scan)
         if user >= n:
             return Verdict(False, -1, WATCH)
         run = self.runs.get(user)
