@@ -18,7 +18,8 @@ replacement. The file name is looked for on the line before the SEARCH marker, t
 fence lines before it (the line before the fence, or the fence line itself: ```` ```src/app.py ````),
 at most three lines back, and cleaned as Aider cleans it (``**app.py**``, ```` `app.py`: ````,
 ``# app.py``). A block without one takes the previous file name of its fence. Aider's 2023
-versions wrote ``<<<<<<< ORIGINAL`` / ``>>>>>>> UPDATED`` for the markers: read alike. An empty
+versions wrote ``<<<<<<< ORIGINAL`` / ``>>>>>>> UPDATED`` for the markers: read alike (and, in
+Aider's own example pages, spaced out by a formatter: ``aider_mangled``). An empty
 SEARCH (or one of blank lines only, which Aider strips) means a new file, or an append to an existing one (the file view's ``modify`` with an empty
 search: the edit engine appends, creating the file when it is absent).
 
@@ -36,7 +37,8 @@ fix inserting a file-name line); path traversal and absolute paths come from the
 What Aider writes after a reply (``aider_reports``): a block after a ``## SearchReplaceNoExactMatch``
 heading is Aider's echo of a block that failed, no action; a block that the "N SEARCH/REPLACE
 blocks failed to match!" report ending its turn echoes is shown failed (kind ``other``, a
-``tool-error`` hint, never applied), like a session's tool call whose result was an error.
+``tool-error`` hint, never applied), like a session's tool call whose result was an error. So
+is a block that names no file once Aider's output follows its reply: Aider never applies one.
 The shell blocks Aider offers to run are the ``aider-shell`` dialect (off by default).
 """
 
@@ -68,6 +70,9 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
+from .aider_architect import settle
+from .aider_mangled import HEAD as MANGLED
+from .aider_mangled import mangled_block
 from .aider_reports import MARKERS, WATCH, echo_heading, failure, reports, tool_message
 from .base import Construct, Dialect, ScanContext
 from .tool_use import failed
@@ -102,6 +107,7 @@ _MESSAGE = re.compile(r"####[ \t]")
 # Lines Aider reads as fence lines when looking back for the file name: backticks, or the HTML-like
 # fences it asks some models for (``<source>``, ``<code>``, ...).
 _FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
+_TOKENS = "\n> Tokens: "  # Aider's first line after a reply (how much it sent and received)
 _LOOSE_END = re.compile(r"(?:>{3,}[ \t]*(?:REPLACE|UPDATED)|={3,}|={10,})[^\r\n]*")
 
 
@@ -261,11 +267,13 @@ class Aider(Dialect):
     fence_bodies = True
     # a SEARCH marker, or a typo of one (parse_line tells); the lines after which Aider writes a
     # multi-line tool message (the output of ``/run``, a report of failed blocks): no actions
-    line_markers = ("<<<", *MARKERS)
+    line_markers = ("<<<", *MARKERS, MANGLED)
     lookbehind_lines = 3
 
     def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
         text = ctx.text
+        if (mangled := mangled_block(ctx, fence, self.name, TYPE)) is not None:
+            return settle(ctx, mangled)  # an old block a formatter spaced out (Aider's examples)
         found = _finders(ctx)
         head = found.head.next(fence.body_start)
         close = find_fence_close(text, fence.body_start, fence.char, fence.length, head)
@@ -350,10 +358,10 @@ class Aider(Dialect):
         # A diagnostic past the blocks (a mistyped REPLACE the replacement ran past) is read
         # ahead to: an edit before it re-scans the construct that reported it.
         reach.extend(d.span.end for d in diagnostics)
-        return Construct(
+        return settle(ctx, Construct(
             group, actions, diagnostics, lookahead=max(end, *reach) if reach else end,
             watch=tuple(sorted(watch)), behind=min(behind, begin),
-        )
+        ))
 
     def _block(
         self,
@@ -491,11 +499,19 @@ class Aider(Dialect):
     ) -> None:
         """Mark failed the blocks that the report ending their turn names (see
         ``aider_reports``); record how far that was read."""
-        turn = reports(ctx.cache, ctx.text).after(end)
+        found = reports(ctx.cache, ctx.text)
+        turn = found.after(end)
         if turn.reach < 0:
             watch.update(WATCH)
             return
         reach.append(turn.reach)
+        if (turn.report is None or not turn.report.rejected) and ctx.text.find(_TOKENS, end - 1, turn.reach) >= 0:
+            # Aider's output follows the reply: a block naming no file was never applied (Aider
+            # rejects such a reply in its diff formats, and its other formats do not read it).
+            for i, a in enumerate(actions):
+                if a.fields.get("path") is None:
+                    actions[i], hint = failed(a, "it names no file: Aider never applies such a block", None)
+                    diagnostics.append(hint)
         if turn.report is None:
             return
         if turn.report.rejected:

@@ -65,6 +65,7 @@ from ..model import (
 )
 from ..schema import ActionSpec, req, specs, text
 from . import session_export, specstory, specstory_diff
+from .aider_architect import settle
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .tool_use import tool_rules
 
@@ -576,8 +577,9 @@ class ChatAnswer(Dialect):
                 fence.opener_span,
                 fixes=[Fix("Insert the closing fence", [TextEdit(Span(len(t), len(t)), closing)], True)],
             ))
-        return Construct(span, [action], diagnostics, lookahead=end,
-                         behind=behind if behind >= 0 and behind < start else -1)
+        # (A block of Aider's architect answer is a proposal the editor's answer applies.)
+        return settle(ctx, Construct(span, [action], diagnostics, lookahead=end,
+                                     behind=behind if behind >= 0 and behind < start else -1))
 
     def _exported(
         self, ctx: ScanContext, fence: FenceOpen, prev: tuple[int, int], body_end: int, end: int
@@ -670,7 +672,7 @@ class ChatAnswer(Dialect):
             "to the end of the text (still being written?); it is not applied",
             name_span,
         )]
-        return Construct(span, [action], diagnostics, lookahead=end, watch=watch, behind=behind)
+        return settle(ctx, Construct(span, [action], diagnostics, lookahead=end, watch=watch, behind=behind))
 
     def _tool_use(self, ctx: ScanContext, tag: TagOpen, line: int) -> Construct:
         """SpecStory's ``<tool-use ...>`` block, read whole (:mod:`specstory`)."""

@@ -43,6 +43,8 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
+from .aider_architect import settle
+from .aider_hunks import mark_failed_patch
 from .base import Construct, Dialect, ScanContext
 from .hunks import Line, doc_span, joined, lines_of, plain
 
@@ -360,8 +362,10 @@ class CodexPatch(Dialect):
         patch = parse_patch(text, start, body_end, dialect=self.name, group=Span(fence.start, end))
         if close is None:
             end = patch.end
-        return Construct(Span(fence.start, end), patch.actions, patch.diagnostics,
-                         lookahead=end if close else len(text))
+        # (Aider's patch format: what Aider reported failed after the reply is shown failed.)
+        read, watch = mark_failed_patch(ctx.cache, text, patch.actions, end, patch.diagnostics)
+        return settle(ctx, Construct(Span(fence.start, end), patch.actions, patch.diagnostics,
+                                     lookahead=max(end if close else len(text), read), watch=watch))
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
         text = ctx.text
@@ -371,8 +375,9 @@ class CodexPatch(Dialect):
             return None
         for a in patch.actions:
             a.group = Span(start, patch.end)
-        return Construct(Span(start, patch.end), patch.actions, patch.diagnostics,
-                         lookahead=min(len(text), end + 1))
+        read, watch = mark_failed_patch(ctx.cache, text, patch.actions, patch.end, patch.diagnostics)
+        return settle(ctx, Construct(Span(start, patch.end), patch.actions, patch.diagnostics,
+                                     lookahead=max(min(len(text), end + 1), read), watch=watch))
 
 
 DIALECT = CodexPatch()

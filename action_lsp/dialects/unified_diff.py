@@ -48,6 +48,8 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, opt, req, specs, text
+from .aider_architect import settle
+from .aider_hunks import mark_failed_hunks
 from .base import Construct, Dialect, ScanContext
 from .hunks import Line, joined, lines_of, plain
 
@@ -487,7 +489,9 @@ class UnifiedDiff(Dialect):
                            ("" if end == 0 or text[end - 1] in "\r\n" else "\n")
                            + fence.char * fence.length + "\n")], True)]))
         lookahead = end if close else max(end, parser.read_to)
-        return Construct(span, actions, diagnostics, lookahead=lookahead)
+        # (Hunks Aider's udiff reported failed to apply are shown failed.)
+        actions, read, watch = mark_failed_hunks(ctx.cache, text, actions, end, diagnostics)
+        return settle(ctx, Construct(span, actions, diagnostics, lookahead=max(lookahead, read), watch=watch))
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
         text = ctx.text
@@ -501,8 +505,10 @@ class UnifiedDiff(Dialect):
         end = parser.stop
         span = Span(start, end)
         actions = _actions(self.name, text, parser, span)
-        return Construct(span, actions, parser.diagnostics,
-                         lookahead=max(end, min(len(text), parser.read_to)))
+        diagnostics = parser.diagnostics
+        actions, read, watch = mark_failed_hunks(ctx.cache, text, actions, end, diagnostics)
+        return settle(ctx, Construct(span, actions, diagnostics,
+                                     lookahead=max(end, min(len(text), parser.read_to), read), watch=watch))
 
 
 _DIFF_LINE = (" ", "+", "-", "@@", "\\", "diff --git ", *_EXTENDED)

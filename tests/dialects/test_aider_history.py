@@ -230,3 +230,26 @@ def test_typing_in_run_output_keeps_it_no_action() -> None:
     first = RUN.index("> diff --git")
     doc.edit(first, first + 2, "")  # the output's first line no longer quoted: not Aider's output
     assert [a.path for a in doc.analysis().actions] == [a.path for a in analyze(doc.text).actions]
+
+
+# --- a block that names no file ---------------------------------------------------------------
+
+
+def test_a_block_naming_no_file_in_a_history_is_shown_never_applied() -> None:
+    # A reasoning model in the whole format wrote a bare block after its reasoning; Aider's
+    # output follows it and no "Applied edit": Aider never applies a block without a file name.
+    text = (
+        "#### please continue  \n\n"
+        "Here is the corrected version of the SEARCH/REPLACE block:\n\n"
+        "<<<<<<< SEARCH\nconst SIZE = 60;\n=======\nconst SIZE = 40;\n>>>>>>> REPLACE\n\n"
+        "This will allow the replacement to succeed.\n\n"
+        "> Tokens: 7.8k sent, 971 received. Cost: $0.0014 message, $0.0014 session.  \n\n"
+        "#### an error pops up  \n"
+    )
+    (a,) = analyze(text).actions
+    assert a.kind == ActionKind.OTHER and file_view(a) is None
+    assert a.failure is not None and "names no file" in a.failure
+    # Written live (no output of Aider's after it) it stays the block with its missing file name.
+    (b,) = analyze(text[: text.index("> Tokens")]).actions
+    assert b.kind == ActionKind.MODIFY_FILE and b.failure is None
+    assert "missing-field" in [d.code for d in analyze(text[: text.index("> Tokens")]).diagnostics]
