@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from action_lsp import model
 from action_lsp.model import Breaks, SourceMap, Span, TextEdit
 from action_lsp.shared import share
 
@@ -201,6 +202,22 @@ _LITERALS: dict[str, tuple[JKind, Any, str | None]] = {
     "Infinity": ("number", float("inf"), None),
 }
 _VALUE_START = frozenset('{["-0123456789' + "'")
+
+
+_ESCAPED = re.compile('["\\\\\b\f\n\r\t]')  # what a two-character escape other than \\/ decodes to
+
+
+def _escaped_breaks(value: str, start: int) -> tuple[array[int], array[int]]:
+    """The breaks of a string whose content starts at ``start`` and decodes to ``value``, when
+    every escape in it is a two-character one other than ``\\/`` and no control character is
+    written raw: each character of ``value`` that only an escape writes (a quote, a backslash,
+    a control character) ends an escape, the k-th (from 0) at value index ``v`` ending at
+    ``start + v + k + 2``."""
+    at = [m.start() for m in _ESCAPED.finditer(value)]
+    return (
+        array("q", [v + 1 for v in at]),
+        array("q", map(operator.add, at, range(start + 2, start + 2 + len(at)))),
+    )
 
 
 def _describe(ch: str) -> str:
@@ -396,7 +413,12 @@ class _Parser:
             value = text[start:j]
         elif decoded_fast is not None:
             value = decoded_fast
-            if text.find("\\u", start, j) < 0:
+            if model.LAZY and text.find("\\u", start, j) < 0 and text.find("\\/", start, j) < 0 \
+                    and _CTRL.search(text, start, j) is None:
+                # Every escape decodes to a character that is never written raw: the breaks
+                # follow from the value alone, worked out when first read.
+                fast_breaks = Breaks.lazy(functools.partial(_escaped_breaks, value, start))
+            elif text.find("\\u", start, j) < 0:
                 # Only two-character escapes: the k-th (from 0) ends at `after` and the value
                 # has shrunk by k + 1 there. Worked out by C loops (a code body has one escape
                 # a line).
