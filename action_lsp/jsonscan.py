@@ -213,11 +213,24 @@ def _escaped_breaks(value: str, start: int) -> tuple[array[int], array[int]]:
     written raw: each character of ``value`` that only an escape writes (a quote, a backslash,
     a control character) ends an escape, the k-th (from 0) at value index ``v`` ending at
     ``start + v + k + 2``."""
-    at = [m.start() for m in _ESCAPED.finditer(value)]
-    return (
-        array("q", [v + 1 for v in at]),
-        array("q", map(operator.add, at, range(start + 2, start + 2 + len(at)))),
-    )
+    if len(value) < _NUMPY_FROM:
+        at = [m.start() for m in _ESCAPED.finditer(value)]
+        return (
+            array("q", [v + 1 for v in at]),
+            array("q", map(operator.add, at, range(start + 2, start + 2 + len(at)))),
+        )
+    import numpy as np
+
+    codes = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    # (no other control character can be in it: it would need a \u escape)
+    found = np.flatnonzero((codes < 32) | (codes == 34) | (codes == 92)).astype(np.int64)
+    idx, src = array("q"), array("q")
+    idx.frombytes((found + 1).tobytes())
+    src.frombytes((found + np.arange(start + 2, start + 2 + len(found), dtype=np.int64)).tobytes())
+    return idx, src
+
+
+_NUMPY_FROM = 512  # characters from which a string's escapes are found by array operations
 
 
 def _describe(ch: str) -> str:

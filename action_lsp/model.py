@@ -40,13 +40,14 @@ class Breaks(Sequence[tuple[int, int]]):
     instead of a tuple of two ints (about 120), for strings with thousands of escapes (a written
     file's ``\\n``) held by every action of a 100 MB session."""
 
-    __slots__ = ("_idx", "_make", "_src")
+    __slots__ = ("_idx", "_make", "_src", "_via")
 
     def __init__(self, pairs: Iterable[tuple[int, int]]) -> None:
         pairs = pairs if isinstance(pairs, (list, tuple)) else list(pairs)
         self._idx = array("q", [i for i, _ in pairs])
         self._src = array("q", [s for _, s in pairs])
         self._make: Callable[[], tuple[array[int], array[int]]] | None = None
+        self._via: Callable[[int], int] | None = None
 
     @classmethod
     def from_arrays(cls, idx: array[int], src: array[int]) -> Breaks:
@@ -55,15 +56,21 @@ class Breaks(Sequence[tuple[int, int]]):
         out._idx = idx
         out._src = src
         out._make = None
+        out._via = None
         return out
 
     @classmethod
-    def lazy(cls, make: Callable[[], tuple[array[int], array[int]]]) -> Breaks:
+    def lazy(
+        cls, make: Callable[[], tuple[array[int], array[int]]], via: Callable[[int], int] | None = None
+    ) -> Breaks:
         """Breaks worked out by ``make`` (their two columns) the first time they are read: most
         strings of a session are never mapped past their ends (a written file's content is
-        mapped only when a diagnostic falls inside it), so their breaks are never made."""
+        mapped only when a diagnostic falls inside it), so their breaks are never made.
+        ``via``, when given, maps one index inside the value (unshifted) without them: a
+        composed map answers through the two maps it composes."""
         out = cls.__new__(cls)
         out._make = make
+        out._via = via
         return out
 
     @property
@@ -82,7 +89,7 @@ class Breaks(Sequence[tuple[int, int]]):
         make = self._make
         assert make is not None
         self._idx, self._src = make()
-        self._make = None  # (what it held is let go)
+        self._make = self._via = None  # (what they held is let go)
 
     def __len__(self) -> int:
         return len(self.idx)
@@ -148,14 +155,20 @@ class SourceMap:
     def to_source(self, index: int) -> int:
         if index >= self.length:
             return self.source_end
-        if index <= 0 or not self.breaks:  # (a break is never at index 0: lazy ones stay unmade)
+        if index <= 0:  # (a break at index 0 is always at base: lazy ones stay unmade)
             return self.base + index
         breaks = self.breaks
         if isinstance(breaks, Breaks):
+            if breaks._make is not None and breaks._via is not None:
+                return breaks._via(index) + self.offset
+            if not breaks.idx:
+                return self.base + index
             pos = bisect.bisect_right(breaks.idx, index) - 1
             if pos < 0:
                 return self.base + index
             return breaks.src[pos] + self.offset + (index - breaks.idx[pos])
+        if not breaks:
+            return self.base + index
         pos = bisect.bisect_right(breaks, (index, 1 << 62)) - 1
         if pos < 0:
             return self.base + index
@@ -193,7 +206,8 @@ class SourceMap:
         if not LAZY or (not isinstance(self.breaks, Breaks) and not isinstance(inner.breaks, Breaks)):
             breaks = self._composed_breaks(inner)
         else:
-            breaks = Breaks.lazy(lambda: _arrays(self._composed_breaks(inner)))
+            breaks = Breaks.lazy(lambda: _arrays(self._composed_breaks(inner)),
+                                 lambda i: self.to_source(inner.to_source(i)))
         return SourceMap(
             self.to_source(inner.to_source(0)) if n else self.to_source(inner.base),
             n,
