@@ -231,6 +231,24 @@ def _escaped_breaks(value: str, start: int) -> tuple[array[int], array[int]]:
 
 
 _NUMPY_FROM = 512  # characters from which a string's escapes are found by array operations
+_COUNTED = 2048  # characters counted at most to map one index of such a string without its breaks
+
+
+def _escaped_to_source(value: str, start: int, escapes: int, index: int) -> int:
+    """The document offset of ``value[index]`` for :func:`_escaped_breaks`'s string (holding
+    ``escapes`` escapes in all): ``start + index`` plus the escapes before it, counted on the
+    shorter side of ``index``; -1 when both sides are longer than ``_COUNTED``."""
+    n = len(value)
+    if index <= n - index:
+        return start + index + _count_escaped(value, 0, index) if index <= _COUNTED else -1
+    return start + index + escapes - _count_escaped(value, index, n) if n - index <= _COUNTED else -1
+
+
+def _count_escaped(value: str, a: int, b: int) -> int:
+    return sum(value.count(c, a, b) for c in _ESCAPED_CHARS)
+
+
+_ESCAPED_CHARS = ('"', "\\", "\b", "\f", "\n", "\r", "\t")
 
 
 def _describe(ch: str) -> str:
@@ -430,7 +448,10 @@ class _Parser:
                     and _CTRL.search(text, start, j) is None:
                 # Every escape decodes to a character that is never written raw: the breaks
                 # follow from the value alone, worked out when first read.
-                fast_breaks = Breaks.lazy(functools.partial(_escaped_breaks, value, start))
+                fast_breaks = Breaks.lazy(
+                    functools.partial(_escaped_breaks, value, start),
+                    functools.partial(_escaped_to_source, value, start, j - start - len(value)),
+                )
             elif text.find("\\u", start, j) < 0:
                 # Only two-character escapes: the k-th (from 0) ends at `after` and the value
                 # has shrunk by k + 1 there. Worked out by C loops (a code body has one escape

@@ -66,8 +66,9 @@ class Breaks(Sequence[tuple[int, int]]):
         """Breaks worked out by ``make`` (their two columns) the first time they are read: most
         strings of a session are never mapped past their ends (a written file's content is
         mapped only when a diagnostic falls inside it), so their breaks are never made.
-        ``via``, when given, maps one index inside the value (unshifted) without them: a
-        composed map answers through the two maps it composes."""
+        ``via``, when given, maps one index inside the value (unshifted) without them, or
+        says -1 when that would cost more than making them: a composed map answers through the
+        two maps it composes, a string near either end by counting its escapes."""
         out = cls.__new__(cls)
         out._make = make
         out._via = via
@@ -160,7 +161,9 @@ class SourceMap:
         breaks = self.breaks
         if isinstance(breaks, Breaks):
             if breaks._make is not None and breaks._via is not None:
-                return breaks._via(index) + self.offset
+                found = breaks._via(index)
+                if found >= 0:  # (-1: it cannot say cheaply; the breaks are made)
+                    return found + self.offset
             if not breaks.idx:
                 return self.base + index
             pos = bisect.bisect_right(breaks.idx, index) - 1
