@@ -209,6 +209,8 @@ class SourceMap:
         if not LAZY or (not isinstance(self.breaks, Breaks) and not isinstance(inner.breaks, Breaks)):
             breaks = self._composed_breaks(inner)
         else:
+            if isinstance(self.breaks, Breaks) and self.breaks._make is not None:
+                self.breaks._force()  # (the outer value, a whole arguments string, is not kept for it)
             breaks = Breaks.lazy(lambda: _arrays(self._composed_breaks(inner)),
                                  lambda i: self.to_source(inner.to_source(i)))
         return SourceMap(
