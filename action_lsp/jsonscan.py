@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from action_lsp import model
 from action_lsp.model import Breaks, SourceMap, Span, TextEdit
 from action_lsp.shared import share
 
@@ -201,6 +202,53 @@ _LITERALS: dict[str, tuple[JKind, Any, str | None]] = {
     "Infinity": ("number", float("inf"), None),
 }
 _VALUE_START = frozenset('{["-0123456789' + "'")
+
+
+_ESCAPED = re.compile('["\\\\\b\f\n\r\t]')  # what a two-character escape other than \\/ decodes to
+
+
+def _escaped_breaks(value: str, start: int) -> tuple[array[int], array[int]]:
+    """The breaks of a string whose content starts at ``start`` and decodes to ``value``, when
+    every escape in it is a two-character one other than ``\\/`` and no control character is
+    written raw: each character of ``value`` that only an escape writes (a quote, a backslash,
+    a control character) ends an escape, the k-th (from 0) at value index ``v`` ending at
+    ``start + v + k + 2``."""
+    if len(value) < _NUMPY_FROM:
+        at = [m.start() for m in _ESCAPED.finditer(value)]
+        return (
+            array("q", [v + 1 for v in at]),
+            array("q", map(operator.add, at, range(start + 2, start + 2 + len(at)))),
+        )
+    import numpy as np
+
+    codes = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    # (no other control character can be in it: it would need a \u escape)
+    found = np.flatnonzero((codes < 32) | (codes == 34) | (codes == 92)).astype(np.int64)
+    idx, src = array("q"), array("q")
+    idx.frombytes((found + 1).tobytes())
+    src.frombytes((found + np.arange(start + 2, start + 2 + len(found), dtype=np.int64)).tobytes())
+    return idx, src
+
+
+_NUMPY_FROM = 512  # characters from which a string's escapes are found by array operations
+_COUNTED = 2048  # characters counted at most to map one index of such a string without its breaks
+
+
+def _escaped_to_source(value: str, start: int, escapes: int, index: int) -> int:
+    """The document offset of ``value[index]`` for :func:`_escaped_breaks`'s string (holding
+    ``escapes`` escapes in all): ``start + index`` plus the escapes before it, counted on the
+    shorter side of ``index``; -1 when both sides are longer than ``_COUNTED``."""
+    n = len(value)
+    if index <= n - index:
+        return start + index + _count_escaped(value, 0, index) if index <= _COUNTED else -1
+    return start + index + escapes - _count_escaped(value, index, n) if n - index <= _COUNTED else -1
+
+
+def _count_escaped(value: str, a: int, b: int) -> int:
+    return sum(value.count(c, a, b) for c in _ESCAPED_CHARS)
+
+
+_ESCAPED_CHARS = ('"', "\\", "\b", "\f", "\n", "\r", "\t")
 
 
 def _describe(ch: str) -> str:
@@ -396,7 +444,15 @@ class _Parser:
             value = text[start:j]
         elif decoded_fast is not None:
             value = decoded_fast
-            if text.find("\\u", start, j) < 0:
+            if model.LAZY and text.find("\\u", start, j) < 0 and text.find("\\/", start, j) < 0 \
+                    and _CTRL.search(text, start, j) is None:
+                # Every escape decodes to a character that is never written raw: the breaks
+                # follow from the value alone, worked out when first read.
+                fast_breaks = Breaks.lazy(
+                    functools.partial(_escaped_breaks, value, start),
+                    functools.partial(_escaped_to_source, value, start, j - start - len(value)),
+                )
+            elif text.find("\\u", start, j) < 0:
                 # Only two-character escapes: the k-th (from 0) ends at `after` and the value
                 # has shrunk by k + 1 there. Worked out by C loops (a code body has one escape
                 # a line).

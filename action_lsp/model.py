@@ -40,20 +40,57 @@ class Breaks(Sequence[tuple[int, int]]):
     instead of a tuple of two ints (about 120), for strings with thousands of escapes (a written
     file's ``\\n``) held by every action of a 100 MB session."""
 
-    __slots__ = ("idx", "src")
+    __slots__ = ("_idx", "_make", "_src", "_via")
 
     def __init__(self, pairs: Iterable[tuple[int, int]]) -> None:
         pairs = pairs if isinstance(pairs, (list, tuple)) else list(pairs)
-        self.idx = array("q", [i for i, _ in pairs])
-        self.src = array("q", [s for _, s in pairs])
+        self._idx = array("q", [i for i, _ in pairs])
+        self._src = array("q", [s for _, s in pairs])
+        self._make: Callable[[], tuple[array[int], array[int]]] | None = None
+        self._via: Callable[[int], int] | None = None
 
     @classmethod
     def from_arrays(cls, idx: array[int], src: array[int]) -> Breaks:
         """Breaks from their two columns, already made (no pairs to split)."""
         out = cls.__new__(cls)
-        out.idx = idx
-        out.src = src
+        out._idx = idx
+        out._src = src
+        out._make = None
+        out._via = None
         return out
+
+    @classmethod
+    def lazy(
+        cls, make: Callable[[], tuple[array[int], array[int]]], via: Callable[[int], int] | None = None
+    ) -> Breaks:
+        """Breaks worked out by ``make`` (their two columns) the first time they are read: most
+        strings of a session are never mapped past their ends (a written file's content is
+        mapped only when a diagnostic falls inside it), so their breaks are never made.
+        ``via``, when given, maps one index inside the value (unshifted) without them, or
+        says -1 when that would cost more than making them: a composed map answers through the
+        two maps it composes, a string near either end by counting its escapes."""
+        out = cls.__new__(cls)
+        out._make = make
+        out._via = via
+        return out
+
+    @property
+    def idx(self) -> array[int]:
+        if self._make is not None:
+            self._force()
+        return self._idx
+
+    @property
+    def src(self) -> array[int]:
+        if self._make is not None:
+            self._force()
+        return self._src
+
+    def _force(self) -> None:
+        make = self._make
+        assert make is not None
+        self._idx, self._src = make()
+        self._make = self._via = None  # (what they held is let go)
 
     def __len__(self) -> int:
         return len(self.idx)
@@ -99,7 +136,7 @@ class SourceMap:
     offset: int = 0  # added to every break's source offset: a shift costs O(1), not O(breaks)
 
     def __post_init__(self) -> None:
-        if self.breaks and not isinstance(self.breaks, Breaks):
+        if not isinstance(self.breaks, Breaks) and self.breaks:  # (lazy breaks stay unmade)
             self.breaks = Breaks(self.breaks)
 
     def _key(self) -> tuple[int, int, int, tuple[tuple[int, int], ...]]:
@@ -119,14 +156,22 @@ class SourceMap:
     def to_source(self, index: int) -> int:
         if index >= self.length:
             return self.source_end
-        if not self.breaks:
+        if index <= 0:  # (a break at index 0 is always at base: lazy ones stay unmade)
             return self.base + index
         breaks = self.breaks
         if isinstance(breaks, Breaks):
+            if breaks._make is not None and breaks._via is not None:
+                found = breaks._via(index)
+                if found >= 0:  # (-1: it cannot say cheaply; the breaks are made)
+                    return found + self.offset
+            if not breaks.idx:
+                return self.base + index
             pos = bisect.bisect_right(breaks.idx, index) - 1
             if pos < 0:
                 return self.base + index
             return breaks.src[pos] + self.offset + (index - breaks.idx[pos])
+        if not breaks:
+            return self.base + index
         pos = bisect.bisect_right(breaks, (index, 1 << 62)) - 1
         if pos < 0:
             return self.base + index
@@ -157,9 +202,27 @@ class SourceMap:
 
         Both maps are linear between their breaks, so the composition is linear between the
         union of ``inner``'s breaks and this map's breaks pulled back through ``inner``.
-        Worked out on arrays (a file written through two levels of escapes has a break a line
-        in each).
+        Its ends are worked out now, its breaks when first read (:meth:`Breaks.lazy`): most
+        composed maps (the content of a written file) are never read inside.
         """
+        n = inner.length
+        if not LAZY or (not isinstance(self.breaks, Breaks) and not isinstance(inner.breaks, Breaks)):
+            breaks = self._composed_breaks(inner)
+        else:
+            if isinstance(self.breaks, Breaks) and self.breaks._make is not None:
+                self.breaks._force()  # (the outer value, a whole arguments string, is not kept for it)
+            breaks = Breaks.lazy(lambda: _arrays(self._composed_breaks(inner)),
+                                 lambda i: self.to_source(inner.to_source(i)))
+        return SourceMap(
+            self.to_source(inner.to_source(0)) if n else self.to_source(inner.base),
+            n,
+            self.to_source(inner.source_end),
+            breaks,
+        )
+
+    def _composed_breaks(self, inner: SourceMap) -> Sequence[tuple[int, int]]:
+        """The breaks of :meth:`compose`: worked out on arrays (a file written through two
+        levels of escapes has a break a line in each), or in plain Python for few."""
         if len(self.breaks) + len(inner.breaks) < _SMALL_COMPOSE:
             return self._compose_small(inner)
         import numpy as np
@@ -180,19 +243,13 @@ class SourceMap:
                 cuts.append(j[j < ends])
         ordered = np.unique(np.concatenate(cuts))
         ordered = ordered[ordered > 0]
-        breaks: Sequence[tuple[int, int]] = ()
-        if len(ordered):
-            src = self._to_source_many(inner._to_source_many(ordered))
-            breaks = Breaks.from_arrays(array("q", ordered.tolist()), array("q", src.tolist()))
-        return SourceMap(
-            self.to_source(inner.to_source(0)) if n else self.to_source(inner.base),
-            n,
-            self.to_source(inner.source_end),
-            breaks,
-        )
+        if not len(ordered):
+            return ()
+        src = self._to_source_many(inner._to_source_many(ordered))
+        return Breaks.from_arrays(array("q", ordered.tolist()), array("q", src.tolist()))
 
-    def _compose_small(self, inner: SourceMap) -> SourceMap:
-        """:meth:`compose` for maps with few breaks, in plain Python (no array set-up)."""
+    def _compose_small(self, inner: SourceMap) -> Sequence[tuple[int, int]]:
+        """:meth:`_composed_breaks` for maps with few breaks, in plain Python (no array set-up)."""
         cuts: set[int] = {0}
         cuts.update(i for i, _ in inner.breaks if i < inner.length)
         if self.breaks:
@@ -209,13 +266,7 @@ class SourceMap:
                 j = j0 + (v - s0)
                 if j < end:
                     cuts.add(j)
-        breaks = tuple((j, self.to_source(inner.to_source(j))) for j in sorted(cuts) if j > 0)
-        return SourceMap(
-            self.to_source(inner.to_source(0)) if inner.length else self.to_source(inner.base),
-            inner.length,
-            self.to_source(inner.source_end),
-            breaks,
-        )
+        return tuple((j, self.to_source(inner.to_source(j))) for j in sorted(cuts) if j > 0)
 
     def _to_source_many(self, index: Any) -> Any:
         """:meth:`to_source` of each of the (numpy int64) ``index``."""
@@ -236,6 +287,14 @@ class SourceMap:
 
 
 _SMALL_COMPOSE = 48  # breaks under which a composition is worked out in plain Python
+LAZY = True  # maps' breaks worked out when first read (False: at once; the tests compare both)
+
+
+def _arrays(breaks: Sequence[tuple[int, int]]) -> tuple[array[int], array[int]]:
+    """The two columns of ``breaks``."""
+    if isinstance(breaks, Breaks):
+        return breaks.idx, breaks.src
+    return array("q", [i for i, _ in breaks]), array("q", [s for _, s in breaks])
 
 
 def _columns(m: SourceMap) -> tuple[Any, Any]:

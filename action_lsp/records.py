@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .dialects.base import Construct, Dialect, ScanContext
 from .model import Diagnostic, Severity, Span
-from .scan import Unit, _add, _Context
+from .scan_state import ScanState, Unit, add_construct
 
 if TYPE_CHECKING:
     from .dialects import DialectSet
@@ -234,7 +234,7 @@ def scan_records(text: str, dialects: DialectSet, owner: Dialect, start: int = 0
     """The units of a line-structured ``text`` from the line start ``start``, read by ``owner``:
     one :class:`RecordUnit` per line. A line with tool calls reads on (at most ``MAX_RUN``
     lines, each decoded once per scan) for their results; its ``lookahead`` says how far."""
-    ctx = _Context(text, dialects)
+    ctx = ScanState(text, dialects)
     lines = _Lines(text, owner)
     n = len(text)
     pos = start
@@ -274,10 +274,10 @@ def _line_count(text: str, start: int, end: int) -> int:
 def rescan_line(text: str, dialects: DialectSet, owner: Dialect, failures: Failures) -> RecordUnit:
     """The unit of the first line of ``text`` (its unchanged line, at least), its calls'
     failures given (:func:`call_failures`): the lines after it are not read."""
-    return _line_unit(_Context(text, dialects), _Lines(text, owner), owner, 0, failures)
+    return _line_unit(ScanState(text, dialects), _Lines(text, owner), owner, 0, failures)
 
 
-def _line_unit(ctx: _Context, lines: _Lines, owner: Dialect, pos: int, failures: Failures | None = None) -> RecordUnit:
+def _line_unit(ctx: ScanState, lines: _Lines, owner: Dialect, pos: int, failures: Failures | None = None) -> RecordUnit:
     b, nxt, results, decoded = lines.take(pos)
     unit = RecordUnit(pos, nxt, nxt, results=results)
     if decoded is not None:
@@ -289,7 +289,7 @@ def _line_unit(ctx: _Context, lines: _Lines, owner: Dialect, pos: int, failures:
                 construct.lookahead = max(construct.lookahead, reach)
             unit.failures = failures
             _mark_failed(construct.actions, construct.diagnostics, calls, failures, pos)
-        _add(unit, construct)
+        add_construct(unit, construct)
     return unit
 
 

@@ -19,27 +19,17 @@ an incremental re-scan that reaches an old cut point after the edit can stop the
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import operator
 import re
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
-from .markdown import (
-    EOL,
-    PARAGRAPH,
-    FenceOpen,
-    ForwardSearch,
-    fence_open_at,
-    find_fence_close,
-    line_end,
-    next_line_start,
-)
-from .model import UNCLOSED_CODES, Action, Diagnostic, Fix, Span, TextEdit, mark_in_progress
+from .markdown import EOL, fence_open_at, next_line_start
+from .model import Diagnostic, Fix, Span, TextEdit
+from .records import scan_records
+from .scan_state import ScanState, Unit, add_construct, line_start_of
 
 MAX_UNIT_LINES = 256
 
@@ -54,306 +44,9 @@ _LINE_EVENT = (
 )
 _TAG_START = re.compile(r"<(?P<slash>/?)(?P<name>[A-Za-z][\w\-]*)")
 _JSON_START = re.compile(r"\{(?=[ \t]*\"(?:type|action)\"[ \t]*:)")
-_BOUND = re.compile(r"(?:\n|\r(?!\n))(?=[ \t]*(?:\r|\n)| {0,3}(?:```|~~~))")  # blank line or fence
 
 
-@dataclass(slots=True)
-class Unit:
-    """A run of whole lines scanned together; what the incremental re-scan reuses or redoes.
-
-    Spans inside are absolute for the text the unit was scanned in, whose start was ``origin``;
-    :meth:`shifted` moves them when text before the unit changes length.
-    """
-
-    start: int
-    end: int
-    lookahead: int
-    actions: list[Action] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    separators: list[Span] = field(default_factory=list)  # message separators (headings, rules)
-    watch: list[str] = field(default_factory=list)  # see Construct.watch
-    blocks: list[Construct] = field(default_factory=list)  # constructs that hold actions
-    behind: int = -1  # the first offset a construct's look-behind read, when before ``start`` (else -1)
-
-
-class _Context:
-    """The :class:`~action_lsp.dialects.ScanContext` handed to dialects."""
-
-    def __init__(self, text: str, dialects: DialectSet) -> None:
-        self.text = text
-        self.dialects = dialects
-        self.cache: dict[str, Any] = {}
-        self.cr = "\r" in text  # any line ending other than \n (else faster searches serve)
-        self._failed: dict[str, int] = {}
-        self._fence_failed: dict[tuple[str, int], int] = {}
-        self._fence_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
-        self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
-        self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
-        self._code_spans: tuple[int, int, list[tuple[int, int]]] = (0, -1, [])
-        self.paragraph = ForwardSearch(text, PARAGRAPH)  # is there prose after a position?
-        # Lines whose code spans were worked out, by start: the scanner and the closing-tag
-        # searches ahead of it ask about different lines in turn.
-        self._span_lines: list[int] = []
-        self._span_cache: dict[int, tuple[int, list[tuple[int, int]]]] = {}
-        self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
-        self._markers = (-1, -1)  # (query, next line-marker line) of body_has_marker
-        self._plain_words: dict[str, tuple[re.Pattern[str], ...] | None] = {}  # see _word_needs
-        body_markers = tuple(m for m, _ in dialects._body_markers)
-        self._body_marker = (
-            re.compile(r"[ \t]*(?:" + "|".join(re.escape(m) for m in body_markers) + ")") if body_markers else None
-        )
-
-    def in_code_span(self, pos: int) -> bool:
-        """Is ``pos`` inside an inline code span? The spans of a line are worked out once, so a
-        line holding thousands of tags costs one pass, not one pass per tag."""
-        line_start, line_stop, spans = self._code_spans
-        if not line_start <= pos < line_stop:
-            if not self.cr:
-                # A short line of single backticks (most prose): inside a span when an odd
-                # number of them stands before ``pos`` and one after it, on its line.
-                text = self.text
-                a = text.rfind("\n", max(0, pos - _SHORT_LINE), pos) + 1
-                b = text.find("\n", pos, pos + _SHORT_LINE)
-                if (a or pos <= _SHORT_LINE) and (b >= 0 or pos + _SHORT_LINE >= len(text)):
-                    b = b if b >= 0 else len(text)
-                    if text.find("``", a, b) < 0:
-                        return text.count("`", a, pos) % 2 == 1 and text.find("`", pos, b) > pos
-            line_start, line_stop, spans = self._line_spans(pos)
-            self._code_spans = (line_start, line_stop, spans)
-        if not spans:
-            return False
-        k = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
-        return k >= 0 and spans[k][0] <= pos < spans[k][1]
-
-    def _line_spans(self, pos: int) -> tuple[int, int, list[tuple[int, int]]]:
-        starts = self._span_lines
-        k = bisect.bisect_right(starts, pos) - 1
-        if k >= 0:
-            stop, spans = self._span_cache[starts[k]]
-            if pos < stop or (pos == stop and stop == len(self.text)):
-                return starts[k], stop, spans
-        text = self.text
-        line_start = _line_start_of(text, pos, self.cr)
-        if self.cr:
-            line_stop = line_end(text, pos)
-        else:
-            line_stop = text.find("\n", pos)
-            line_stop = len(text) if line_stop < 0 else line_stop
-        spans = _code_spans(text, line_start, line_stop)
-        if len(starts) >= SPAN_CACHE_LINES:
-            starts.clear()
-            self._span_cache.clear()
-        bisect.insort(starts, line_start)
-        self._span_cache[line_start] = (line_stop, spans)
-        return line_start, line_stop, spans
-
-    def next_bound(self, at: int) -> int:
-        """Just past the next blank line or fence line after ``at`` (or the text's end): how far
-        a JSON value in prose may run. Remembered, so values in one paragraph share a search."""
-        q, answer = self._bound
-        if q <= at and (at < answer or (answer == at == len(self.text))):
-            return answer
-        m = _BOUND.search(self.text, at)
-        answer = m.end() if m else len(self.text)
-        self._bound = (at, answer)
-        return answer
-
-    def plain_fence(self, m: re.Match[str]) -> int:
-        """Where the fence opened on the line ``m`` (a line event's match) ends, when it is a
-        plain example no dialect takes (checked without building it: most fences of a chat
-        are); else -1."""
-        text = self.text
-        fence, info = m.group("fence_chars"), m.group("fence_info")
-        if fence[0] == "`" and "`" in info:
-            return -1
-        word = info.split(None, 1)[0] if info and not info.isspace() else ""
-        if word in self._plain_words:
-            needs = self._plain_words[word]
-        else:
-            needs = self._plain_words[word] = self._word_needs(word)
-        if needs is None:
-            return -1
-        n = len(text)
-        body = m.end()
-        if body < n:
-            body += 2 if text.startswith("\r\n", body) else 1
-        if self._body_marker is not None and self._body_marker.match(text, body):
-            return -1
-        if self.dialects.fence_heads and self.dialects.fence_head_claims(text, m.start("fence"), info, body):
-            return -1
-        failed = self._fence_failed.get((fence[0], len(fence)))
-        if failed is not None and body >= failed:
-            return -1
-        close = find_fence_close(text, body, fence[0], len(fence), cr=self.cr)
-        if close is None:
-            return -1
-        for rx in needs:
-            if rx.search(text, body, close[0]):
-                return -1
-        if self.dialects.fence_bodies and self._marker_line(body) < close[0]:
-            return -1
-        return close[1]
-
-    def _word_needs(self, word: str) -> tuple[re.Pattern[str], ...] | None:
-        """For a fence info word: the patterns a body must hold for one of its owners to take
-        it (empty: no owner), or None when the fence must be offered to its owners whatever
-        it holds (or its word is a near miss, reported)."""
-        ds = self.dialects
-        owners = ds.fence_owners(word)
-        if not owners:
-            return () if ds.fence_near_miss(word) is None else None
-        needs = tuple(d.fence_body_needs for d in owners)
-        return None if any(rx is None for rx in needs) else needs  # type: ignore[return-value]
-
-    def _marker_line(self, at: int) -> int:
-        """The start of the first line at or after the line start ``at`` that begins (after
-        blanks) with a line marker, or the text's length (remembered forward)."""
-        q, found = self._markers
-        if not q <= at <= found:
-            markers = tuple(m for m, _ in self.dialects._line_markers)
-            if not markers:
-                return len(self.text)
-            m = _marker_lines(markers, self.cr).search(self.text, at - 1)
-            found = m.end() if m is not None else len(self.text)
-            self._markers = (at, found)
-        return found
-
-    def body_may_hold(self, fence: FenceOpen, needs: re.Pattern[str] | None) -> bool:
-        """May the body of ``fence`` (to its close, or the text's end) hold a match of
-        ``needs`` (a dialect's ``fence_body_needs``)?"""
-        if needs is None:
-            return True
-        close = self.find_fence_close(fence.body_start, fence.char, fence.length)
-        return needs.search(self.text, fence.body_start, close[0] if close else len(self.text)) is not None
-
-    def body_has_marker(self, fence: FenceOpen) -> bool:
-        """Might a dialect offered every fence (``Dialect.fence_bodies``) claim this one: is it
-        unclosed, or does a line in its body start with a line marker?"""
-        close = self.find_fence_close(fence.body_start, fence.char, fence.length)
-        if close is None:
-            return True
-        return self._marker_line(fence.body_start) < close[0]
-
-    def find(self, needle: str, start: int) -> int:
-        failed = self._failed.get(needle)
-        if failed is not None and start >= failed:
-            return -1
-        found = self.text.find(needle, start)
-        if found < 0:
-            self._failed[needle] = start if failed is None else min(start, failed)
-        return found
-
-    def find_fence_close(self, body_start: int, char: str, length: int) -> tuple[int, int] | None:
-        """The closing fence line at or after the line start ``body_start``. Both answers are
-        remembered: a later block whose body starts before a found fence gets the same one
-        (blocks that never close, before one far fence, would each search to it)."""
-        key = (char, length)
-        failed = self._fence_failed.get(key)
-        if failed is not None and body_start >= failed:
-            return None
-        since_found = self._fence_found.get(key)
-        if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
-            return since_found[1]
-        found = find_fence_close(self.text, body_start, char, length, cr=self.cr)
-        if found is None:
-            self._fence_failed[key] = body_start
-        else:
-            self._fence_found[key] = (body_start, found)
-        return found
-
-    def next_tag_start(self, start: int) -> int:
-        q, answer = self._next_tag
-        if q <= start <= answer:
-            return answer
-        pos = start
-        text = self.text
-        # A code fence also ends the recovery: running into it would start the scan inside the
-        # fence, and turn its examples into actions and the blocks after it into examples.
-        fq, limit = self._next_fence  # memo: no fence line in [fq, limit)
-        if not fq <= start <= limit:
-            limit = _next_fence_line(text, start)
-            self._next_fence = (start, limit)
-        while True:
-            i = text.find("<", pos, limit)
-            if i < 0:
-                answer = limit
-                break
-            m = _TAG_NAME.match(text, i + 1)
-            if m and self.dialects.tag_owner(m.group(0)) is not None:
-                answer = i
-                break
-            pos = i + 1
-        self._next_tag = (start, answer)
-        return answer
-
-
-_TAG_NAME = re.compile(r"[A-Za-z][\w\-]*")
-_SHORT_LINE = 1024  # either side of a position: its line's code spans are counted, not cached
-SPAN_CACHE_LINES = 4096  # lines whose inline code spans a scan remembers (then it forgets them all)
 _REST_BLANK = re.compile(r"[^\S\r\n]*(?:\r|\n|\Z)")  # only blanks up to the line end
-_FENCE_AT = re.compile(r" {0,3}(?:`{3,}|~{3,})")
-_FENCE_LINE = re.compile(r"(?:\n|\r(?!\n))(?P<line> {0,3}(?:`{3,}|~{3,}))")
-
-
-def _next_fence_line(text: str, start: int) -> int:
-    """Offset of the first fence line at or after ``start``, or ``len(text)``."""
-    if (start == 0 or text[start - 1] in "\r\n") and _FENCE_AT.match(text, start):
-        return start
-    m = _FENCE_LINE.search(text, start)
-    return m.start("line") if m else len(text)
-
-
-_BACKTICKS = re.compile(r"`+")
-_BACKTICK = re.compile(r"`")
-
-
-def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The inline code spans of the line ``text[start:end]``, as (open, close) offsets.
-
-    As in CommonMark, a span opens with a run of backticks and closes with the next run of the
-    same length (```` ``<tag>`` ```` as well as `` `<tag>` ``); a run that is never matched on
-    the line is literal text.
-    """
-    if text.find("`", start, end) < 0:
-        return []
-    if text.find("``", start, end) < 0:  # single backticks only: they pair up in order
-        ticks = [m.start() for m in _BACKTICK.finditer(text, start, end)]
-        return list(zip([t + 1 for t in ticks[0::2]], ticks[1::2], strict=False))  # an odd last one is literal
-    runs = [m.span() for m in _BACKTICKS.finditer(text, start, end)]
-    spans: list[tuple[int, int]] = []
-    open_by_width: dict[int, int] = {}  # width -> index into runs of the next run of that width
-    i = 0
-    while i < len(runs):
-        a, b = runs[i]
-        width = b - a
-        # The next run of the same width after this one closes it.
-        j = open_by_width.get(width, i + 1)
-        j = max(j, i + 1)
-        while j < len(runs) and runs[j][1] - runs[j][0] != width:
-            j += 1
-        open_by_width[width] = j
-        if j < len(runs):
-            spans.append((b, runs[j][0]))
-            i = j + 1
-        else:
-            i += 1  # unmatched: literal backticks
-    return spans
-
-
-def _line_start_of(text: str, pos: int, cr: bool = True) -> int:
-    """Start of the line holding ``pos``: searched back in growing windows, so the cost is the
-    distance to the line start even when one of ``\n``/``\r`` never occurs before it
-    (``cr=False``: the text holds no ``\r``)."""
-    width = 1024
-    while True:
-        lo = max(0, pos - width)
-        nl = text.rfind("\n", lo, pos)
-        found = max(nl, text.rfind("\r", max(lo, nl + 1), pos)) if cr else nl
-        if found >= 0 or lo == 0:
-            return found + 1
-        width *= 4
-
-
 def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """The line-event regexes for a dialect set's line markers: what a line start holding an
     event looks like (``_LINE_KIND`` with a ``marker`` group), and two searches for the line
@@ -377,19 +70,6 @@ def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[s
 _KINDS: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
 
 
-def _marker_lines(markers: tuple[str, ...], cr: bool) -> re.Pattern[str]:
-    """The line ending before a line that starts (after blanks) with one of ``markers``."""
-    key = (markers, cr)
-    rx = _MARKER_LINES.get(key)
-    if rx is None:
-        alts = "|".join(re.escape(m) for m in markers)
-        rx = _MARKER_LINES[key] = re.compile((r"(?:\n|\r(?!\n))" if cr else r"\n") + r"(?=[ \t]*(?:" + alts + "))")
-    return rx
-
-
-_MARKER_LINES: dict[tuple[tuple[str, ...], bool], re.Pattern[str]] = {}
-
-
 class _Events:
     """The next event at or after a position: line events (a fence, a message separator, a
     line starting with ``{``, a dialect's marker line), owned tags and ``{"type":`` objects,
@@ -399,7 +79,7 @@ class _Events:
 
     __slots__ = ("_json", "_kind", "_line", "_line_re", "_tag", "ctx", "dialects", "n", "seps", "text")
 
-    def __init__(self, ctx: _Context) -> None:
+    def __init__(self, ctx: ScanState) -> None:
         text = ctx.text
         self.ctx = ctx
         self.text = text
@@ -542,7 +222,7 @@ def _line_points(text: str, a: int, b: int, cr: bool = True) -> list[int]:
     if not cr:
         return _lf_line_points(text, a, b)
     found: list[int] = []
-    line_from = _line_start_of(text, a)
+    line_from = line_start_of(text, a)
     for m in EOL.finditer(text, a, b):
         at = m.end()
         if at >= b:
@@ -576,11 +256,9 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
     :mod:`action_lsp.records`): it cuts the units itself, a run of whole lines each.
     """
     if records is not None:
-        from .records import scan_records
-
         yield from scan_records(text, dialects, records, start)
         return
-    ctx = _Context(text, dialects)
+    ctx = ScanState(text, dialects)
     events = _Events(ctx)
     seps = events.seps
     n = len(text)
@@ -626,7 +304,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                     yield unit
                     unit = Unit(at, at, at)
                     if dialects.fence_heads:  # it read the line before the fence to decide
-                        unit.behind = _line_start_of(text, at - (2 if text.startswith("\r\n", at - 2) else 1), ctx.cr)
+                        unit.behind = line_start_of(text, at - (2 if text.startswith("\r\n", at - 2) else 1), ctx.cr)
                     json_until = -1
                     lines, counted_to = 0, at
                 pos = end
@@ -667,7 +345,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
                 json_until = stop
                 pos = brace + 1
                 continue
-            _add(unit, construct, ctx)
+            add_construct(unit, construct, ctx)
             pos = construct.end
             if pos < n and _REST_BLANK.match(text, pos):
                 pos = next_line_start(text, pos)
@@ -680,7 +358,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
             json_until = -1
             lines, counted_to = 0, cut_before
         if add is not None:
-            _add(unit, add, ctx)
+            add_construct(unit, add, ctx)
         if cut_after > unit.start:
             unit.end = cut_after
             unit.lookahead = max(unit.lookahead, cut_after)
@@ -727,39 +405,7 @@ def _prose_cuts(text: str, pos: int, stop: int, points: Sequence[int], lines: in
         lines, at = 0, nxt
 
 
-def _add(unit: Unit, construct: Construct | None, ctx: _Context | None = None) -> None:
-    """Add ``construct`` to ``unit``; with the scan's ``ctx``, mark it in progress when it is
-    unclosed at the end of the text."""
-    if construct is None:
-        return
-    if ctx is not None and construct.diagnostics and _open_at_end(ctx, construct):
-        mark_in_progress(construct.diagnostics)
-        for a in construct.actions:
-            a.in_progress = True
-        unit.lookahead = len(ctx.text)  # any text added after it decides whether it still is
-    unit.actions.extend(construct.actions)
-    unit.diagnostics.extend(construct.diagnostics)
-    unit.lookahead = max(unit.lookahead, construct.lookahead, construct.end)
-    behind = min(construct.span.start, construct.behind) if construct.behind >= 0 else construct.span.start
-    if behind < unit.start and (unit.behind < 0 or behind < unit.behind):
-        unit.behind = behind  # a declared look-behind (see Construct)
-    unit.watch.extend(w for w in construct.watch if w not in unit.watch)
-    if construct.actions:
-        unit.blocks.append(construct)
-
-
-def _open_at_end(ctx: _Context, construct: Construct) -> bool:
-    """Is ``construct`` unclosed and the last thing in the document: it read to the end, no
-    action tag or fence follows it, and no paragraph of prose does (a partial line after it,
-    ``<conte`` or a closing fence's first backtick, is the stream's next chunk)? A chat buffer
-    may still be streaming it in."""
-    n = len(ctx.text)
-    if construct.lookahead < n or not any(d.code in UNCLOSED_CODES for d in construct.diagnostics):
-        return False
-    return ctx.next_tag_start(construct.end) >= n and not ctx.paragraph.found(construct.end)
-
-
-def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
+def _fence(ctx: ScanState, at: int) -> tuple[Construct | None, int]:
     """Handle a fence line at ``at``; returns the construct (if a dialect took it) and where to go on."""
     text, dialects = ctx.text, ctx.dialects
     fence = fence_open_at(text, at)
@@ -809,7 +455,7 @@ def _fence(ctx: _Context, at: int) -> tuple[Construct | None, int]:
     return Construct(Span(at, end), lookahead=end), end
 
 
-def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
+def _tag(ctx: ScanState, unit: Unit, m: re.Match[str]) -> int:
     text = ctx.text
     name = m.group("name")
     at = m.start()
@@ -840,7 +486,7 @@ def _tag(ctx: _Context, unit: Unit, m: re.Match[str]) -> int:
                 fixes=[Fix(f"Rename to <{canonical}>", _rename_tag_edits(text, construct, name, canonical, name_span), True)],
             ),
         )
-    _add(unit, construct, ctx)
+    add_construct(unit, construct, ctx)
     return max(construct.end, m.end())
 
 
@@ -865,7 +511,7 @@ def _gt_after(text: str, pos: int) -> int:
     return m.end() if m else pos
 
 
-def _prose_json(ctx: _Context, at: int) -> tuple[Construct | None, int, int]:
+def _prose_json(ctx: ScanState, at: int) -> tuple[Construct | None, int, int]:
     """Offer a JSON value in prose to the dialects that look at prose JSON.
 
     Returns the construct (None when no dialect takes it), where the parse stopped, and how far

@@ -153,15 +153,26 @@ def session_blank_lines(n: int) -> str:
     return _claude_record([write]) + "\n" + "\n" * (100 * n) + _claude_record([{**write, "id": "t2"}]) + "\n"
 
 
+def blocks_no_cwd(n: int) -> str:
+    """A Claude Code session re-saved one content block per line, as its real exports are: ``n``
+    Write calls with absolute paths, and no record that gives a working directory."""
+    lines = [_json_line({"timestamp": "t", "role": "assistant", "content": {
+        "type": "tool_use", "tool_name": "Write", "tool_id": f"t{i}",
+        "input": {"file_path": f"/Users/dev/p/f{i}.py", "content": "x = 1\n"}}}) for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
 DOCUMENTS: dict[str, Shape] = {
     "openai-export-one-line": openai_export,
     "swe-agent-traj-one-line": swe_agent_traj,
     "session-blank-lines": session_blank_lines,
+    "claude-blocks-no-cwd": blocks_no_cwd,
 }
 """Transcripts for ``parse``, ``check`` and the server (no workspace needed)."""
 
 SHAPES["openai-export-one-line"] = openai_export
 SHAPES["swe-agent-traj-one-line"] = swe_agent_traj
+SHAPES["claude-blocks-no-cwd"] = blocks_no_cwd
 
 
 def _lines_file(n: int) -> str:

@@ -19,7 +19,9 @@ for the JSONL shapes, the CPU time and characters re-scanned by one keystroke in
 an open ``IncrementalDocument`` (median of 20).
 
 Run: ``.venv/bin/python bench/bench_json_shapes.py`` (``--size 8m``, ``--only cline-api``). Run
-with ``PYTHONPATH`` set to another checkout to measure that one.
+with ``PYTHONPATH`` set to another checkout to measure that one. Paths given after the options
+are measured the same way, each file as it is (real sessions: ``... bench_json_shapes.py
+--only none path/to/session.jsonl``; the keystroke for a file whose text has line breaks).
 """
 
 from __future__ import annotations
@@ -182,15 +184,22 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", default="4m")
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--only", action="append", choices=sorted(SHAPES))
+    p.add_argument("--only", action="append", choices=[*sorted(SHAPES), "none"])
+    p.add_argument("paths", nargs="*", help="session files to measure as they are")
     args = p.parse_args()
     from action_lsp.dialects import DialectSet, file_view
     from action_lsp.document import IncrementalDocument, analyze
     from action_lsp.records import records_owner
     from action_lsp.scan import scan
 
-    for name in args.only or SHAPES:
-        text = SHAPES[name](_size(args.size), random.Random(7))
+    texts: list[tuple[str, Callable[[], str], bool]] = [
+        (name, lambda name=name: SHAPES[name](_size(args.size), random.Random(7)), name in JSONL)  # type: ignore[misc]
+        for name in (args.only or SHAPES) if name != "none"
+    ]
+    for path in args.paths:
+        texts.append((path.rsplit("/", 1)[-1][:30], lambda path=path: _read(path), True))  # type: ignore[misc]
+    for name, make, keystroke in texts:
+        text = make()
         mb = len(text.encode("utf-8")) / 1e6
         best = float("inf")
         found = 0
@@ -206,9 +215,9 @@ def main() -> None:
             for _unit in scan(text, ds, records=records_owner(text, ds)):
                 pass
             read = min(read, time.process_time() - t)
-        line = (f"{name:14s} {mb:6.2f} MB  read {mb / read:7.1f} MB/s  analyze {mb / best:6.1f} MB/s  "
+        line = (f"{name:14.30s} {mb:6.2f} MB  read {mb / read:7.1f} MB/s  analyze {mb / best:6.1f} MB/s  "
                 f"{found:5d} file actions")
-        if name in JSONL:
+        if keystroke and "\n" in text[len(text) // 2 :]:
             doc = IncrementalDocument(text)
             doc.analysis()
             at = text.index("\n", len(text) // 2) - 2
@@ -221,6 +230,11 @@ def main() -> None:
                 chars.append(doc.rescanned)
             line += f"  keystroke {statistics.median(costs) * 1e3:6.2f} ms, {int(statistics.median(chars))} chars re-scanned"
         print(line, flush=True)
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from typing import Any
 
 _MODULES = (
     "action_lsp.scan",
+    "action_lsp.scan_state",
     "action_lsp.markdown",
     "action_lsp.jsonscan",
     "action_lsp.dialects.tags",
@@ -195,9 +196,13 @@ def count_ops(fn: Callable[[str], Any], text: str) -> Meter:
         if name == "action_lsp.scan":  # line-event patterns are compiled per dialect set, and kept
             saved.append((mod, "re", mod.re))
             mod.re = _CountingRe(meter)  # type: ignore[attr-defined]
-            for cache in ("_KINDS", "_MARKER_LINES"):
-                saved.append((mod, cache, getattr(mod, cache)))
-                setattr(mod, cache, {})
+            saved.append((mod, "_KINDS", mod._KINDS))  # type: ignore[attr-defined]
+            mod._KINDS = {}  # type: ignore[attr-defined]
+        if name == "action_lsp.scan_state":  # marker-line patterns too
+            saved.append((mod, "re", mod.re))
+            mod.re = _CountingRe(meter)  # type: ignore[attr-defined]
+            saved.append((mod, "_MARKER_LINES", mod._MARKER_LINES))  # type: ignore[attr-defined]
+            mod._MARKER_LINES = {}  # type: ignore[attr-defined]
     js = importlib.import_module("action_lsp.jsonscan")
     scanstring = js._scanstring
     fence_pattern = js._fence_pattern

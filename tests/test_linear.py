@@ -79,7 +79,7 @@ def test_each_line_s_code_spans_are_worked_out_once_however_many_tags_search(mon
     inline code of: each name's closing-tag search walked every line again, and the lines were
     worked out again on every walk (``all-openers`` at 1 MB took 16x the time of 100 KB). The
     events are now filed once, in order, outside inline code."""
-    from action_lsp import scan
+    from action_lsp import scan_state as scan
 
     monkeypatch.setattr(scan, "SPAN_CACHE_LINES", 32)
     worked: list[int] = []

@@ -10,7 +10,8 @@ import pytest
 from action_lsp.dialects import DialectSet
 from action_lsp.document import analyze
 from action_lsp.model import Span
-from action_lsp.scan import MAX_UNIT_LINES, _Context, scan
+from action_lsp.scan import MAX_UNIT_LINES, scan
+from action_lsp.scan_state import ScanState
 from action_lsp.text import LineIndex, Position
 
 # Ordinary prose with code examples that *show* actions without performing any.
@@ -298,8 +299,8 @@ def test_code_spans_of_short_lines_are_counted_as_the_cached_pairing_says() -> N
     pieces = ["`", "``", "a", "<t>", "\n", " ", "```", "x" * 40, "y" * 700]
     for _ in range(400):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
-        fast = _Context(text, DialectSet())
-        full = _Context(text, DialectSet())
+        fast = ScanState(text, DialectSet())
+        full = ScanState(text, DialectSet())
         full.cr = True  # the per-line pairing, cached
         assert [fast.in_code_span(p) for p in range(len(text))] == [full.in_code_span(p) for p in range(len(text))], text
 

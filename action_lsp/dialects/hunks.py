@@ -12,9 +12,12 @@ document: the two maps are composed.
 from __future__ import annotations
 
 import bisect
+import functools
+from array import array
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .. import model
 from ..model import Breaks, Field, SourceMap, Span
 
 
@@ -117,23 +120,41 @@ def joined(
                 source_end = line.end
     else:
         for line, eol in lines:
-            a = min(line.start + skip, line.end)
-            piece = text[a : line.end]
-            breaks.append((length, outer.to_source(a)))
-            breaks.extend((length + (i - a), s) for i, s in _outer_breaks(outer, a, line.end + 1))
-            source_end = outer.to_source(line.next if eol else line.end)
-            parts.append(piece)
-            length += len(piece)
+            parts.append(text[min(line.start + skip, line.end) : line.end])
             if eol:
                 parts.append("\n")
-                length += 1
     value = "".join(parts)
     if outer is not None:
         span = outer.span(span.start, span.end)
+        if not lines:
+            return Field(name, value, span, None, SourceMap(span.start, 0, span.start))
+        last, eol = lines[-1]
+        base = outer.to_source(min(lines[0][0].start + skip, lines[0][0].end))
+        source_end = outer.to_source(last.next if eol else last.end)
+        cuts = array("q")  # per line: where its value starts, where it ends, 1 if a line break follows
+        for line, eol in lines:
+            cuts.extend((min(line.start + skip, line.end), line.end, 1 if eol else 0))
+        make = functools.partial(_joined_breaks, cuts, outer)
+        made = Breaks.lazy(make) if model.LAZY else Breaks.from_arrays(*make())
+        return Field(name, value, span, None, SourceMap(base, len(value), source_end, made))
     if not breaks:
         return Field(name, value, span, None, SourceMap(span.start, 0, span.start))
     base = breaks[0][1]
     return Field(name, value, span, None, SourceMap(base, length, source_end, tuple(breaks)))
+
+
+def _joined_breaks(cuts: array[int], outer: SourceMap) -> tuple[array[int], array[int]]:
+    """The breaks of :func:`joined`'s field read through ``outer`` (``cuts``: each line's start,
+    end and line break flag): one where each line starts, and ``outer``'s own inside each line
+    (worked out when first read)."""
+    breaks: list[tuple[int, int]] = []
+    length = 0
+    for k in range(0, len(cuts), 3):
+        a, end, eol = cuts[k], cuts[k + 1], cuts[k + 2]
+        breaks.append((length, outer.to_source(a)))
+        breaks.extend((length + (i - a), s) for i, s in _outer_breaks(outer, a, end + 1))
+        length += end - a + eol
+    return array("q", [i for i, _ in breaks]), array("q", [s for _, s in breaks])
 
 
 def plain(text: str, name: str, start: int, end: int, outer: SourceMap | None = None) -> Field:

@@ -306,12 +306,26 @@ def _absolute(a: Action) -> bool:
     return isinstance(value, str) and (value.startswith("/") or (len(value) > 2 and value[1] == ":"))
 
 
-def _session_cwd(text: str, start: int, actions: list[Action], construct: Construct) -> None:
+def _last_cwd(ctx: ScanContext, start: int) -> int:
+    """The offset of the last ``"cwd"`` before ``start`` (-1 if none). A scan asks for line
+    after line: each search goes back to where the one before it started, not to the start of
+    the text (a session with absolute paths and no working directory was read in n squared)."""
+    text = ctx.text
+    memo = ctx.cache.get("tool-calls:cwd")
+    if memo is not None and memo[0] <= start:
+        at = text.rfind('"cwd"', max(0, memo[0] - 4), start)  # (one that straddles the old bound too)
+        at = at if at >= 0 else memo[1]
+    else:
+        at = text.rfind('"cwd"', 0, start)
+    ctx.cache["tool-calls:cwd"] = (start, at)
+    return at
+
+
+def _session_cwd(text: str, at: int, actions: list[Action], construct: Construct) -> None:
     """Absolute paths of a record that records no working directory itself (a Codex call after
     its ``session_meta`` / ``turn_context`` records) are read under the ``cwd`` of the nearest
-    record before it that gives one; the construct declares the look-behind, so an edit
-    between there and here re-reads it."""
-    at = text.rfind('"cwd"', 0, start)
+    record before it that gives one (its ``"cwd"`` at ``at``, found by :func:`_last_cwd`); the
+    construct declares the look-behind, so an edit between there and here re-reads it."""
     m = _CWD_MEMBER.match(text, at) if at >= 0 else None
     if m is None:
         return
@@ -547,7 +561,7 @@ class ToolCalls(Dialect):
                 waiting = {k: v for k, v in calls.items() if k not in answered}
         construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
         if any(_absolute(a) for a in actions):
-            _session_cwd(text, start, actions, construct)
+            _session_cwd(text, _last_cwd(ctx, start), actions, construct)
         return construct, waiting
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:

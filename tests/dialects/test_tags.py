@@ -38,9 +38,9 @@ class Ctx:
 
     def in_code_span(self, pos: int) -> bool:
         from action_lsp.dialects import DialectSet
-        from action_lsp.scan import _Context
+        from action_lsp.scan_state import ScanState
 
-        return _Context(self.text, DialectSet()).in_code_span(pos)  # the scanner's own rule
+        return ScanState(self.text, DialectSet()).in_code_span(pos)  # the scanner's own rule
 
 
 def start_tag(text: str, name: str) -> Any:
