@@ -24,6 +24,7 @@ import operator
 import re
 import zlib
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import EOL, fence_open_at, next_line_start
@@ -236,7 +237,7 @@ def _line_points(text: str, a: int, b: int, cr: bool = True) -> list[int]:
 def _lf_line_points(text: str, a: int, b: int) -> list[int]:
     """:func:`_line_points` of a text whose lines end at ``\n`` only, without a Python step per
     line (a long history's long paragraphs: 100,000 lines, 30 ms of its scan that way)."""
-    line_from = _line_start_of(text, a, False)
+    line_from = line_start_of(text, a, False)
     seg = text[line_from:b]
     ascii_only = seg.isascii()  # (then a line's characters are its UTF-8 bytes)
     lines: list[Any] = seg.encode("ascii").split(b"\n") if ascii_only else seg.split("\n")
