@@ -36,6 +36,7 @@ from .markdown import (
     ForwardSearch,
     fence_open_at,
     find_fence_close,
+    glued_closer,
     line_end,
     next_line_start,
 )
@@ -98,6 +99,10 @@ class _Context:
         self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
         self._markers = (-1, -1)  # (query, next line-marker line) of body_has_marker
         self._plain_words: dict[str, tuple[re.Pattern[str], ...] | None] = {}  # see _word_needs
+        # Kilo Code glues its next call to a fence's closing backticks: with the cline dialect
+        # enabled, a fence line followed by one of its tags closes the fence, the tag opens there.
+        cline = dialects.get("cline")
+        self.glued = glued_closer(getattr(cline, "tag_names", ())) if cline is not None else None
         body_markers = tuple(m for m, _ in dialects._body_markers)
         self._body_marker = (
             re.compile(r"[ \t]*(?:" + "|".join(re.escape(m) for m in body_markers) + ")") if body_markers else None
@@ -184,7 +189,7 @@ class _Context:
         failed = self._fence_failed.get((fence[0], len(fence)))
         if failed is not None and body >= failed:
             return -1
-        close = find_fence_close(text, body, fence[0], len(fence), cr=self.cr)
+        close = find_fence_close(text, body, fence[0], len(fence), cr=self.cr, glued=self.glued)
         if close is None:
             return -1
         for rx in needs:
@@ -254,7 +259,7 @@ class _Context:
         since_found = self._fence_found.get(key)
         if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
             return since_found[1]
-        found = find_fence_close(self.text, body_start, char, length, cr=self.cr)
+        found = find_fence_close(self.text, body_start, char, length, cr=self.cr, glued=self.glued)
         if found is None:
             self._fence_failed[key] = body_start
         else:
