@@ -39,6 +39,10 @@ them.
 
 from __future__ import annotations
 
+import bisect
+import re
+
+from ..markdown import line_end
 from ..model import (
     Action,
     ActionKind,
@@ -52,10 +56,11 @@ from ..model import (
     Span,
 )
 from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
-from .base import ScanContext
+from .base import Construct, ScanContext, TagOpen
 from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
 from .tag_dialect import TagDialect
-from .tool_use import CLINE_REPLACE, ROO_DIFF
+from .tool_calls import _CLINE_FAILURES
+from .tool_use import CLINE_REPLACE, ROO_DIFF, failed, first_line
 
 _PROGRESS = opt("task_progress", text(), "Cline's checklist of the task's progress")
 
@@ -222,6 +227,12 @@ class Cline(TagDialect):
          "cwd", "line_count", "needs_more_exploration"}
     )
 
+    def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+        construct = super().parse_tag(ctx, tag)
+        if len(construct.actions) == 1:
+            _answer(ctx, construct)
+        return construct
+
     def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
         if action.type == "write_to_file" and "content" in action.fields:
             _unfence(ctx.text, action.fields["content"])
@@ -254,6 +265,40 @@ class Cline(TagDialect):
             empty = Field("search", "", Span(content.span.start, content.span.start))
             return FileView("modify", path, edits=(FileEdit(empty, content, int(str(line.value).strip())),))
         return super().file_view(action)
+
+
+#: A tool's result as Roo's and Kilo's "Export task" markdown writes it, at a line start in the
+#: next ``**User:**`` turn: ``[apply_diff for 'a.py'] Result:`` (read_file adds a sentence).
+_RESULT = re.compile(r"(?:\A|(?<=\n))\[(\w+)(?: for '([^'\r\n]*)'[^\]\r\n]*)?\] Result:[ \t]*\r?\n?")
+
+
+def _answer(ctx: ScanContext, construct: Construct) -> None:
+    """The outcome of the construct's one call: the first result line after it answers it when
+    it names the same tool (and path); a refusal (the strings the JSON side knows) makes the
+    call failed: shown, never applied. What was read is the construct's lookahead."""
+    text = ctx.text
+    found = ctx.cache.get("cline-results")
+    if found is None:
+        matches = list(_RESULT.finditer(text))
+        found = ctx.cache["cline-results"] = ([m.start() for m in matches], matches)
+    starts, matches = found
+    k = bisect.bisect_left(starts, construct.end)
+    if k == len(starts):
+        construct.watch = (*construct.watch, "] Result:")
+        return
+    m = matches[k]
+    action = construct.actions[0]
+    body = m.end()
+    construct.lookahead = max(construct.lookahead, line_end(text, body) + 1)
+    path = action.text("path")
+    if m.group(1) != action.type or (m.group(2) is not None and path is not None and m.group(2) != path):
+        return
+    while body < len(text) and text[body] in " \t\r\n":
+        body += 1
+    if text.startswith(_CLINE_FAILURES, body):
+        message = first_line(text[body : body + 400])
+        construct.actions[0], note = failed(action, message, Span(m.start(), m.end()))
+        construct.diagnostics.append(note)
 
 
 def _unfence(text: str, f: Field) -> None:

@@ -57,3 +57,64 @@ def test_backticks_then_text_stay_no_closing_fence() -> None:
     """CommonMark: ```` ```<b> ```` inside a fence closes nothing when ``<b>`` is no tool tag."""
     text = "```html\n<p>x</p>\n```<b>\n<write_to_file>\n<path>a.txt</path>\n<content>\nx\n</content>\n</write_to_file>\n```\n"
     assert analyze(text).actions == []
+
+
+def _turns(*turns: tuple[str, str]) -> str:
+    return "\n\n---\n\n".join(f"**{who}:**\n\n{body}" for who, body in turns) + "\n"
+
+
+SINGLE_DIFF = """<apply_diff>
+<path>tests/conftest.py</path>
+<diff>
+<<<<<<< SEARCH
+:start_line:1
+-------
+import os
+=======
+import os
+import re
+>>>>>>> REPLACE
+</diff>
+</apply_diff>"""
+
+
+def test_results_in_the_next_user_turn_mark_refused_calls_failed() -> None:
+    """Each call is answered by the next ``[tool for 'path'] Result:``: Roo's and Kilo's refusals
+    (``<error_details>``, ``Failed to parse apply_diff XML``, ``The tool execution failed ...``)
+    make it failed (shown, never applied); a success leaves it an edit."""
+    text = _turns(
+        ("User", "<task>add re</task>"),
+        ("Assistant", "I'll add the import.\n\n" + SINGLE_DIFF),
+        ("User", "[apply_diff for 'tests/conftest.py'] Result:\n<error_details>\nDiff 1 failed for file: "
+                 "tests/conftest.py\nError: No sufficiently similar match found at line: 1 (99% similar, needs 100%)\n"
+                 "</error_details>"),
+        ("Assistant", "Again.\n\n" + SINGLE_DIFF),
+        ("User", "[apply_diff for 'tests/conftest.py'] Result:\nFailed to parse apply_diff XML. This usually means:\n"
+                 "1. The XML structure is malformed or incomplete"),
+        ("Assistant", MULTI_FILE_DIFF),
+        ("User", "[apply_diff for 'templates/base.html'] Result:\nThe tool execution failed with the following "
+                 "error:\n<error>\nTool 'apply_diff' in mode 'Architect' can only edit files matching pattern: \\.md$\n</error>"),
+        ("Assistant", "Once more.\n\n" + SINGLE_DIFF),
+        ("User", "[apply_diff for 'tests/conftest.py'] Result:\n<file_write_result>\n<path>tests/conftest.py</path>\n"
+                 "<operation>modified</operation>\n</file_write_result>"),
+    )
+    a = analyze(text)
+    diffs = [x for x in a.actions if x.type == "apply_diff"]
+    assert [(x.text("path"), x.kind, x.failure is not None) for x in diffs] == [
+        ("tests/conftest.py", ActionKind.OTHER, True),
+        ("tests/conftest.py", ActionKind.OTHER, True),
+        ("templates/base.html", ActionKind.OTHER, True),
+        ("tests/conftest.py", ActionKind.MODIFY_FILE, False),
+    ]
+    assert [d.code for d in a.diagnostics].count("tool-error") == 3
+
+
+def test_a_result_for_another_file_or_tool_answers_nothing() -> None:
+    """The next result names another path or tool: the call's outcome is unknown, it stays an edit."""
+    text = _turns(
+        ("Assistant", SINGLE_DIFF),
+        ("User", "[apply_diff for 'other.py'] Result:\n<error_details>\nDiff 1 failed\n</error_details>"),
+        ("Assistant", SINGLE_DIFF),
+        ("User", "[write_to_file for 'tests/conftest.py'] Result:\nThe tool execution failed with the following error:"),
+    )
+    assert [x.kind for x in analyze(text).actions] == [ActionKind.MODIFY_FILE, ActionKind.MODIFY_FILE]
