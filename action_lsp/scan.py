@@ -99,10 +99,10 @@ class _Context:
         self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
         self._markers = (-1, -1)  # (query, next line-marker line) of body_has_marker
         self._plain_words: dict[str, tuple[re.Pattern[str], ...] | None] = {}  # see _word_needs
-        # Kilo Code glues its next call to a fence's closing backticks: with the cline dialect
-        # enabled, a fence line followed by one of its tags closes the fence, the tag opens there.
-        cline = dialects.get("cline")
-        self.glued = glued_closer(getattr(cline, "tag_names", ())) if cline is not None else None
+        # Kilo Code glues its next call to a fence's closing backticks: a fence line followed
+        # by a tag of an enabled dialect's ``fence_glued_tags`` closes the fence, the tag opens there.
+        glued = frozenset().union(*(d.fence_glued_tags for d in dialects.dialects))
+        self.glued = glued_closer(glued) if glued else None
         body_markers = tuple(m for m, _ in dialects._body_markers)
         self._body_marker = (
             re.compile(r"[ \t]*(?:" + "|".join(re.escape(m) for m in body_markers) + ")") if body_markers else None

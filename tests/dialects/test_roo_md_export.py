@@ -118,3 +118,57 @@ def test_a_result_for_another_file_or_tool_answers_nothing() -> None:
         ("User", "[write_to_file for 'tests/conftest.py'] Result:\nThe tool execution failed with the following error:"),
     )
     assert [x.kind for x in analyze(text).actions] == [ActionKind.MODIFY_FILE, ActionKind.MODIFY_FILE]
+
+
+FENCED_DIFF = """<apply_diff>
+<path>.ruru/tasks/TASK-1.md</path>
+<diff>
+<<<<<<< SEARCH
+:start_line:3
+-------
+status: todo
+=======
+status: done
+>>>>>>> REPLACE
+</diff>
+</apply_diff>"""
+
+
+def test_a_fenced_call_answered_by_its_result_is_a_call() -> None:
+    """gemini-2.5-pro wraps each Roo call in ```` ```xml ```` or ```` ```tool_code ````; Roo runs it,
+    and its result follows: such a fence is a call (failed when the result says so)."""
+    text = _turns(
+        ("Assistant", "Updating the task.\n\n```xml\n" + FENCED_DIFF + "\n```"),
+        ("User", "[apply_diff for '.ruru/tasks/TASK-1.md'] Result:\nChanges successfully applied to .ruru/tasks/TASK-1.md:"),
+        ("Assistant", "Again.\n\n```tool_code\n" + FENCED_DIFF + "\n```"),
+        ("User", "[apply_diff for '.ruru/tasks/TASK-1.md'] Result:\n<error_details>\nNo sufficiently similar match\n</error_details>"),
+    )
+    a = analyze(text)
+    assert [(x.type, x.text("path"), x.kind) for x in a.actions] == [
+        ("apply_diff", ".ruru/tasks/TASK-1.md", ActionKind.MODIFY_FILE),
+        ("apply_diff", ".ruru/tasks/TASK-1.md", ActionKind.OTHER),
+    ]
+    assert a.actions[0].edits and a.actions[1].failure is not None
+
+
+def test_a_fenced_call_no_result_answers_stays_an_example() -> None:
+    """Documentation shows the same fence with no result after it: no action."""
+    text = "# Roo tools\n\nTo change a file Roo writes:\n\n```xml\n" + FENCED_DIFF + "\n```\n\nThen Roo answers.\n"
+    assert analyze(text).actions == []
+    answered_elsewhere = _turns(
+        ("Assistant", "```xml\n" + FENCED_DIFF + "\n```\n\nand some prose"),
+        ("User", "[apply_diff for 'other.md'] Result:\nChanges successfully applied to other.md:"),
+    )
+    assert analyze(answered_elsewhere).actions == []
+
+
+def test_an_unclosed_fence_in_the_users_rules_ends_at_the_next_turn() -> None:
+    """Roo pastes the user's rules into the first turn, an unclosed ```` ```xml ```` example
+    and all: the next turn is read, its fenced call answered by its result is found."""
+    text = _turns(
+        ("User", "<task>go</task>\n\n# Rules\n\nThe correct structure:\n\n```xml\n<tool_name>\n"
+                 "  <parameter1_name>value1</parameter1_name>\n</tool_name>\n\n# More rules\n+++"),
+        ("Assistant", "Updating the task.\n\n```tool_code\n" + FENCED_DIFF + "\n```"),
+        ("User", "[apply_diff for '.ruru/tasks/TASK-1.md'] Result:\nChanges successfully applied to .ruru/tasks/TASK-1.md:"),
+    )
+    assert [(x.type, x.kind) for x in analyze(text).actions] == [("apply_diff", ActionKind.MODIFY_FILE)]
