@@ -30,6 +30,12 @@ Other tools are recognised with their parameters and never run: ``execute_comman
 dialect in its order, so with the defaults ``xml-tags`` reads them (its specs accept Cline's
 and Roo's parameters) and with ``--dialect cline`` alone, ``cline`` does.
 
+Roo's and Kilo's "Export task" markdown answers each call in the next ``**User:**`` turn with
+``[apply_diff for 'a.py'] Result:``: the first result line after a call answers it when it names
+its tool (and path); a refusal (``_CLINE_FAILURES``, shared with the JSON side) makes it failed.
+A ```` ```xml ```` / ```` ```tool_code ```` fence whose body is one call is a call when such a
+result answers it, else an example.
+
 Parameter values as Cline reads them: paths, commands and flags trimmed; file content and diffs
 kept byte for byte (only the line break after the opening tag is dropped); ``content`` may hold
 ``</content>`` (it ends at the last one before the tool's closing tag). Malformed SEARCH/REPLACE
@@ -308,7 +314,7 @@ class Cline(TagDialect):
 
 #: A tool's result as Roo's and Kilo's "Export task" markdown writes it, at a line start in the
 #: next ``**User:**`` turn: ``[apply_diff for 'a.py'] Result:`` (read_file adds a sentence).
-_RESULT = re.compile(r"(?:\A|(?<=\n))\[(\w+)(?: for '([^'\r\n]*)'[^\]\r\n]*)?\] Result:[ \t]*\r?\n?")
+_RESULT = re.compile(r"\[(\w+)(?: for '([^'\r\n]*)'[^\]\r\n]*)?\] Result:[ \t]*\r?\n?")
 
 #: The boundary between two turns of Roo's and Kilo's "Export task" markdown.
 _TURN = re.compile(r"(?:(?<=\n)|(?<=\r))---[ \t]*\r?\n\r?\n\*\*(?:User|Assistant):\*\*")
@@ -320,7 +326,8 @@ def _result_after(ctx: ScanContext, pos: int) -> re.Match[str] | None:
     """The first result line after ``pos`` (the results of a text are found once per scan)."""
     found = ctx.cache.get("cline-results")
     if found is None:
-        matches = list(_RESULT.finditer(ctx.text))
+        text = ctx.text  # a literal first character lets `re` skip ahead; line starts checked here
+        matches = [m for m in _RESULT.finditer(text) if m.start() == 0 or text[m.start() - 1] in "\r\n"]
         found = ctx.cache["cline-results"] = ([m.start() for m in matches], matches)
     starts, matches = found
     k = bisect.bisect_left(starts, pos)
