@@ -7,6 +7,7 @@ look-behind on either character rather than ``re.MULTILINE`` (which ignores a lo
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .model import Span
@@ -75,15 +76,44 @@ def fence_open_at(text: str, pos: int) -> FenceOpen | None:
     )
 
 
+def glued_closer(tags: Iterable[str]) -> re.Pattern[str]:
+    """For :func:`find_fence_close`'s ``glued``: fence characters followed by one of ``tags``
+    as an opening tag (```` ```<update_todo_list> ````: Kilo Code writes its next tool call
+    right after the closing backticks of a fence it wrote)."""
+    names = "|".join(re.escape(t) for t in sorted(tags, key=len, reverse=True))
+    return re.compile(r"(`{3,}|~{3,})(?=<(?:" + names + r")>)")
+
+
 def find_fence_close(
-    text: str, body_start: int, char: str, length: int, limit: int | None = None, *, cr: bool = True
+    text: str, body_start: int, char: str, length: int, limit: int | None = None, *, cr: bool = True,
+    glued: re.Pattern[str] | None = None,
 ) -> tuple[int, int] | None:
     """The closing fence after ``body_start``: (its line start, the offset after its line).
 
     A closing fence uses the opener's character, at least as many of them, and nothing else
     on its line but spaces. Returns None when the block is never closed. ``cr=False`` says the
-    text holds no ``\r`` (a faster search).
+    text holds no ``\r`` (a faster search). With ``glued`` (see :func:`glued_closer`), fence
+    characters at a line start followed by one of its tags close the fence too, before the tag:
+    (the line start, the tag's offset).
     """
+    found = _find_fence_close(text, body_start, char, length, limit, cr=cr)
+    if glued is None:
+        return found
+    stop = found[0] if found is not None else (len(text) if limit is None else limit)
+    for m in glued.finditer(text, body_start, stop):
+        fence = m.group(1)
+        line = m.start()
+        while line > body_start and line > m.start() - 3 and text[line - 1] == " ":
+            line -= 1
+        at_line_start = line == body_start or text[line - 1] in "\r\n"
+        if at_line_start and fence[0] == char and len(fence) >= length:
+            return line, m.end()
+    return found
+
+
+def _find_fence_close(
+    text: str, body_start: int, char: str, length: int, limit: int | None = None, *, cr: bool = True
+) -> tuple[int, int] | None:
     end = len(text) if limit is None else limit
     m = _CLOSER_AT.match(text, body_start, end)  # the body's first line (at a line start)
     if m is not None and m.group(1)[0] == char and len(m.group(1)) >= length:

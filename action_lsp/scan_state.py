@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .dialects import Construct, DialectSet
-from .markdown import PARAGRAPH, FenceOpen, ForwardSearch, find_fence_close, line_end
+from .markdown import PARAGRAPH, FenceOpen, ForwardSearch, find_fence_close, glued_closer, line_end
 from .model import UNCLOSED_CODES, Action, Diagnostic, Span, mark_in_progress
 
 __all__ = ["SPAN_CACHE_LINES", "ScanState", "Unit", "add_construct", "line_start_of"]
@@ -63,6 +63,10 @@ class ScanState:
         self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
         self._markers = (-1, -1)  # (query, next line-marker line) of body_has_marker
         self._plain_words: dict[str, tuple[re.Pattern[str], ...] | None] = {}  # see _word_needs
+        # Kilo Code glues its next call to a fence's closing backticks: a fence line followed
+        # by a tag of an enabled dialect's ``fence_glued_tags`` closes the fence, the tag opens there.
+        glued = frozenset().union(*(d.fence_glued_tags for d in dialects.dialects))
+        self.glued = glued_closer(glued) if glued else None
         body_markers = tuple(m for m, _ in dialects._body_markers)
         self._body_marker = (
             re.compile(r"[ \t]*(?:" + "|".join(re.escape(m) for m in body_markers) + ")") if body_markers else None
@@ -149,7 +153,7 @@ class ScanState:
         failed = self._fence_failed.get((fence[0], len(fence)))
         if failed is not None and body >= failed:
             return -1
-        close = find_fence_close(text, body, fence[0], len(fence), cr=self.cr)
+        close = find_fence_close(text, body, fence[0], len(fence), cr=self.cr, glued=self.glued)
         if close is None:
             return -1
         for rx in needs:
@@ -219,7 +223,7 @@ class ScanState:
         since_found = self._fence_found.get(key)
         if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
             return since_found[1]
-        found = find_fence_close(self.text, body_start, char, length, cr=self.cr)
+        found = find_fence_close(self.text, body_start, char, length, cr=self.cr, glued=self.glued)
         if found is None:
             self._fence_failed[key] = body_start
         else:

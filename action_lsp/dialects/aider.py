@@ -208,14 +208,16 @@ def strip_filename(text: str, start: int, end: int) -> Span | None:
 
 def _in_tag(text: str, head: int) -> int:
     """The start of the line before the SEARCH marker when a tag stands on it (``<diff>``,
-    ``<dyad-search-replace path=...>``), else -1. Then the block is another agent's format shown
+    ``<dyad-search-replace path=...>``, Kilo's ``<content><![CDATA[``), else -1. Then the block is another agent's format shown
     in a fence, not Aider's (Aider would take the tag for a file name)."""
     if head == 0:
         return -1
     brk = head - 2 if text.startswith("\r\n", head - 2) else head - 1
     prev = _line_start(text, brk)
     line = text[prev:brk].strip()
-    return prev if line.startswith("<") and line.endswith(">") and not line.startswith(_FENCES) else -1
+    # Kilo's multi-file apply_diff opens its SEARCH text with `<content><![CDATA[`: no path either.
+    tagged = line.endswith(">") or line.endswith("<![CDATA[")
+    return prev if line.startswith("<") and tagged and not line.startswith(_FENCES) else -1
 
 
 def _is_marker(text: str, span: Span) -> bool:

@@ -144,6 +144,9 @@ class Dialect:
     # before skipping any fence as an example. Its decision may rest on the line before the
     # fence, so the scanner never cuts a unit between that line and the fence.
     fence_heads: bool = False
+    # Tags whose opening, right after the fence characters of a line (```` ```<update_todo_list> ````),
+    # closes the fence there: the agent writes its next call glued to a fence it closed.
+    fence_glued_tags: frozenset[str] = frozenset()
     default_enabled: bool = True  # in the default set (False: only when named in the settings)
     specs: Mapping[str, ActionSpec] = {}  # action types, for the schema rules and completion
     type_key: str = ""  # the JSON key naming an action's type (``type``, ``action``), if JSON

@@ -30,6 +30,12 @@ Other tools are recognised with their parameters and never run: ``execute_comman
 dialect in its order, so with the defaults ``xml-tags`` reads them (its specs accept Cline's
 and Roo's parameters) and with ``--dialect cline`` alone, ``cline`` does.
 
+Roo's and Kilo's "Export task" markdown answers each call in the next ``**User:**`` turn with
+``[apply_diff for 'a.py'] Result:``: the first result line after a call answers it when it names
+its tool (and path); a refusal (``_CLINE_FAILURES``, shared with the JSON side) makes it failed.
+A ```` ```xml ```` / ```` ```tool_code ```` fence whose body is one call is a call when such a
+result answers it, else an example.
+
 Parameter values as Cline reads them: paths, commands and flags trimmed; file content and diffs
 kept byte for byte (only the line break after the opening tag is dropped); ``content`` may hold
 ``</content>`` (it ends at the last one before the tool's closing tag). Malformed SEARCH/REPLACE
@@ -39,6 +45,10 @@ them.
 
 from __future__ import annotations
 
+import bisect
+import re
+
+from ..markdown import FenceOpen, line_end
 from ..model import (
     Action,
     ActionKind,
@@ -52,10 +62,11 @@ from ..model import (
     Span,
 )
 from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
-from .base import ScanContext
+from .base import Construct, ScanContext, TagOpen
 from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
 from .tag_dialect import TagDialect
-from .tool_use import CLINE_REPLACE, ROO_DIFF
+from .tool_calls import _CLINE_FAILURES
+from .tool_use import CLINE_REPLACE, ROO_DIFF, failed, first_line
 
 _PROGRESS = opt("task_progress", text(), "Cline's checklist of the task's progress")
 
@@ -222,6 +233,51 @@ class Cline(TagDialect):
          "cwd", "line_count", "needs_more_exploration"}
     )
 
+    fence_infos = frozenset({"xml", "tool_code"})
+    fence_glued_tags = frozenset(SPECS)  # Kilo: ```<update_todo_list> closes a fence
+    fence_body_needs = re.compile(
+        r"<(?:apply_diff|write_to_file|replace_in_file|insert_content|search_and_replace)>|^---[ \t]*\r?\n\r?\n\*\*",
+        re.MULTILINE,
+    )
+
+    def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+        construct = super().parse_tag(ctx, tag)
+        if len(construct.actions) == 1:
+            _answer(ctx, construct)
+        return construct
+
+    def parse_fence(self, ctx: ScanContext, fence: FenceOpen) -> Construct | None:
+        """A fence whose body is exactly one call (gemini-2.5-pro wraps Roo's calls in
+        ```` ```xml ```` / ```` ```tool_code ````) is a call when the next result line answers
+        it (Roo ran it); else it is an example and holds no action."""
+        text = ctx.text
+        close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
+        turn = _TURN.search(text, fence.body_start, close[0] if close else len(text))
+        if turn is not None:
+            # An export's turn ends a fence its text never closed (Roo pastes the user's rules,
+            # unclosed ```xml and all): the next turn is read, not swallowed.
+            return Construct(Span(fence.start, turn.start()), lookahead=turn.end())
+        if close is None:
+            return None
+        m = _FENCED_CALL.match(text, fence.body_start, close[0])
+        if m is None or m.group("name") not in self.tag_names:
+            return None
+        at, name = m.start("tag"), m.group("name")
+        inner = self.parse_element(ctx, TagOpen(at, name, Span(at + 1, at + 1 + len(name)), name))
+        if len(inner.actions) != 1 or text[inner.end : close[0]].strip():
+            return None
+        span = Span(fence.start, close[1])
+        construct = Construct(span, lookahead=max(inner.lookahead, close[1]), watch=inner.watch)
+        found = _result_after(ctx, close[1])
+        if found is None:
+            construct.watch = (*construct.watch, "] Result:")
+            return construct
+        construct.lookahead = max(construct.lookahead, line_end(text, found.end()) + 1)
+        if _answers(found, inner.actions[0]):
+            construct.actions, construct.diagnostics = inner.actions, inner.diagnostics
+            _answer(ctx, construct)
+        return construct
+
     def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
         if action.type == "write_to_file" and "content" in action.fields:
             _unfence(ctx.text, action.fields["content"])
@@ -254,6 +310,55 @@ class Cline(TagDialect):
             empty = Field("search", "", Span(content.span.start, content.span.start))
             return FileView("modify", path, edits=(FileEdit(empty, content, int(str(line.value).strip())),))
         return super().file_view(action)
+
+
+#: A tool's result as Roo's and Kilo's "Export task" markdown writes it, at a line start in the
+#: next ``**User:**`` turn: ``[apply_diff for 'a.py'] Result:`` (read_file adds a sentence).
+_RESULT = re.compile(r"\[(\w+)(?: for '([^'\r\n]*)'[^\]\r\n]*)?\] Result:[ \t]*\r?\n?")
+
+#: The boundary between two turns of Roo's and Kilo's "Export task" markdown.
+_TURN = re.compile(r"(?:(?<=\n)|(?<=\r))---[ \t]*\r?\n\r?\n\*\*(?:User|Assistant):\*\*")
+#: A fence body that is one call: its opening tag at the start (blanks before it).
+_FENCED_CALL = re.compile(r"\s*(?P<tag><(?P<name>[a-z_]+)>)")
+
+
+def _result_after(ctx: ScanContext, pos: int) -> re.Match[str] | None:
+    """The first result line after ``pos`` (the results of a text are found once per scan)."""
+    found = ctx.cache.get("cline-results")
+    if found is None:
+        text = ctx.text  # a literal first character lets `re` skip ahead; line starts checked here
+        matches = [m for m in _RESULT.finditer(text) if m.start() == 0 or text[m.start() - 1] in "\r\n"]
+        found = ctx.cache["cline-results"] = ([m.start() for m in matches], matches)
+    starts, matches = found
+    k = bisect.bisect_left(starts, pos)
+    return matches[k] if k < len(starts) else None
+
+
+def _answers(m: re.Match[str], action: Action) -> bool:
+    """Does the result line ``m`` name the call's tool (and its path, when both say one)?"""
+    path = action.text("path")
+    return m.group(1) == action.type and (m.group(2) is None or path is None or m.group(2) == path)
+
+
+def _answer(ctx: ScanContext, construct: Construct) -> None:
+    """The outcome of the construct's one call: the first result line after it answers it when
+    it names the same tool (and path); a refusal (the strings the JSON side knows) makes the
+    call failed: shown, never applied. What was read is the construct's lookahead."""
+    text = ctx.text
+    m = _result_after(ctx, construct.end)
+    if m is None:
+        construct.watch = (*construct.watch, "] Result:")
+        return
+    construct.lookahead = max(construct.lookahead, line_end(text, m.end()) + 1)
+    if not _answers(m, construct.actions[0]):
+        return
+    body = m.end()
+    while body < len(text) and text[body] in " \t\r\n":
+        body += 1
+    if text.startswith(_CLINE_FAILURES, body):
+        message = first_line(text[body : body + 400])
+        construct.actions[0], note = failed(construct.actions[0], message, Span(m.start(), m.end()))
+        construct.diagnostics.append(note)
 
 
 def _unfence(text: str, f: Field) -> None:
