@@ -97,9 +97,31 @@ def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, pla
         return example(reach)
     span = Span(start, end)
     name_span = Span(start, max(start + 3, _line_end(t, start)))
-    named, back = _named_before(t, start, max(floor, role if role >= 0 else floor))
+    fields, named, reach = inferred_file(
+        t, start, max(floor, role if role >= 0 else floor), floor, after[1] if after is not None else None, reach)
+    if len(fences) == 1 and fences[0].content is not None:
+        fields["content"] = fences[0].content
+        action = Action(dialect, TYPE, ActionKind.CREATE_FILE, span, name_span, fields,
+                        group=span, group_label="SpecStory (Cursor) diff")
+    else:
+        action = Action(dialect, TYPE, ActionKind.MODIFY_FILE, span, name_span, fields,
+                        group=span, group_label="SpecStory (Cursor) diff", edits=[f.edit for f in fences])
+    note = shown_only(fields, named, "SpecStory names no file for this diff", name_span)
+    return Construct(span, [action], [note], lookahead=max(reach, end), behind=behind)
+
+
+def inferred_file(
+    t: str, start: int, since: int, floor: int, after: int | None, reach: int
+) -> tuple[dict[str, Field], Named | None, int]:
+    """The ``path`` and ``named_by`` fields of an edit at ``start`` whose export names no file,
+    inferred from the prose around it (the module docstring's order: the prose before it from
+    ``since`` on, the line after ``after`` -- None: nothing follows --, a ``Read file:`` line),
+    the name found, and how far the text was read (at least ``reach``). ``floor`` bounds the
+    lines read for a longer path. Shared by every export of an edit without its file
+    (:mod:`cursor_export`)."""
+    named, back = _named_before(t, start, since)
     if named is None and after is not None:
-        named, read = _reported(t, after[1])
+        named, read = _reported(t, after)
         reach = max(reach, read)
     if named is None:
         named = back
@@ -109,21 +131,19 @@ def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, pla
         value = _longer(t, value, floor, reach)
         fields["path"] = Field("path", value, mention)
         fields["named_by"] = Field("named_by", where, mention)
-    if len(fences) == 1 and fences[0].content is not None:
-        fields["content"] = fences[0].content
-        action = Action(dialect, TYPE, ActionKind.CREATE_FILE, span, name_span, fields,
-                        group=span, group_label="SpecStory (Cursor) diff")
-    else:
-        action = Action(dialect, TYPE, ActionKind.MODIFY_FILE, span, name_span, fields,
-                        group=span, group_label="SpecStory (Cursor) diff", edits=[f.edit for f in fences])
+    return fields, named, reach
+
+
+def shown_only(fields: dict[str, Field], named: Named | None, unnamed: str, at: Span) -> Diagnostic:
+    """The ``shown-only`` note of an edit whose export names no file: ``unnamed`` says so (\"SpecStory
+    names no file for this diff\"); with ``fields`` from :func:`inferred_file`."""
     if named is None:
-        message = ("file not named in the export: SpecStory names no file for this diff, and no file is named "
-                   "around it; shown, never applied")
+        message = (f"file not named in the export: {unnamed}, and no file is named around it; shown, never "
+                   "applied")
     else:
         message = (f"file not named in the export: `{fields['path'].value}` is inferred from {named[2]}; shown, "
                    "not applied unless you confirm that file (\"Apply anyway\" after its diff, or apply --force)")
-    note = Diagnostic(SHOWN_ONLY, message, name_span)
-    return Construct(span, [action], [note], lookahead=max(reach, end), behind=behind)
+    return Diagnostic(SHOWN_ONLY, message, at)
 
 
 @dataclass(slots=True)
