@@ -64,7 +64,7 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, req, specs, text
-from . import session_export, specstory, specstory_diff
+from . import cursor_export, session_export, specstory, specstory_diff
 from .aider_architect import settle
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .tool_use import tool_rules
@@ -465,6 +465,8 @@ class ChatAnswer(Dialect):
         word = info.split(None, 1)[0].lower() if info else ""
         if word in _NOT_FILES:
             return False
+        if cursor_export.may_be(text, body_start):  # perhaps Cursor's export of a search_replace
+            return True
         if ":" in info and (m := _INFO.match(info)) is not None:
             return _names_file(m.group("path"))
         if "{" in info and (m := _INFO_BRACED.match(info)) is not None:
@@ -500,6 +502,25 @@ class ChatAnswer(Dialect):
         word = fence.word.lower()
         if word in _NOT_FILES:
             return None
+        if cursor_export.may_be(t, fence.body_start):
+            close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
+            body_end, end = close if close is not None else (len(t), len(t))
+            role_at, floor = _turns(ctx).role_line(fence.start)
+            found = cursor_export.parse(self.name, ctx, fence.start, fence.body_start, body_end, end, floor, role_at)
+            if found is not None:
+                return found
+            # Not Cursor's: any other fence, but read back to the turn's start to decide.
+            other = self._fence(ctx, fence, word)
+            if other is None:
+                return Construct(Span(fence.start, end), lookahead=end, behind=min(floor, fence.start))
+            if other.behind < 0 or other.behind > floor:
+                other.behind = min(floor, other.span.start)
+            return other
+        return self._fence(ctx, fence, word)
+
+    def _fence(self, ctx: ScanContext, fence: FenceOpen, word: str) -> Construct | None:
+        """A fence that may name its file (fence info, a path comment, a path line)."""
+        t = ctx.text
         lang = word.split(":", 1)[0]
         close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
         body_end, end = close if close is not None else (len(t), len(t))
@@ -623,6 +644,8 @@ class ChatAnswer(Dialect):
     def hover_note(self, action: Action) -> str:
         if action.type == specstory_diff.TYPE:
             return specstory_diff.hover_note(action)
+        if action.type == cursor_export.TYPE:
+            return cursor_export.hover_note(action)
         note = _NOTES.get(action.type)
         if note is None and action.group_label.endswith("not applied)"):
             return f"A tool call shown in a session export: {action.group_label}."  # (specstory)

@@ -10,6 +10,9 @@ whose ``id`` is its ``cause``. The events with file edits (``openhands/events/ac
 * ``edit`` with ``args.command`` (the ``str_replace_editor`` tool, ``impl_source`` ``oh_aci``):
   ``create`` (``file_text``; a create: the tool refuses to overwrite), ``str_replace``
   (``old_str`` / ``new_str``), ``insert`` (``insert_line``, ``new_str``), ``view``;
+  a ``str_replace`` / ``insert`` / ``create`` missing its text (``old_str: null``; OpenHands
+  answers ``Parameter `old_str` is required``) keeps its text arguments as written, null, so it
+  reads as the (refused, never applied) edit of that file it was, with no edit made up;
   ``undo_edit`` and the LLM-based edit (``content`` that another model merges into lines
   ``start``-``end``) are shown, never applied; the edits of early 2025 whose ``args`` stand
   only in ``translated_ipython_code`` (a Python call) are read from the model's own call in
@@ -43,6 +46,9 @@ WORKSPACE = "/workspace"  # OpenHands' default workspace_mount_path_in_sandbox
 # dialects' completion and hover must keep (``any_type``: every event name is valid here).
 SPECS: dict[str, ActionSpec] = {}
 _FILE_ACTIONS = frozenset({"edit", "write", "read", "run", "run_ipython"})
+# The text arguments of each editing command, as the action's fields name them.
+_TEXTS = {"str_replace": (("search", "old_str"), ("replace", "new_str")), "insert": (("content", "new_str"),),
+          "create": (("content", "file_text"),)}
 
 
 def _is_event(v: Any) -> bool:
@@ -224,8 +230,14 @@ class OpenHands(Dialect):
                 kind = ActionKind.READ_FILE
             elif command is None and (called := _metadata_call(event, name, cwd, group)) is not None:
                 return called  # early 2025: the arguments stand in the model's call only
-            elif cmd in ("str_replace", "insert", "create"):
-                pass  # a call missing its text (old_str null): OpenHands refuses it; no content to show
+            elif cmd in _TEXTS:
+                # A call missing its text (old_str null): OpenHands refuses it. Its text arguments
+                # stay as written (null), so it reads as the edit of that file it was, with none made up.
+                for canonical, key in _TEXTS[cmd]:
+                    if (m := args.get(key)) is not None and m.value.value is None:
+                        fields[canonical] = Field(canonical, None, m.value.inner_span, key_span(m))
+                    else:
+                        take(canonical, key)
             else:  # undo_edit, or an LLM-based edit of lines start..end: nothing to check it against
                 take("content", "content")
         elif name == "write":

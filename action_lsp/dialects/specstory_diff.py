@@ -24,7 +24,8 @@ removed lines, replaced by context and added lines).
 The file is inferred, never read from the block: the nearest prose line before the fence in
 the same turn that names a file (a path in backticks, or a file name with a known extension:
 ``main.go``, ``README.md``), else the first line after the edit when it reports it done ("The
-`CHANGELOG.md` has been updated"), else a ``Read file: PATH`` line before it. A bare name
+`CHANGELOG.md` has been updated"), else for a new file the ``chmod +x PATH`` its next step runs
+or the one file the report after it says created, else a ``Read file: PATH`` line before it. A bare name
 becomes a longer path only when the same lines name exactly one (``src/main.go``). Such an
 action carries ``named_by`` (where its file came from, for hover) and a ``shown-only``
 information note: it is listed, and applied only when the user confirms the file ("Apply
@@ -97,10 +98,41 @@ def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, pla
         return example(reach)
     span = Span(start, end)
     name_span = Span(start, max(start + 3, _line_end(t, start)))
-    named, back = _named_before(t, start, max(floor, role if role >= 0 else floor))
+    new_file = len(fences) == 1 and fences[0].content is not None
+    fields, named, reach = inferred_file(
+        t, start, max(floor, role if role >= 0 else floor), floor, after[1] if after is not None else None, reach,
+        new_file)
+    if len(fences) == 1 and fences[0].content is not None:
+        fields["content"] = fences[0].content
+        action = Action(dialect, TYPE, ActionKind.CREATE_FILE, span, name_span, fields,
+                        group=span, group_label="SpecStory (Cursor) diff")
+    else:
+        action = Action(dialect, TYPE, ActionKind.MODIFY_FILE, span, name_span, fields,
+                        group=span, group_label="SpecStory (Cursor) diff", edits=[f.edit for f in fences])
+    note = shown_only(fields, named, "SpecStory names no file for this diff", name_span)
+    return Construct(span, [action], [note], lookahead=max(reach, end), behind=behind)
+
+
+def inferred_file(
+    t: str, start: int, since: int, floor: int, after: int | None, reach: int, new_file: bool = False
+) -> tuple[dict[str, Field], Named | None, int]:
+    """The ``path`` and ``named_by`` fields of an edit at ``start`` whose export names no file,
+    inferred from the prose around it (the module docstring's order: the prose before it from
+    ``since`` on, the line after ``after`` -- None: nothing follows --, for a ``new_file`` the
+    ``chmod`` run right after it or the one file the report after it says created, a ``Read
+    file:`` line), the name found, and how far the text was read (at least ``reach``). ``floor``
+    bounds the lines read for a longer path. Shared by every export of an edit without its file
+    (:mod:`cursor_export`)."""
+    named, back = _named_before(t, start, since)
     if named is None and after is not None:
-        named, read = _reported(t, after[1])
+        named, read = _reported(t, after)
         reach = max(reach, read)
+    if named is None and after is not None and new_file:
+        named, read = _chmod_after(t, after)
+        reach = max(reach, read)
+        if named is None:
+            named, read = _created_after(t, after)
+            reach = max(reach, read)
     if named is None:
         named = back
     fields: dict[str, Field] = {}
@@ -109,21 +141,19 @@ def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, pla
         value = _longer(t, value, floor, reach)
         fields["path"] = Field("path", value, mention)
         fields["named_by"] = Field("named_by", where, mention)
-    if len(fences) == 1 and fences[0].content is not None:
-        fields["content"] = fences[0].content
-        action = Action(dialect, TYPE, ActionKind.CREATE_FILE, span, name_span, fields,
-                        group=span, group_label="SpecStory (Cursor) diff")
-    else:
-        action = Action(dialect, TYPE, ActionKind.MODIFY_FILE, span, name_span, fields,
-                        group=span, group_label="SpecStory (Cursor) diff", edits=[f.edit for f in fences])
+    return fields, named, reach
+
+
+def shown_only(fields: dict[str, Field], named: Named | None, unnamed: str, at: Span) -> Diagnostic:
+    """The ``shown-only`` note of an edit whose export names no file: ``unnamed`` says so (\"SpecStory
+    names no file for this diff\"); with ``fields`` from :func:`inferred_file`."""
     if named is None:
-        message = ("file not named in the export: SpecStory names no file for this diff, and no file is named "
-                   "around it; shown, never applied")
+        message = (f"file not named in the export: {unnamed}, and no file is named around it; shown, never "
+                   "applied")
     else:
         message = (f"file not named in the export: `{fields['path'].value}` is inferred from {named[2]}; shown, "
                    "not applied unless you confirm that file (\"Apply anyway\" after its diff, or apply --force)")
-    note = Diagnostic(SHOWN_ONLY, message, name_span)
-    return Construct(span, [action], [note], lookahead=max(reach, end), behind=behind)
+    return Diagnostic(SHOWN_ONLY, message, at)
 
 
 @dataclass(slots=True)
@@ -282,6 +312,80 @@ def _reported(text: str, at: int) -> tuple[Named | None, int]:
         return None, b
     value, mention = names[0]
     return (value, mention, f"the prose after it (\u201c{_quote(text, a, b)}\u201d)"), b
+
+
+_SHELL = re.compile(r" {0,3}```(?:bash|sh|shell|shellscript|zsh|console)?[ \t]*(?=\r|\n|\Z)")
+_CHMOD = re.compile(r"[ \t]*(?:\$[ \t]+)?chmod[ \t]+(?:[ugoa]*\+x|[0-7]{3,4})[ \t]+(?P<path>[^\s;&|`'\"<>]+)[ \t]*(?=\r|\n|\Z)")
+STEP_LINES = 20  # lines after an edit read for what names its file
+
+
+def _chmod_after(text: str, at: int) -> tuple[Named | None, int]:
+    """The file a new file's next step makes executable: at most one prose line after the edit
+    (``Let's make the build script executable:``), then a shell block whose one command is
+    ``chmod +x PATH``; and how far the text was read."""
+    pos, prose = at, 0
+    for _ in range(STEP_LINES):
+        line = _nonblank_after(text, pos)
+        if line is None:
+            return None, len(text)
+        a, b = line
+        pos = next_line_start(text, b) if b < len(text) else len(text)
+        if _RULE.fullmatch(text, a, b) is not None:
+            continue
+        if _SHELL.fullmatch(text, a, b) is None:
+            prose += 1
+            if prose > 1 or _FENCE_LINE.match(text, a, b) or _ROLE.fullmatch(text, a, b):
+                return None, b
+            continue
+        command = _nonblank_after(text, pos)
+        close = _nonblank_after(text, next_line_start(text, command[1])) if command and command[1] < len(text) else None
+        if command is None or close is None:
+            return None, len(text)
+        m = _CHMOD.fullmatch(text, *command)
+        if m is None or text[close[0]:close[1]].strip() != "```":
+            return None, close[1]
+        return (m.group("path"), Span(m.start("path"), m.end("path")),
+                f"the command run right after it (\u201c{_quote(text, *command)}\u201d)"), close[1]
+    return None, pos
+
+
+_CREATED = re.compile(r"\bcreated\b", re.IGNORECASE)
+
+
+def _created_after(text: str, at: int) -> tuple[Named | None, int]:
+    """The one file the report after a new file's edit says created (``- **Created detailed
+    spec:**`` and the path on it or on the item under it), up to the next block; and how far
+    the text was read."""
+    found: list[tuple[str, Span]] = []
+    pos = at
+    lines: list[tuple[int, int]] = []
+    for _ in range(STEP_LINES):
+        line = _nonblank_after(text, pos)
+        if line is None:
+            break
+        a, b = line
+        if _RULE.fullmatch(text, a, b) or _FENCE_LINE.match(text, a, b) or _ROLE.fullmatch(text, a, b):
+            break
+        lines.append(line)
+        pos = next_line_start(text, b) if b < len(text) else len(text)
+    read = lines[-1][1] if lines else at
+    for k, (a, b) in enumerate(lines):
+        if _CREATED.search(text, a, b) is None:
+            continue
+        names = _names(text, a, b)
+        if not names and k + 1 < len(lines):
+            c, d = lines[k + 1]
+            if _indent(text, c, d) > _indent(text, a, b):  # the item under it
+                names = _names(text, c, d)
+        found.extend(names)
+    if len({v for v, _ in found}) != 1:
+        return None, read
+    value, mention = found[0]
+    return (value, mention, f"the report after it, which says it created `{value}`"), read
+
+
+def _indent(text: str, a: int, b: int) -> int:
+    return len(text[a:b]) - len(text[a:b].lstrip(" \t"))
 
 
 def _names(text: str, a: int, b: int) -> list[tuple[str, Span]]:

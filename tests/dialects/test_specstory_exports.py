@@ -214,6 +214,35 @@ def test_cursor_diff_named_by_the_prose_after_it() -> None:
     assert "prose after" in a.get("named_by")
 
 
+def test_cursor_diff_of_a_new_file_named_by_the_chmod_run_right_after_it() -> None:
+    """"Let's create a build script:" names no file; the next step runs `chmod +x build.sh` on
+    it: that command names the file the block created."""
+    text = (CURSOR_HEAD + USER.format("version flag") + ASSISTANT
+            + "Now, let's create a build script that will set the version using linker flags:\n\n---\n\n"
+            + _diff("- ", "+ #!/bin/sh", "+ go build -o app src/main.go") + "\n---\n\n"
+            + "Let's make the build script executable:\n\n---\n\n```bash\nchmod +x build.sh\n```\n")
+    (a,) = _mine(text)
+    assert (a.kind, a.path) == (ActionKind.CREATE_FILE, "build.sh")
+    assert "chmod +x build.sh" in a.get("named_by")
+    # Another command, or two files, name none.
+    for other in ("chmod +x build.sh run.sh", "./build.sh", "chmod +x build.sh\n./build.sh"):
+        assert [x.path for x in _mine(text.replace("chmod +x build.sh", other))] == [None], other
+
+
+def test_cursor_diff_of_a_new_file_named_by_the_one_file_the_report_after_says_created() -> None:
+    text = (CURSOR_HEAD + USER.format("create a task") + ASSISTANT + "Read file: process/tasks.md\n\n---\n\n"
+            + _diff("  ## Tasks", "+ - [ ] Task [#001](tasks/001-task.md)") + "\n---\n\n"
+            + _diff("- ", "+ # Task #001") + "\n---\n\n"
+            + "A new task has been created:\n\n- **Added to `process/tasks.md`:**\n  - the line\n\n"
+            + "- **Created detailed spec:**  \n  - `process/tasks/001-task.md`  \n    This file holds it.\n")
+    first, second = _mine(text)
+    assert (first.kind, first.path) == (ActionKind.MODIFY_FILE, "process/tasks.md")
+    assert (second.kind, second.path) == (ActionKind.CREATE_FILE, "process/tasks/001-task.md")
+    assert "created" in second.get("named_by")
+    two = text.replace("  - `process/tasks/001-task.md`", "  - `process/tasks/001-task.md` and `b.md`")
+    assert _mine(two)[1].path is None  # two files created: never a guess
+
+
 def test_cursor_diff_bare_name_becomes_the_one_longer_path_the_lines_name() -> None:
     text = (CURSOR_HEAD + USER.format("The code is in `src/main.go`.") + ASSISTANT
             + "I'll modify the main.go file:\n\n---\n\n" + _diff("  func main() {", "+ \trun()", "  }") + "\n---\n")

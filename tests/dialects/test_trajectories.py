@@ -261,6 +261,44 @@ def test_openhands_str_replace_without_old_str_is_no_write() -> None:
     assert file_view(a.actions[0]) is None
 
 
+def test_openhands_refused_call_without_its_text_still_says_which_edit_it_was(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A refused ``str_replace`` with ``old_str: null`` named its file and was refused: the
+    action keeps the call's text arguments as written (``search`` null; ``replace`` the
+    ``new_str`` when it gave one), so it reads as the failed modify of that file it was -- no
+    edit is made up (no search/replace pair), and nothing is applied."""
+    args = {"path": "/workspace/src/match.c", "command": "str_replace", "file_text": None, "old_str": None,
+            "new_str": "return pattern_type;", "insert_line": None, "content": "", "start": 1, "end": -1}
+    bare = {**args, "new_str": None}
+    events = [
+        {"id": 5, "source": "agent", "action": "edit", "args": bare},
+        {"id": 6, "cause": 5, "observation": "edit",
+         "content": "ERROR:\nParameter `old_str` is required for command: str_replace."},
+        {"id": 7, "source": "agent", "action": "edit", "args": args},
+        {"id": 8, "cause": 7, "observation": "edit",
+         "content": "ERROR:\nParameter `old_str` is required for command: str_replace."},
+    ]
+    line = json.dumps({"instance_id": "acme__app-1", "history": events})
+    a = analyze(line + "\n")
+    first, second = a.actions
+    for x in (first, second):
+        assert (x.type, x.path, x.edits) == ("edit", "src/match.c", [])
+        assert x.failure is not None and "old_str" in x.failure
+        assert x.get("command") == "str_replace" and "search" in x.fields and x.get("search") is None
+        assert line[x.fields["search"].span.start:x.fields["search"].span.end] == "null"
+    assert first.get("replace") is None and second.get("replace") == "return pattern_type;"
+    (tmp_path / "out.jsonl").write_text(line + "\n")
+    main(["parse", "--format", "json", str(tmp_path / "out.jsonl")])
+    shown = json.loads(capsys.readouterr().out)
+    fields = [x["fields"] for x in shown["actions"]]
+    assert [(f.get("command"), f.get("search"), f.get("replace")) for f in fields] == [
+        ("str_replace", None, None), ("str_replace", None, "return pattern_type;")]
+    root = tmp_path / "ws"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "match.c").write_text("x\n")
+    main(["apply", "--root", str(root), "--write", "--force", str(tmp_path / "out.jsonl")])
+    assert (root / "src" / "match.c").read_text() == "x\n"
+
+
 def test_openhands_apply_end_to_end(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
