@@ -162,22 +162,9 @@ def plain(text: str, name: str, start: int, end: int, outer: SourceMap | None = 
     if outer is None:
         return Field(name, text[start:end], Span(start, end), None, SourceMap.verbatim(start, end))
     span = outer.span(start, end)
-    if model.LAZY and isinstance(outer.breaks, Breaks) and outer.breaks._make is not None:
-        # (``outer``'s breaks, the whole patch's, stay unmade until a range inside is asked for)
-        made: Sequence[tuple[int, int]] = Breaks.lazy(
-            functools.partial(_plain_breaks, outer, start, end), functools.partial(_plain_to_source, outer, start))
-    else:
-        made = tuple((i - start, s) for i, s in _outer_breaks(outer, start, end))
-    return Field(name, text[start:end], span, None, SourceMap(span.start, end - start, span.end, made))
-
-
-def _plain_breaks(outer: SourceMap, start: int, end: int) -> tuple[array[int], array[int]]:
-    pairs = _outer_breaks(outer, start, end)
-    return array("q", [i - start for i, _ in pairs]), array("q", [s for _, s in pairs])
-
-
-def _plain_to_source(outer: SourceMap, start: int, index: int) -> int:
-    return outer.to_source(start + index)
+    breaks = tuple((i - start, s) for i, s in _outer_breaks(outer, start, end))
+    return Field(name, text[start:end], span, None,
+                 SourceMap(span.start, end - start, span.end, breaks))
 
 
 def doc_span(start: int, end: int, outer: SourceMap | None) -> Span:
