@@ -40,7 +40,7 @@ class Breaks(Sequence[tuple[int, int]]):
     instead of a tuple of two ints (about 120), for strings with thousands of escapes (a written
     file's ``\\n``) held by every action of a 100 MB session."""
 
-    __slots__ = ("_idx", "_make", "_src", "_via")
+    __slots__ = ("_composed", "_idx", "_make", "_src", "_via")
 
     def __init__(self, pairs: Iterable[tuple[int, int]]) -> None:
         pairs = pairs if isinstance(pairs, (list, tuple)) else list(pairs)
@@ -48,6 +48,7 @@ class Breaks(Sequence[tuple[int, int]]):
         self._src = array("q", [s for _, s in pairs])
         self._make: Callable[[], tuple[array[int], array[int]]] | None = None
         self._via: Callable[[int], int] | None = None
+        self._composed = False
 
     @classmethod
     def from_arrays(cls, idx: array[int], src: array[int]) -> Breaks:
@@ -57,21 +58,25 @@ class Breaks(Sequence[tuple[int, int]]):
         out._src = src
         out._make = None
         out._via = None
+        out._composed = False
         return out
 
     @classmethod
     def lazy(
-        cls, make: Callable[[], tuple[array[int], array[int]]], via: Callable[[int], int] | None = None
+        cls, make: Callable[[], tuple[array[int], array[int]]], via: Callable[[int], int] | None = None,
+        composed: bool = False,
     ) -> Breaks:
         """Breaks worked out by ``make`` (their two columns) the first time they are read: most
         strings of a session are never mapped past their ends (a written file's content is
         mapped only when a diagnostic falls inside it), so their breaks are never made.
         ``via``, when given, maps one index inside the value (unshifted) without them, or
         says -1 when that would cost more than making them: a composed map answers through the
-        two maps it composes, a string near either end by counting its escapes."""
+        two maps it composes, a string near either end by counting its escapes. ``composed``:
+        ``make`` composes two maps (it holds maps, not a decoded value)."""
         out = cls.__new__(cls)
         out._make = make
         out._via = via
+        out._composed = composed
         return out
 
     @property
@@ -209,10 +214,11 @@ class SourceMap:
         if not LAZY or (not isinstance(self.breaks, Breaks) and not isinstance(inner.breaks, Breaks)):
             breaks = self._composed_breaks(inner)
         else:
-            if isinstance(self.breaks, Breaks) and self.breaks._make is not None:
+            if isinstance(self.breaks, Breaks) and self.breaks._make is not None and not self.breaks._composed:
                 self.breaks._force()  # (the outer value, a whole arguments string, is not kept for it)
+            # (an outer composition stays unmade: made, if ever, when this one is)
             breaks = Breaks.lazy(lambda: _arrays(self._composed_breaks(inner)),
-                                 lambda i: self.to_source(inner.to_source(i)))
+                                 lambda i: self.to_source(inner.to_source(i)), composed=True)
         return SourceMap(
             self.to_source(inner.to_source(0)) if n else self.to_source(inner.base),
             n,

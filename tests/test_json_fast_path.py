@@ -38,7 +38,8 @@ def _blocks(body: str, k: int) -> str:
 
 def _patch(body: str, k: int) -> str:
     added = "".join("+" + x + "\n" for x in (body or "x").split("\n"))
-    return f"*** Begin Patch\n*** Add File: src/p{k}.py\n{added}*** End Patch\n"
+    name = f"src/p{k}.py" if k % 2 == 0 else f'src/p{k} \\"\té.py'  # (escapes inside the path's map)
+    return f"*** Begin Patch\n*** Add File: {name}\n{added}*** End Patch\n"
 
 
 def _records(kind: int, body: str, k: int) -> list[Any]:
