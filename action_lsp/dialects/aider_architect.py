@@ -142,7 +142,8 @@ class Turns:
             brk = stop - 1
             if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
                 brk -= 1
-            line_start = max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
+            nl = text.rfind("\n", 0, brk)
+            line_start = max(nl, text.rfind("\r", nl + 1, brk)) + 1  # (a \r before nl: not this line's)
             raw = text[line_start:brk]
             stop = line_start
             line = raw.strip()
