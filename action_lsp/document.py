@@ -83,11 +83,16 @@ class Analysis:
 
 def _check_unit(unit: Unit, ctx: RuleContext) -> Unit:
     for block in unit.blocks:
-        found = run_rules(block.actions, ctx)
-        if block.actions[-1].in_progress:
-            mark_in_progress(found)
-        unit.diagnostics.extend(found)
+        unit.diagnostics.extend(_block_findings(block.actions, ctx))
     return unit
+
+
+def _block_findings(actions: Sequence[Action], ctx: RuleContext) -> list[Diagnostic]:
+    """The rules' diagnostics of one block's actions (the rules read them, never change them)."""
+    found = run_rules(actions, ctx)
+    if actions[-1].in_progress:
+        mark_in_progress(found)
+    return found
 
 
 def scan_units(
@@ -252,22 +257,39 @@ def _line_total(units: list[Unit]) -> int:
     return sum(getattr(u, "lines", 1) for u in units)
 
 
-def _lean(unit: Unit) -> Unit:
+def _lean(unit: Unit, *, checked: bool = True) -> Unit:
     """``unit`` as an open document keeps it (its start, end and look-ahead live on in the
-    document's columns; see ``PLAIN``). Nothing changes a unit once it is checked."""
+    document's columns; see ``PLAIN``). Nothing changes a unit once it is checked.
+    ``checked=False``: its rules have not run yet (see ``IncrementalDocument.scan_some``): its
+    blocks and its actions' edits stay as the rules read them until :func:`_check_lean`."""
     if not (unit.actions or unit.diagnostics or unit.separators or unit.watch) and not (
         isinstance(unit, RecordUnit) and (unit.results or unit.calls or unit.lines > 1)
     ):  # a session line's results and calls link it to other lines, a blank run's line count
         # how far they reach: kept
-        return PLAIN
-    unit.blocks = _NONE
+        return PLAIN  # (a unit with blocks has their actions: never plain)
     for name in ("actions", "diagnostics", "separators", "watch"):
         if not getattr(unit, name):
             setattr(unit, name, _NONE)
+    if checked:
+        _drop_blocks(unit)
+    return unit
+
+
+def _drop_blocks(unit: Unit) -> None:
+    unit.blocks = _NONE
     for a in unit.actions:
         if not a.edits:  # (every action but a modify: one empty list each)
             a.edits = _NONE
-    return unit
+
+
+def _check_lean(unit: Unit, ctx: RuleContext) -> bool:
+    """Run the rules of a unit kept with ``_lean(checked=False)``, as :func:`_check_unit` would
+    have (the same diagnostics, in the same order), then lean it; whether it holds diagnostics."""
+    found = [d for block in unit.blocks for d in _block_findings(block.actions, ctx)]
+    if found:
+        unit.diagnostics = [*unit.diagnostics, *found]
+    _drop_blocks(unit)
+    return bool(unit.diagnostics)
 
 
 class _Columns:
@@ -325,7 +347,9 @@ class IncrementalDocument:
         self._analysis: Analysis | None = None
         self.rescanned = 0  # characters re-scanned by the last edit (for tests and benchmarks)
         self._shifted: _Shifted = {}  # see _assemble
-        self._pending: Iterator[Unit] | None = None  # the scan still running (deferred)
+        self._pending: Iterator[Unit] | None = None  # the scan still running (deferred), unchecked units
+        self._unchecked: list[int] = []  # units scanned without their rules (see scan_some), in order
+        self._scanned_only: Analysis | None = None  # see actions_analysis
         self._scanned: list[Unit] = []  # its units so far (lean, see _lean)
         self._scanned_cols = _Columns()  # and their boundaries
         self._scanned_end = 0
@@ -334,7 +358,7 @@ class IncrementalDocument:
             text = self.text
             self._records = records_owner(text, self.dialects)
             self._sniffed = sniff_extent(text)
-            self._pending = scan_units(text, self.dialects, self.ctx, records=self._records)
+            self._pending = scan(text, self.dialects, records=self._records)
             self.rescanned = len(self.lines)
         else:
             self._rescan_all()
@@ -345,7 +369,13 @@ class IncrementalDocument:
 
     @property
     def complete(self) -> bool:
-        """Whether the whole text has been scanned (see ``defer``)."""
+        """Whether the whole text has been scanned and checked (see ``defer``)."""
+        return self._pending is None and not self._unchecked
+
+    @property
+    def scanned(self) -> bool:
+        """Whether the whole text has been scanned: its actions are known, though rules may
+        still have to run (see ``scan_some``)."""
         return self._pending is None
 
     @property
@@ -355,28 +385,54 @@ class IncrementalDocument:
             return len(self.lines)
         return self._scanned_end
 
-    def scan_some(self, chars: int) -> bool:
-        """Scan on by about ``chars`` characters; True once the whole text is scanned."""
+    def scan_some(self, chars: int, *, rules: bool = True) -> bool:
+        """Scan on by about ``chars`` characters; True once the whole text is scanned.
+
+        ``rules=False``: the units scanned are not checked yet: their actions (and so the
+        outline) are final, the rules' diagnostics come with :meth:`check_some` (or anything
+        that needs the whole analysis: it checks them first)."""
         if self._pending is None:
             return True
         stop = self.scanned_to + chars
-        scanned, cols = self._scanned, self._scanned_cols
+        scanned, cols, ctx, unchecked = self._scanned, self._scanned_cols, self.ctx, self._unchecked
         with gc_paused():
             for unit in self._pending:
+                if rules:
+                    _check_unit(unit, ctx)
+                elif unit.blocks:
+                    unchecked.append(len(scanned))
                 cols.add(unit)
                 self._scanned_end = unit.end
-                scanned.append(_lean(unit))
+                scanned.append(_lean(unit, checked=rules or not unit.blocks))
                 if unit.end >= stop:
                     return False
         self._pending, self._scanned, self._scanned_cols = None, [], _Columns()
         self._install(scanned, cols)
         return True
 
+    def check_some(self, units: int) -> bool:
+        """Run the rules of up to ``units`` of the units scanned unchecked; True once none is
+        left (see ``scan_some``)."""
+        todo = self._unchecked
+        if not todo:
+            return True
+        done, ctx = todo[:units], self.ctx
+        flags = self._scanned_cols.flagged if self._pending is not None else self._flagged
+        units_ = self._scanned if self._pending is not None else self._units
+        with gc_paused():
+            for i in done:
+                flags[i] = _check_lean(units_[i], ctx)
+        del todo[: len(done)]
+        if not todo:
+            self._scanned_only = None
+        return not todo
+
     def scanned_units_with_diagnostics(self) -> Iterator[tuple[Unit, int]]:
         """While a deferred scan runs: the units scanned so far that hold diagnostics."""
         if self._pending is None:
             yield from self.units_with_diagnostics()
             return
+        self.check_some(len(self._unchecked))  # (what is published is checked)
         for unit in self._scanned:
             if unit.diagnostics:
                 yield unit, 0
@@ -384,9 +440,11 @@ class IncrementalDocument:
     def _finish(self) -> None:
         if self._pending is not None:
             self.scan_some(1 << 62)
+        self.check_some(len(self._unchecked))
 
     def _rescan_all(self) -> None:
         self._pending, self._scanned, self._scanned_cols = None, [], _Columns()
+        self._unchecked, self._scanned_only = [], None
         text = self.text
         self._records = records_owner(text, self.dialects)
         self._sniffed = sniff_extent(text)
@@ -431,6 +489,7 @@ class IncrementalDocument:
         if self._pending is not None:
             self._edit_deferred(start, end, new_text)
             return
+        self.check_some(len(self._unchecked))  # (the units an edit keeps are kept checked)
         watched = self._watchers_before(start, end) if self._units else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
@@ -558,6 +617,8 @@ class IncrementalDocument:
         else:  # the first line decides how the document is read, and it changed
             self._records = records_owner(text, self.dialects)
             self._sniffed = sniff_extent(text)
+        self._scanned_only = None
+        self._unchecked = [i for i in self._unchecked if i < keep]
         if keep < len(cols.starts):
             self._scanned_end = cols.starts[keep]
             del self._scanned[keep:]
@@ -565,7 +626,7 @@ class IncrementalDocument:
                 del column[keep:]
         elif not keep:
             self._scanned_end = 0
-        self._pending = scan_units(text, self.dialects, self.ctx, self._scanned_end, records=self._records)
+        self._pending = scan(text, self.dialects, self._scanned_end, records=self._records)
         self.rescanned = len(text) - self._scanned_end
 
     def _around(self, start: int, end: int) -> str:
@@ -679,15 +740,33 @@ class IncrementalDocument:
     def analysis(self) -> Analysis:
         self._finish()
         if self._analysis is None:
-            lines = self.lines
-            # Paused: after an edit near the top, every action after it is copied, shifted,
-            # and the collector walked the whole document's heap again and again meanwhile.
-            with gc_paused():
-                self._analysis = _assemble(
-                    lambda: lines.text,
-                    lambda start: lines.line_text(lines.line_of(start)),
-                    len(lines),
-                    self.units(),
-                    self._shifted,
-                )
+            self._analysis = self._assembled()
         return self._analysis
+
+    def actions_analysis(self) -> Analysis:
+        """The whole text's actions and groups, as :meth:`analysis` gives them, without waiting
+        for the rules of units scanned unchecked (``scan_some(rules=False)``): the rules only add
+        diagnostics, so these are the same. Its diagnostics lack the rules' until they have run
+        (then it is :meth:`analysis`)."""
+        if self._pending is not None:
+            self.scan_some(1 << 62, rules=False)
+        if not self._unchecked:
+            return self.analysis()
+        if self._scanned_only is None:
+            self._scanned_only = self._assembled(keep_shifted=False)
+        return self._scanned_only
+
+    def _assembled(self, *, keep_shifted: bool = True) -> Analysis:
+        """The analysis of the units as they are (``keep_shifted``: with the cache of shifted
+        copies, see ``_assemble``; not for units whose diagnostics are still to come)."""
+        lines = self.lines
+        # Paused: after an edit near the top, every action after it is copied, shifted,
+        # and the collector walked the whole document's heap again and again meanwhile.
+        with gc_paused():
+            return _assemble(
+                lambda: lines.text,
+                lambda start: lines.line_text(lines.line_of(start)),
+                len(lines),
+                zip(self._units, self._shift.tolist(), strict=True),
+                self._shifted if keep_shifted else None,
+            )

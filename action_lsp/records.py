@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -48,26 +48,34 @@ if TYPE_CHECKING:
 _JSON_LOADS = json.JSONDecoder(strict=False).decode
 
 
-def _c_decoder() -> Any:
+def _refuse(text: str) -> Any:
+    raise ValueError("no C decoder")  # pragma: no cover - msgspec is a dependency
+
+
+def _c_decoder() -> Callable[[str], Any]:
+    """msgspec's decoder, made on the first decode: its import is left out of the server's
+    start (a Markdown history's first publish decodes no record)."""
+    global _FAST
     try:
         import msgspec
     except ImportError:  # pragma: no cover - a dependency; the standard decoder serves
-        return None
-    return msgspec.json.Decoder().decode
+        _FAST = _refuse
+    else:
+        _FAST = msgspec.json.Decoder().decode
+    return _FAST
 
 
-_FAST = _c_decoder()
+_FAST: Callable[[str], Any] | None = None
 
 
 def loads(text: str) -> Any:
     """Decode one JSON value: msgspec (C, strict JSON) first; what it refuses (raw control
     characters in strings, huge numbers, deep nesting) goes to :func:`json.loads` with
     ``strict=False``, which decides. Raises ValueError or RecursionError."""
-    if _FAST is not None:
-        try:
-            return _FAST(text)
-        except Exception:  # any refusal: the standard decoder decides
-            pass
+    try:
+        return (_FAST or _c_decoder())(text)
+    except Exception:  # any refusal: the standard decoder decides
+        pass
     return _JSON_LOADS(text)
 
 

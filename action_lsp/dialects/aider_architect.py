@@ -46,6 +46,11 @@ _QUESTION = re.compile(r"[\r\n]> Edit the files\? ")
 # Aider's line after an answer it applied: an architect's answer never has one (the editor's
 # output follows the quote, in the next turn).
 _APPLIED = re.compile(r"[\r\n]> Applied edit to ")
+# The same for a text without \r (most histories): a literal first character lets `re` search
+# for the whole literal prefix at once (a 4 MB history: 4 ms a search through it, not 23).
+_LF_USER = re.compile(r"\n#### [^\n]*  (?=\n|\Z)")
+_LF_QUESTION = re.compile(r"\n> Edit the files\? ")
+_LF_APPLIED = re.compile(r"\n> Applied edit to ")
 # The strings whose insertion after a block can make its turn the architect's.
 WATCH = ("#### ", "Edit the files?")
 _MIN_QUOTED = 2  # lines of the turn's end the quote must repeat (one line may be chance)
@@ -86,9 +91,10 @@ class Turns:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.users = _Next(text, _USER)
-        self.questions = _Next(text, _QUESTION)
-        self.applied = _Next(text, _APPLIED)
+        lf = "\r" not in text
+        self.users = _Next(text, _LF_USER if lf else _USER)
+        self.questions = _Next(text, _LF_QUESTION if lf else _QUESTION)
+        self.applied = _Next(text, _LF_APPLIED if lf else _APPLIED)
         self.runs: dict[int, tuple[list[str], int]] = {}
 
     def verdict(self, pos: int) -> Verdict:
@@ -142,7 +148,8 @@ class Turns:
             brk = stop - 1
             if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
                 brk -= 1
-            line_start = max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
+            nl = text.rfind("\n", 0, brk)
+            line_start = max(nl, text.rfind("\r", nl + 1, brk)) + 1  # (a \r before nl: not this line's)
             raw = text[line_start:brk]
             stop = line_start
             line = raw.strip()

@@ -252,28 +252,31 @@ class ActionLanguageServer(LanguageServer):
 
     # -- registration helpers ----------------------------------------------------------
     def handle(
-        self, method: str, options: Any = None, *, is_request: bool = True
+        self, method: str, options: Any = None, *, is_request: bool = True, scanned_only: bool = False
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """``@ls.handle(METHOD)``: register a feature handler wrapped by :func:`guard`."""
+        """``@ls.handle(METHOD)``: register a feature handler wrapped by :func:`guard`
+        (``scanned_only``: see :meth:`_after_scan`)."""
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             guarded = guard(self, method, fn, is_request=is_request)
-            self.feature(method, options)(self._after_scan(guarded) if is_request else guarded)
+            self.feature(method, options)(self._after_scan(guarded, scanned_only) if is_request else guarded)
             return fn
 
         return decorator
 
-    def _after_scan(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+    def _after_scan(self, handler: Callable[..., Any], scanned_only: bool = False) -> Callable[..., Any]:
         """``handler`` for a request that waits, without blocking the server, while its
         document is still being opened in steps (see ``Diagnostics.open_in_steps``): code
         lenses, symbols or a hover need the whole analysis, and other documents' requests are
         answered meanwhile. Otherwise it runs at once, as before (a generator that yields
-        nothing: pygls runs it synchronously, so it sees the messages that came before it)."""
+        nothing: pygls runs it synchronously, so it sees the messages that came before it).
+        ``scanned_only``: the handler reads only the actions (``actions_analysis``: the outline)
+        and runs once the text is scanned, while the rules of its last slices still run."""
         if inspect.iscoroutinefunction(handler):
 
             @functools.wraps(handler)
             async def run_async(params: Any = None, *args: Any, **kwargs: Any) -> Any:
-                task = self.scanning(params)
+                task = self.scanning(params, scanned_only)
                 if task is not None:
                     await asyncio.wait({task})
                 return await handler(params, *args, **kwargs)
@@ -283,7 +286,7 @@ class ActionLanguageServer(LanguageServer):
         stepwise = inspect.isgeneratorfunction(handler)
 
         def run(params: Any = None, *args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
-            task = self.scanning(params)
+            task = self.scanning(params, scanned_only)
             if task is not None:
                 yield self.in_request, (asyncio.wait, {task}), None
             if stepwise:
@@ -293,13 +296,13 @@ class ActionLanguageServer(LanguageServer):
         run.__name__ = getattr(handler, "__name__", "handler")
         return run
 
-    def scanning(self, params: Any) -> asyncio.Task[None] | None:
+    def scanning(self, params: Any, scanned_only: bool = False) -> asyncio.Future[None] | None:
         """The scan still running for the document a request is about (None: none is)."""
         uri = getattr(getattr(params, "text_document", None), "uri", None)
         diagnostics = self.features.get("diagnostics")
         if uri is None or diagnostics is None:
             return None
-        task: asyncio.Task[None] | None = diagnostics.scanning(uri)
+        task: asyncio.Future[None] | None = diagnostics.scanning(uri, scanned_only=scanned_only)
         return task
 
     async def in_request(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:

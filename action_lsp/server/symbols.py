@@ -29,10 +29,12 @@ KINDS = {
 
 
 def register(ls: ActionLanguageServer) -> None:
-    @ls.handle(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    # Made of actions and groups only: answered once a large document is scanned, while the
+    # rules of its last slices still run (their diagnostics are not in it).
+    @ls.handle(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, scanned_only=True)
     def document_symbol(params: types.DocumentSymbolParams) -> Generator[Any, Any, list[Any]]:
         od = ls.document(params.text_document.uri)
-        analysis = od.analysis()
+        analysis = od.doc.actions_analysis()
         actions = analysis.actions
         lines, enc = od.doc.lines, ls.encoding
 

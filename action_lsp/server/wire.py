@@ -81,7 +81,7 @@ def in_steps(
     revision = od.revision  # (what the handler read before calling this is of this text)
     turn: _Turn | None = None
     try:
-        if len(od.doc.lines) > LARGE_CHARS and len(od.analysis().actions) > LARGE_ITEMS:
+        if len(od.doc.lines) > LARGE_CHARS and len(od.doc.actions_analysis().actions) > LARGE_ITEMS:
             turn = _Turn(one_at_a_time(ls))
             yield ls.in_request, (turn.take,), None
         if od.revision != revision or ls.documents.get(od.uri) is not od:

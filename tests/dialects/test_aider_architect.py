@@ -135,3 +135,16 @@ def test_typing_the_quote_in_and_out_changes_the_verdict() -> None:
     assert len(doc.analysis().actions) == 2
     doc.edit(len(head), len(head), "> Edit the files? (Y)es/(N)o [Yes]: y  \n")
     assert doc.analysis().actions == []
+
+
+def test_the_quote_is_compared_the_same_whatever_the_line_endings() -> None:
+    # The quote is compared line by line backwards from the editor's prompt; a line ends at a
+    # \n, a \r\n or a lone \r, and a history can mix them (an older part saved on Windows).
+    crlf = TURN.replace("\n", "\r\n")
+    cr = TURN.replace("\n", "\r")
+    mixed = "#### hello  \r\n\r\nHi.\r\n\r\n" + TURN  # \r only before the turn
+    inner = TURN.replace("Modify `requirements.txt`", "Modify\r`requirements.txt`")  # a lone \r in a quoted line
+    for text in (crlf, cr, mixed):
+        assert _found(text) == [("requirements.txt", "write_file")], repr(text[:20])
+    # The quote no longer repeats the changed line: an ordinary answer, its edits are actions.
+    assert [p for p, _ in _found(inner)] == ["requirements.txt", "app.py", "requirements.txt"]
