@@ -122,3 +122,22 @@ def test_json_keeps_the_exact_text(tmp_path: Path, capsys) -> None:  # type: ign
     main(["parse", "--format", "json", str(tmp_path / "a.md")])
     (action,) = json.loads(capsys.readouterr().out)["actions"]
     assert action["type"] == json.loads('"' + FORGE + '"')  # escaped by JSON, not altered
+
+
+@pytest.mark.parametrize("depth", [50, 3000])
+def test_parse_json_of_a_value_nested_deeper_than_python_recurses(tmp_path: Path, capsys, depth: int) -> None:  # type: ignore[no-untyped-def]
+    # Found by the fuzz test: an argument of a call in a session export holding thousands of
+    # nested arrays was read (the JSON reader does not recurse) and `parse --format json` died
+    # of a RecursionError while writing it.
+    deep = "[" * depth + "]" * depth
+    text = (
+        "### 🤖 Assistant\n\n🔧 **Tool Use: Edit** (ID: toolu_1)\n```json\n"
+        '{\n  "file_path": "a.py",\n  "old_string": "x = 1",\n  "new_string": ' + deep + "\n}\n```\n"
+    )
+    path = tmp_path / "export.md"
+    path.write_text(text, encoding="utf-8")
+    main(["parse", "--format", "json", str(path)])
+    out = capsys.readouterr().out
+    data = json.loads(out)  # one valid JSON document, whatever the depth
+    assert [a["type"] for a in data["actions"]]
+    assert "RecursionError" not in out

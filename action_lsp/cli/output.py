@@ -40,8 +40,26 @@ def dumps(obj: Any) -> str:
     UTF-8) as ``\\udXXX`` escapes -- every raw surrogate sits inside a JSON string."""
     import json
 
-    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text = json.dumps(obj, ensure_ascii=False)
+    except RecursionError:  # a transcript's value nested deeper than the encoder recurses
+        text = json.dumps(_cut_deep(obj, MAX_DEPTH), ensure_ascii=False)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+MAX_DEPTH = 100  # levels of a transcript's value written out; deeper ones are named, not written
+
+
+def _cut_deep(obj: Any, depth: int) -> Any:
+    """``obj`` with every list or object nested more than ``depth`` levels down replaced by a
+    string that says so (the JSON reader reads any depth; the encoder recurses)."""
+    if isinstance(obj, dict | list | tuple):
+        if depth <= 0:
+            return f"(a value nested deeper than {MAX_DEPTH} levels, not written)"
+        if isinstance(obj, dict):
+            return {k: _cut_deep(v, depth - 1) for k, v in obj.items()}
+        return [_cut_deep(v, depth - 1) for v in obj]
+    return obj
 
 
 # -- colour ------------------------------------------------------------------------------------
