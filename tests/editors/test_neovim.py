@@ -85,6 +85,30 @@ def readme_setup(start: str, path: str) -> str:
     raise AssertionError(f"README.md has no line starting with {start!r}")
 
 
+def run_lua(script: str, tmp_path: Path, name: str, **extra: str) -> Any:
+    """Run the Lua ``script`` in headless Neovim (``nvim -l``, no user configuration, XDG
+    directories under ``tmp_path``, ``ACTION_LSP_NVIM_DIR`` set to the plugin); the JSON it
+    writes to ``$ACTION_LSP_TEST_OUT``."""
+    path = tmp_path / f"{name}.lua"
+    path.write_text(script, encoding="utf-8")
+    out = tmp_path / f"{name}.json"
+    env = dict(
+        os.environ,
+        ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
+        ACTION_LSP_TEST_OUT=str(out),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        **extra,
+    )
+    proc = subprocess.run(
+        [_nvim(), "--headless", "--clean", "-l", str(path)],
+        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
+    )
+    assert proc.returncode == 0 and out.exists(), proc.stderr
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
 def _run_nvim(
     driver: str,
     workspace: Path,
@@ -426,24 +450,7 @@ def test_neovim_finds_the_root_and_configuration_as_the_command_line_does(tmp_pa
         top / "repo" / "docs" / "t.md", top / "repo" / "decl" / "t.md", top / "repo" / "py" / "t.md",
         top / "t.md", shared / "mine" / "t.md",
     ]
-    script = tmp_path / "roots.lua"
-    script.write_text(ROOTS_LUA, encoding="utf-8")
-    out = tmp_path / "roots.json"
-    env = dict(
-        os.environ,
-        ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
-        ACTION_LSP_TEST_FILES=json.dumps([str(f) for f in files]),
-        ACTION_LSP_TEST_OUT=str(out),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-    )
-    proc = subprocess.run(
-        [_nvim(), "--headless", "--clean", "-l", str(script)],
-        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
-    )
-    assert proc.returncode == 0 and out.exists(), proc.stderr
-    got = json.loads(out.read_text(encoding="utf-8"))
+    got = run_lua(ROOTS_LUA, tmp_path, "roots", ACTION_LSP_TEST_FILES=json.dumps([str(f) for f in files]))
     for f in files:
         root = find(f)
         config = configuration_of(root.path) if root is not None else None

@@ -20,21 +20,17 @@ and writes what it saw; the test asserts on it and on the files on disk.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_neovim import (
     FIXTURES,
-    NVIM_DIR,
-    RUN_TIMEOUT_S,
-    _nvim,
     _path_with_server,
     _run_nvim,
     readme_setup,
+    run_lua,
 )
 
 from action_lsp.dialects import NAMES
@@ -398,24 +394,7 @@ def test_neovim_chat_root_is_the_current_directorys_as_the_command_line_finds_it
     shared.mkdir()
     shared.chmod(0o1777)
     dirs = [top / "repo", top / "repo" / "docs", top / "repo" / "decl", top / "plain", shared]
-    script = tmp_path / "dirs.lua"
-    script.write_text(DIRS_LUA, encoding="utf-8")
-    out = tmp_path / "dirs.json"
-    env = dict(
-        os.environ,
-        ACTION_LSP_NVIM_DIR=str(NVIM_DIR),
-        ACTION_LSP_TEST_DIRS=json.dumps([str(d) for d in dirs]),
-        ACTION_LSP_TEST_OUT=str(out),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-    )
-    proc = subprocess.run(
-        [_nvim(), "--headless", "--clean", "-l", str(script)],
-        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
-    )
-    assert proc.returncode == 0 and out.exists(), proc.stderr
-    got = json.loads(out.read_text(encoding="utf-8"))
+    got = run_lua(DIRS_LUA, tmp_path, "dirs", ACTION_LSP_TEST_DIRS=json.dumps([str(d) for d in dirs]))
     for d in dirs:
         root = find(d)
         assert (got[str(d)]["root"], got[str(d)]["marker"]) == (
