@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from apply_cli import apply_write as _apply
+from apply_cli import workspace as _workspace
 
 from action_lsp.cli import main
 from action_lsp.dialects import file_view
@@ -201,21 +203,6 @@ def test_several_blocks_in_one_answer_in_document_order() -> None:
 
 
 # -- applying -------------------------------------------------------------------------------
-
-def _workspace(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    for rel, body in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
-    return root
-
-
-def _apply(tmp_path: Path, root: Path, transcript: str, *extra: str) -> int:
-    t = tmp_path / "t.md"
-    t.write_text(transcript)
-    return main(["apply", "--root", str(root), "--write", *extra, str(t)])
-
 
 def test_a_block_for_a_missing_file_creates_it(tmp_path: Path) -> None:
     root = _workspace(tmp_path, {})

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from apply_cli import apply_write as _apply
+
 from action_lsp.cli import main
 from action_lsp.codes import SHOWN_ONLY
 from action_lsp.dialects import by_name
@@ -29,12 +31,6 @@ def _mine(text: str) -> list[Action]:
 
 def _notes(text: str) -> list[str]:
     return [d.code for d in analyze(text).diagnostics]
-
-
-def _apply(tmp_path: Path, root: Path, transcript: str, *extra: str) -> int:
-    t = tmp_path / "t.md"
-    t.write_text(transcript)
-    return main(["apply", "--root", str(root), "--write", *extra, str(t)])
 
 
 NAMED = (HEAD + USER.format("The server hangs.") + CURSOR

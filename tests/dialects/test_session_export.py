@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from apply_cli import workspace as _workspace
+
 from action_lsp.cli import main
 from action_lsp.dialects import file_view
 from action_lsp.document import analyze
@@ -21,15 +23,6 @@ def _actions(text: str) -> list[Action]:
 def _at(text: str, action: Action, name: str) -> str:
     f = action.fields[name]
     return text[f.span.start : f.span.end]
-
-
-def _workspace(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    for rel, body in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
-    return root
 
 
 # -- "Claude Conversation Log": `🔧 Using tool: NAME` then `Input: {pretty JSON}` ---------------

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from apply_cli import apply_write as _apply
+from apply_cli import workspace as _workspace
+
 from action_lsp.cli import main
 from action_lsp.codes import SHOWN_ONLY
 from action_lsp.dialects import by_name
@@ -95,21 +98,6 @@ def _mine(text: str) -> list[Action]:
 
 def _notes(text: str) -> list[str]:
     return [d.code for d in analyze(text).diagnostics]
-
-
-def _workspace(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    for rel, body in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
-    return root
-
-
-def _apply(tmp_path: Path, root: Path, transcript: str, *extra: str) -> int:
-    t = tmp_path / "t.md"
-    t.write_text(transcript)
-    return main(["apply", "--root", str(root), "--write", *extra, str(t)])
 
 
 # -- Claude Code: an Edit exported with its result only ------------------------------------
