@@ -49,6 +49,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Callable
 
 from ..markdown import EOL, FenceOpen, next_line_start
 from ..model import (
@@ -443,6 +444,18 @@ def turn(ctx: ScanContext, start: int) -> tuple[str | None, int]:
     return turns.turn(start)
 
 
+def _locator(ctx: ScanContext) -> Callable[[int], tuple[int, int]]:
+    """:meth:`_Turns.role_line` for the earlier fences a SpecStory diff reads
+    (:mod:`specstory_infer`): its own turn list, asked in document order from the text's start
+    (the scan's list has dropped the lines behind it)."""
+    def locate(start: int) -> tuple[int, int]:
+        turns = ctx.cache.get("chat-answer-earlier")
+        if not isinstance(turns, _Turns) or start < turns.to:
+            turns = ctx.cache["chat-answer-earlier"] = _Turns(ctx.text)
+        return turns.role_line(start)
+    return locate
+
+
 class ChatAnswer(Dialect):
     name = "chat-answer"
     description = "code blocks of chat answers that name their file (```lang:path, a // filepath: comment, or the path on the line before, in a chat)"
@@ -498,7 +511,7 @@ class ChatAnswer(Dialect):
             close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
             plain_end = close[1] if close is not None else len(t)
             role_at, floor = _turns(ctx).role_line(fence.start)
-            return specstory_diff.parse(self.name, ctx, fence.start, floor, role_at, plain_end)
+            return specstory_diff.parse(self.name, ctx, fence.start, floor, role_at, plain_end, _locator(ctx))
         word = fence.word.lower()
         if word in _NOT_FILES:
             return None

@@ -29,8 +29,12 @@ or the one file the report after it says created, else a ``Read file: PATH`` lin
 becomes a longer path only when the same lines name exactly one (``src/main.go``). Such an
 action carries ``named_by`` (where its file came from, for hover) and a ``shown-only``
 information note: it is listed, and applied only when the user confirms the file ("Apply
-anyway" after its diff, ``apply --force``). A fence around which no file is named is an action
-with no path: shown, never applied.
+anyway" after its diff, ``apply --force``). When no prose names the file, the document may
+still: an edit whose unchanged and removed lines are found, in order, in the text the document
+showed for exactly one file (a diff that created it, or earlier diffs of it), or a new file that
+its turn's report names as the one file no other diff of the turn is (:mod:`specstory_infer`);
+those are shown-only too. A fence whose file nothing names is an action with no path: shown,
+never applied.
 
 What makes a fence SpecStory's (so that a README's ```` ```diff ```` is untouched): ``---`` (or the
 ``_**Assistant**_`` line) right before it and ``---`` (or the end of the text) right after its
@@ -42,7 +46,9 @@ as look-ahead, so an open document re-reads the block when any of it changes.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..codes import SHOWN_ONLY
@@ -50,6 +56,7 @@ from ..markdown import fence_open_at, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Edit, Field, SourceMap, Span
 from .base import Construct, ScanContext
 from .hunks import Line, lines_of
+from .specstory_infer import Ops, Record, model, reported_names
 
 TYPE = "cursor-diff"
 _RULE = re.compile(r"[ \t]{0,3}-{3,}[ \t]*(?=\r|\n|\Z)")
@@ -73,11 +80,17 @@ _SENTENCE = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z])(?!.*[.!?][ \t]+[A-Z])")
 LOOK_BACK_LINES = 60  # prose lines before a fence that may announce its file
 
 
-def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, plain_end: int) -> Construct:
+Locate = Callable[[int], tuple[int, int]]  # a fence's nearest role line (-1: none) and look-back floor
+
+
+def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, plain_end: int,
+          locate: Locate | None = None) -> Construct:
     """The edit whose first ```` ```diff ```` fence opens at ``start``, if it is SpecStory's (see
     the module docstring); else the fence as an example (to ``plain_end``), with what was read
     to decide declared. ``floor`` is the first offset the look-back may read, ``role`` the start
-    of the nearest chat-role line at or after it (-1: none)."""
+    of the nearest chat-role line at or after it (-1: none). ``locate`` gives the same two for
+    any fence: with it, a diff no prose names may be named from the document
+    (:mod:`specstory_infer`)."""
     t = ctx.text
     behind = min(floor, start)
 
@@ -102,6 +115,14 @@ def parse(dialect: str, ctx: ScanContext, start: int, floor: int, role: int, pla
     fields, named, reach = inferred_file(
         t, start, max(floor, role if role >= 0 else floor), floor, after[1] if after is not None else None, reach,
         new_file)
+    if named is None and locate is not None:
+        rec = Record(start, end, t.count("\n", 0, start) + 1, new_file, None, tuple(f.ops for f in fences))
+        found, read_from, read_to = _from_document(ctx, rec, locate)
+        behind, reach = min(behind, read_from), max(reach, read_to)
+        if found is not None:
+            fields["path"] = Field("path", found[0], name_span)
+            fields["named_by"] = Field("named_by", found[1], name_span)
+            named = (found[0], name_span, found[1])
     if len(fences) == 1 and fences[0].content is not None:
         fields["content"] = fences[0].content
         action = Action(dialect, TYPE, ActionKind.CREATE_FILE, span, name_span, fields,
@@ -156,12 +177,100 @@ def shown_only(fields: dict[str, Field], named: Named | None, unnamed: str, at: 
     return Diagnostic(SHOWN_ONLY, message, at)
 
 
+def _from_document(ctx: ScanContext, rec: Record, locate: Locate) -> tuple[tuple[str, str] | None, int, int]:
+    """The file of a diff no prose names, from the document (:mod:`specstory_infer`): a new
+    file from its turn's report, an edit from the files the document showed before it; and the
+    first and last offsets read."""
+    if rec.new_file:
+        a, b = _turn_bounds(ctx, rec.start)
+        return _report(ctx, rec, locate, a, b), a, b
+    m = model(ctx.cache, rec.start, lambda stop: _records(ctx, locate, 0, stop),
+              lambda r: _report(ctx, r, locate, *_turn_bounds(ctx, r.start)))
+    return m.by_content(rec.fences), 0, rec.end
+
+
+def _turn_bounds(ctx: ScanContext, start: int) -> tuple[int, int]:
+    """The start of the assistant turn holding ``start`` (its role line; 0: none) and its end
+    (the next role line; the end of the text: none)."""
+    roles = _starts(ctx, "specstory-roles", _ROLE_LINE)
+    k = bisect.bisect_left(roles, start)
+    return (roles[k - 1] if k > 0 else 0), (roles[k] if k < len(roles) else len(ctx.text))
+
+
+_ROLE_LINE = re.compile(r"^_\*\*[A-Za-z][A-Za-z ]{0,20}?(?:[ \t]*\([^\r\n]{0,80}\))?\*\*_[ \t]*\r?$", re.MULTILINE)
+_DIFF_OPEN = re.compile(r"^```diff[ \t]*\r?$", re.MULTILINE)
+
+
+def _starts(ctx: ScanContext, key: str, pattern: re.Pattern[str]) -> list[int]:
+    """The starts of the lines matching ``pattern`` in the text, in order (found once per scan)."""
+    found = ctx.cache.get(key)
+    if not isinstance(found, list):
+        found = ctx.cache[key] = [m.start() for m in pattern.finditer(ctx.text)]
+    return found
+
+
+def _records(ctx: ScanContext, locate: Locate, a: int, b: int) -> list[Record]:
+    """The SpecStory diffs that open in ``[a, b)``, in order (each read once per scan)."""
+    memo = ctx.cache.setdefault("specstory-records", {})
+    out: list[Record] = []
+    starts = _starts(ctx, "specstory-diffs", _DIFF_OPEN)
+    for s in starts[bisect.bisect_left(starts, a):bisect.bisect_left(starts, b)]:
+        if out and s < out[-1].end:
+            continue  # a later fence of the same edit
+        if s not in memo:
+            memo[s] = _record(ctx, s, locate)
+        if memo[s] is not None:
+            out.append(memo[s])
+    return out
+
+
+def _record(ctx: ScanContext, s: int, locate: Locate) -> Record | None:
+    """The diff at ``s`` as :func:`parse` reads it (its file named by its prose only), if SpecStory's."""
+    t = ctx.text
+    role, floor = locate(s)
+    if (role >= 0 and _ASSISTANT.match(t, role) is None) or not may_be(t, s):
+        return None
+    fences, _ = _group(ctx, s)
+    if not fences:
+        return None
+    end = fences[-1].end
+    after = _nonblank_after(t, end)
+    if after is not None and _RULE.fullmatch(t, *after) is None:
+        return None
+    new_file = len(fences) == 1 and fences[0].content is not None
+    fields, _, _ = inferred_file(t, s, max(floor, role if role >= 0 else floor), floor,
+                                 after[1] if after is not None else None, end, new_file)
+    path = fields.get("path")
+    return Record(s, end, t.count("\n", 0, s) + 1, new_file, path.value if path is not None else None,
+                  tuple(f.ops for f in fences))
+
+
+def _report(ctx: ScanContext, rec: Record, locate: Locate, a: int, b: int) -> tuple[str, str] | None:
+    """The file a new file ``rec`` (in the turn ``[a, b)``) is, by the turn's report of the files
+    it created: every other new file of the turn named by its prose, and one name left."""
+    turn = _records(ctx, locate, a, b)
+    if not turn:
+        return None
+    new = [r for r in turn if r.new_file]
+    if [r.start for r in new if r.prose_path is None] != [rec.start]:
+        return None
+    names = reported_names(ctx.text, turn[-1].end, b)
+    if names is None or len(names) != len(new):
+        return None
+    others = [r.prose_path for r in new if r.prose_path is not None]
+    left = [n for n, _ in names if not any(n == p or n.endswith("/" + p) or p.endswith("/" + n) for p in others)]
+    if len(left) != 1:
+        return None
+    return left[0], f"the turn's report after it, which lists the files it created (`{left[0]}` is the one no other diff is)"
+
+
 @dataclass(slots=True)
 class _Fence:
     body_start: int
     end: int  # after the closing fence line
     edit: Edit
     content: Field | None  # the new file, when the fence adds lines to nothing
+    ops: Ops  # its lines: (op, line without the two-character prefix)
 
 
 def _group(ctx: ScanContext, start: int) -> tuple[list[_Fence], int]:
@@ -241,7 +350,8 @@ def _body(t: str, body_start: int, body_end: int, end: int) -> _Fence | None:
     replace = _joined(t, "replace", [ln for ln, op in ops if op != "-"], span)
     new_file = not any(op == " " for _, op in ops) and not search.value.strip() and any(op == "+" for _, op in ops)
     content = _joined(t, "content", [ln for ln, op in ops if op == "+"], span) if new_file else None
-    return _Fence(body_start, end, Edit(search, replace), content)
+    return _Fence(body_start, end, Edit(search, replace), content,
+                  [(op, t[min(ln.start + 2, ln.end):ln.end]) for ln, op in ops])
 
 
 def _joined(text: str, name: str, lines: list[Line], span: Span) -> Field:

@@ -296,3 +296,102 @@ def test_an_open_document_rereads_the_block_when_its_prose_changes() -> None:
     doc.edit(at, at + len("app.py"), "lib.py")
     assert [a.path for a in doc.analysis().actions] == ["lib.py"]
     assert [a.path for a in doc.analysis().actions] == [a.path for a in analyze(doc.text).actions]
+
+
+# -- Cursor (2025): the file of an unnamed diff inferred from what the document showed ---------
+# Modelled on real exports: a later "I'll modify the program ..." diff names no file, but its
+# unchanged lines are lines of a file the same document created (or showed in an earlier diff).
+
+MAIN_GO = ("- ", "+ package main", "+ ", "+ func main() {", "+ \tflag.StringVar(&outputFile, \"o\", \"\", \"Output script file\")",
+           "+ \tflag.Parse()", "+ \tout.Write(content)", "+ \tfmt.Fprintf(out, \"%s\\n\", delimiter)", "+ }")
+USE_STDOUT = _diff("  func main() {", "- \tflag.StringVar(&outputFile, \"o\", \"\", \"Output script file\")",
+                   "+ \tflag.StringVar(&outputFile, \"o\", \"\", \"Output script file (optional)\")", "  \tflag.Parse()")
+
+
+def _created(name: str, *lines: str) -> str:
+    return f"First, let's create the {name} file:\n\n---\n\n" + _diff(*lines) + "\n---\n\n"
+
+
+def _turn(user: str, prose: str, *blocks: str) -> str:
+    return USER.format(user) + ASSISTANT + prose + "\n\n---\n\n" + "\n---\n\n".join(blocks) + "\n---\n\n"
+
+
+def test_unnamed_diff_whose_lines_are_in_the_one_file_the_document_created_is_inferred_to_edit_it(
+        tmp_path: Path) -> None:
+    text = (CURSOR_HEAD + USER.format("Write a Go program") + ASSISTANT + _created("src/main.go", *MAIN_GO)
+            + _turn("Use stdout", "I'll modify the program to use stdout. Here's how I'll change it:", USE_STDOUT))
+    first, second = _mine(text)
+    assert (first.kind, first.path) == (ActionKind.CREATE_FILE, "src/main.go")
+    assert (second.kind, second.path) == (ActionKind.MODIFY_FILE, "src/main.go")
+    line = text[:text.index("```diff")].count("\n") + 1  # the diff that created it
+    assert "found in order only in" in second.get("named_by") and f"line {line})" in second.get("named_by")
+    hover = by_name("chat-answer").hover_note(second)
+    assert "`src/main.go` is inferred from its lines" in hover
+    assert _notes(text).count(SHOWN_ONLY) == 2  # still shown only: applied only once confirmed
+    root = _workspace(tmp_path, {"src/main.go": "x\n"})
+    _apply(tmp_path, root, text)
+    assert (root / "src/main.go").read_text() == "x\n"
+
+
+def test_a_second_unnamed_diff_matches_the_file_as_the_first_one_left_it() -> None:
+    later = _diff("  \tflag.StringVar(&outputFile, \"o\", \"\", \"Output script file (optional)\")",
+                  "+ \tflag.BoolVar(&tree, \"t\", false, \"Include a tree\")", "  \tflag.Parse()")
+    text = (CURSOR_HEAD + USER.format("Write a Go program") + ASSISTANT + _created("src/main.go", *MAIN_GO)
+            + _turn("Use stdout", "Here's how I'll change it:", USE_STDOUT)
+            + _turn("Add -t", "I'll add the tree flag:", later))
+    assert [a.path for a in _mine(text)] == ["src/main.go", "src/main.go", "src/main.go"]
+
+
+def test_unnamed_diff_matching_a_fragment_an_earlier_named_diff_showed() -> None:
+    text = (CURSOR_HEAD + USER.format("add a task") + ASSISTANT + "Read file: process/tasks.md\n\n---\n\n"
+            + _diff("  ", "  ## Tasks", "+ ", "+ - [ ] Update session start command to support task IDs [#001](tasks/001.md)",
+                    "  ")
+            + "\n---\n\n"
+            + _turn("create a new task with this spec", "",
+                    _diff("  - [ ] Update session start command to support task IDs [#001](tasks/001.md)",
+                          "+ - [ ] Store session repos under per-repo directories [#002](tasks/002.md)", "  ")))
+    assert [a.path for a in _mine(text)] == ["process/tasks.md", "process/tasks.md"]
+
+
+def test_unnamed_diff_whose_lines_match_two_files_or_none_or_too_little_names_no_file() -> None:
+    copy = tuple(line for line in MAIN_GO)
+    two = (CURSOR_HEAD + USER.format("Write two programs") + ASSISTANT + _created("src/main.go", *MAIN_GO)
+           + "Now let's create the cmd/tool.go file:\n\n---\n\n" + _diff(*copy) + "\n---\n\n"
+           + _turn("Use stdout", "Here's how I'll change it:", USE_STDOUT))
+    assert [a.path for a in _mine(two)] == ["src/main.go", "cmd/tool.go", None]
+    elsewhere = (CURSOR_HEAD + USER.format("Write a Go program") + ASSISTANT + _created("src/main.go", *MAIN_GO)
+                 + _turn("Use stdout", "Here's how I'll change it:",
+                         _diff("  func main() {", "- \tflag.Bool(\"q\")", "+ \tflag.Bool(\"quiet\")", "  \tflag.Parse()")))
+    assert [a.path for a in _mine(elsewhere)] == ["src/main.go", None]  # a removed line it never showed
+    short = (CURSOR_HEAD + USER.format("Write a Go program") + ASSISTANT + _created("src/main.go", *MAIN_GO)
+             + _turn("Close it", "Here's how I'll change it:", _diff("  }", "+ // end")))
+    assert [a.path for a in _mine(short)] == ["src/main.go", None]  # `}` tells no file
+
+
+def test_unnamed_new_file_named_by_the_turns_report_of_the_files_it_created() -> None:
+    """"I've created both: 1. `src/tool.1` ... 2. `README.md` ...": the README's diff is named
+    by its own prose, so the man page is the other one."""
+    report = ("I've created both:\n\n1. `src/tool.1` - A man page in troff format\n"
+              "   - NAME and SYNOPSIS\n\n2. `README.md` - A markdown file\n   - usage\n")
+    text = (CURSOR_HEAD + USER.format("Create a manpage in src and a README.md")
+            + ASSISTANT + "First, let's create the man page in troff format:\n\n---\n\n"
+            + _diff("- ", "+ .TH TOOL 1", "+ .SH NAME") + "\n---\n\n"
+            + "Now, let's create a comprehensive README.md file:\n\n---\n\n"
+            + _diff("- ", "+ # tool") + "\n---\n\n" + report)
+    man, readme = _mine(text)
+    assert (man.kind, man.path, readme.path) == (ActionKind.CREATE_FILE, "src/tool.1", "README.md")
+    assert "report after" in man.get("named_by")
+    three = text.replace("2. `README.md`", "2. `docs/tool.md` and `README.md`")
+    assert [a.path for a in _mine(three)] == [None, "README.md"]  # two candidates left: no guess
+    unnamed_readme = text.replace("Now, let's create a comprehensive README.md file:", "Now the other one:")
+    assert [a.path for a in _mine(unnamed_readme)] == [None, None]  # two unnamed new files: no guess
+
+
+def test_an_open_document_rereads_a_content_inferred_diff_when_the_earlier_file_changes() -> None:
+    text = (CURSOR_HEAD + USER.format("Write a Go program") + ASSISTANT + _created("src/main.go", *MAIN_GO)
+            + _turn("Use stdout", "Here's how I'll change it:", USE_STDOUT))
+    doc = IncrementalDocument(text)
+    at = text.index("src/main.go")
+    doc.edit(at, at + len("src/main.go"), "cmd/app.go")
+    assert [a.path for a in doc.analysis().actions if a.kind.is_file_action] == ["cmd/app.go", "cmd/app.go"]
+    assert [a.path for a in doc.analysis().actions] == [a.path for a in analyze(doc.text).actions]
