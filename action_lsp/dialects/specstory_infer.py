@@ -7,7 +7,8 @@ the file):
 * **By content** (a ``modify``): the diff's unchanged and removed lines are all found, in order,
   in the text the same document last showed for exactly one file -- the file a diff created, or
   the lines an earlier diff of that file showed, as the document's earlier diffs left them -- and
-  in no other file's. Lines that tell no file apart (blank lines, ``}``) are not enough: the lines
+  in no other file's. A diff of a file whose lines are not in what was known of it replaces that
+  knowledge by its own lines (what was known came from a misnamed diff, or is stale). Lines that tell no file apart (blank lines, ``}``) are not enough: the lines
   matched must hold at least :data:`MIN_CHARS` characters that are not blanks.
 * **By the turn's report** (a new file): the prose after the turn's last diff says which files
   it created, one per listed item (``I've created both: 1. `src/tool.1` ... 2. `README.md` ...``);
@@ -117,7 +118,9 @@ class Model:
                     self.texts[k][i] = done
                     break
             else:
-                self.texts[k].append(_post(ops))
+                # Its lines are not in what was known of the file: that knowledge is wrong or
+                # stale (an earlier diff misnamed), so only what this diff shows is kept.
+                self.texts[k] = [_post(ops)]
 
     def by_content(self, fences: tuple[Ops, ...]) -> tuple[str, str] | None:
         """The one file whose text holds the fences' unchanged and removed lines in order, and

@@ -395,3 +395,14 @@ def test_an_open_document_rereads_a_content_inferred_diff_when_the_earlier_file_
     doc.edit(at, at + len("src/main.go"), "cmd/app.go")
     assert [a.path for a in doc.analysis().actions if a.kind.is_file_action] == ["cmd/app.go", "cmd/app.go"]
     assert [a.path for a in doc.analysis().actions] == [a.path for a in analyze(doc.text).actions]
+
+
+def test_a_named_diff_that_does_not_fit_what_was_known_of_its_file_replaces_that_knowledge() -> None:
+    """A real export names a new file after the wrong word of its sentence ("creating the new
+    files and updating the `__init__.py`:"); the file's next diff shows other lines, so the lines
+    of the misnamed text no longer name that file."""
+    text = (CURSOR_HEAD + USER.format("Write a Go program") + ASSISTANT + _created("pkg/__init__.go", *MAIN_GO)
+            + _turn("imports", "Now, let's update the pkg/__init__.go to import from the correct modules:",
+                    _diff("- import old", "+ import new"))
+            + _turn("Use stdout", "Here's how I'll change it:", USE_STDOUT))
+    assert [a.path for a in _mine(text)] == ["pkg/__init__.go", "pkg/__init__.go", None]
