@@ -20,14 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..jsonscan import JMember, JNode, parse_json, trailing_data_error
+from ..jsonscan import JMember, JNode, JResult, parse_json, trailing_data_error
 from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
 from ..paths import under_root
 from ..schema import ActionSpec, opt, req, text
 
 __all__ = [
-    "Call", "Input", "call_action", "decode_arguments", "failed", "map_field", "relative_path", "tool_rules",
-    "tool_specs",
+    "Call", "Input", "call_action", "decode_arguments", "failed", "map_field", "parse_arguments", "relative_path",
+    "tool_rules", "tool_specs",
 ]
 
 
@@ -87,13 +87,28 @@ class Input:
         return out
 
 
+_kept_parse: tuple[str, JResult] | None = None  # see parse_arguments
+
+
+def parse_arguments(value: str, keep: bool = False) -> JResult:
+    """:func:`parse_json` of a decoded ``arguments`` string. ``keep``: the call's input is read
+    from the same string next (Cline's UI log reads a message's tool JSON for the tool's name,
+    then for its input), so the parse is kept for that one read instead of parsing it twice."""
+    global _kept_parse
+    kept, _kept_parse = _kept_parse, None  # (kept for the next read only, whatever it reads)
+    result = kept[1] if kept is not None and kept[0] is value else parse_json(value, 0, len(value))
+    if keep:
+        _kept_parse = (value, result)
+    return result
+
+
 def decode_arguments(node: JNode, what: str) -> tuple[Input | None, list[Diagnostic]]:
     """Parse the JSON held in the string ``node`` (an ``arguments`` string): its input and
     ``bad-json`` diagnostics at the document characters of the error."""
     smap = node.source_map
     assert smap is not None
     value: str = node.value
-    result = parse_json(value, 0, len(value))
+    result = parse_arguments(value)
     diagnostics: list[Diagnostic] = []
     errors = list(result.errors)
     if result.ok and (extra := trailing_data_error(value, result.end)) is not None:

@@ -120,3 +120,23 @@ def test_an_input_s_member_is_the_last_of_its_name_as_json_get_finds_it(keys: li
     plain = next(((n, m.value) for n in names if (m := node.get(n)) is not None), None)
     found = inp.member(*names)
     assert (found[:2] if found is not None else None) == plain
+
+
+def test_a_tool_json_read_twice_is_parsed_once_and_only_for_that_string(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cline's UI log: a message's tool JSON is read for the tool's name, then for its input,
+    from one parse; any other string read next is parsed afresh, and the kept parse is let go."""
+    from action_lsp.dialects import tool_use
+
+    parsed: list[str] = []
+    real = tool_use.parse_json
+    monkeypatch.setattr(tool_use, "parse_json", lambda v, *a: parsed.append(v) or real(v, *a))
+    one = json.dumps({"tool": "newFileCreated", "path": "a.py", "content": "x"})
+    other = "".join(one)  # (an equal string, another object: not what was kept)
+    assert other == one and other is not one
+    first = tool_use.parse_arguments(one, keep=True)
+    assert tool_use.parse_arguments(one) is first and parsed == [one]
+    assert tool_use.parse_arguments(one) is not first  # (kept for one read only)
+    tool_use.parse_arguments(one, keep=True)
+    again = tool_use.parse_arguments(other)
+    assert again.node is not None and again.node.value == first.node.value  # type: ignore[union-attr]
+    assert len(parsed) == 4 and tool_use._kept_parse is None
