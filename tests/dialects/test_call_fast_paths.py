@@ -3,7 +3,8 @@
 A call-dense session (a written file every 1.5 KB) pays the per-call work once per call, so
 the readers of a call's arguments take shortcuts: SEARCH/REPLACE blocks are parsed by visiting
 only the lines that can be markers, a field read from a decoded value takes its range from its
-composed map's ends, and an input's members are looked up by key once. Each is compared here
+composed map's ends, an input's members are looked up by key once, and a patch's lines are
+joined in one pass. Each is compared here
 with the plain way it replaces, on generated input: blocks and malformed markers of every
 style, escapes of every kind, duplicate keys.
 """
@@ -19,11 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from action_lsp import model
-from action_lsp.dialects import search_replace
+from action_lsp.dialects import hunks, search_replace
+from action_lsp.dialects.hunks import Line
 from action_lsp.dialects.search_replace import CLINE, DYAD, ROO, parse_blocks
 from action_lsp.dialects.tool_use import Input, decode_arguments, map_field
 from action_lsp.jsonscan import parse_json
-from action_lsp.model import Field, SourceMap
+from action_lsp.model import Field, SourceMap, Span
 
 _LINES = st.sampled_from([
     "<<<<<<< SEARCH", "------- SEARCH", "=======", ">>>>>>> REPLACE", "+++++++ REPLACE", "<<<<< SEARCH",
@@ -140,3 +142,45 @@ def test_a_tool_json_read_twice_is_parsed_once_and_only_for_that_string(monkeypa
     again = tool_use.parse_arguments(other)
     assert again.node is not None and again.node.value == first.node.value  # type: ignore[union-attr]
     assert len(parsed) == 4 and tool_use._kept_parse is None
+
+
+def _plain_joined(text: str, name: str, lines: list[tuple[Line, bool]], skip: int, span: Span,
+                  outer: SourceMap) -> Field:
+    """:func:`hunks.joined` through ``outer`` as it was: the value, then each line's cuts."""
+    from array import array
+
+    parts: list[str] = []
+    for line, eol in lines:
+        parts.append(text[min(line.start + skip, line.end) : line.end])
+        if eol:
+            parts.append("\n")
+    value = "".join(parts)
+    span = outer.span(span.start, span.end)
+    if not lines:
+        return Field(name, value, span, None, SourceMap(span.start, 0, span.start))
+    last, eol = lines[-1]
+    base = outer.to_source(min(lines[0][0].start + skip, lines[0][0].end))
+    source_end = outer.to_source(last.next if eol else last.end)
+    cuts = array("q")
+    for line, eol in lines:
+        cuts.extend((min(line.start + skip, line.end), line.end, 1 if eol else 0))
+    made = model.Breaks.from_arrays(*hunks._joined_breaks(cuts, outer))
+    return Field(name, value, span, None, SourceMap(base, len(value), source_end, made))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.lists(_BODY, max_size=8), flags=st.lists(st.booleans(), min_size=8, max_size=8),
+       skip=st.integers(0, 2), ascii_=st.booleans(), lazy=st.booleans())
+def test_a_patch_s_lines_joined_through_its_escapes_are_what_they_were(
+    body: list[str], flags: list[bool], skip: int, ascii_: bool, lazy: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Codex patch inside a JSON string: its `+` lines joined into a file's content (a lone
+    line without its break, a line shorter than its prefix), mapped through the escapes."""
+    monkeypatch.setattr(model, "LAZY", lazy)
+    patch = "\n".join("+" + b.replace("\n", " ").replace("\r", " ") for b in body)
+    node = parse_json(json.dumps(patch, ensure_ascii=ascii_)).node
+    assert node is not None and node.source_map is not None
+    lines = [(ln, flags[k]) for k, ln in enumerate(hunks.lines_of(patch, 0, len(patch)))]
+    span = Span(0, len(patch))
+    fast = hunks.joined(patch, "content", lines, skip, span, node.source_map)
+    assert fast == _plain_joined(patch, "content", lines, skip, span, node.source_map)
