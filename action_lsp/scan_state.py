@@ -41,6 +41,22 @@ class Unit:
     behind: int = -1  # the first offset a construct's look-behind read, when before ``start`` (else -1)
 
 
+def _searches(dialects: DialectSet) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """The patterns a scan with ``dialects`` searches with, made once per set (a session scans
+    each message's text on its own: thousands of scans of a few lines)."""
+    cached = dialects.__dict__.get("_scan_searches")
+    if cached is None:
+        # Kilo Code glues its next call to a fence's closing backticks: a fence line followed
+        # by a tag of an enabled dialect's ``fence_glued_tags`` closes the fence, the tag opens there.
+        glued = frozenset().union(*(d.fence_glued_tags for d in dialects.dialects))
+        body_markers = tuple(m for m, _ in dialects._body_markers)
+        cached = dialects.__dict__["_scan_searches"] = (
+            glued_closer(glued) if glued else None,
+            re.compile(r"[ \t]*(?:" + "|".join(re.escape(m) for m in body_markers) + ")") if body_markers else None,
+        )
+    return cached
+
+
 class ScanState:
     """The :class:`~action_lsp.dialects.ScanContext` handed to dialects."""
 
@@ -63,14 +79,7 @@ class ScanState:
         self._bound: tuple[int, int] = (-1, -1)  # (query start, answer) of next_bound
         self._markers = (-1, -1)  # (query, next line-marker line) of body_has_marker
         self._plain_words: dict[str, tuple[re.Pattern[str], ...] | None] = {}  # see _word_needs
-        # Kilo Code glues its next call to a fence's closing backticks: a fence line followed
-        # by a tag of an enabled dialect's ``fence_glued_tags`` closes the fence, the tag opens there.
-        glued = frozenset().union(*(d.fence_glued_tags for d in dialects.dialects))
-        self.glued = glued_closer(glued) if glued else None
-        body_markers = tuple(m for m, _ in dialects._body_markers)
-        self._body_marker = (
-            re.compile(r"[ \t]*(?:" + "|".join(re.escape(m) for m in body_markers) + ")") if body_markers else None
-        )
+        self.glued, self._body_marker = _searches(dialects)
 
     def in_code_span(self, pos: int) -> bool:
         """Is ``pos`` inside an inline code span? The spans of a line are worked out once, so a

@@ -139,7 +139,8 @@ def parse_patch(
         return out
     begin = lines[0]
     # Never closed: the patch ends at the first line that cannot belong to it (prose after it).
-    closed_ahead = any(_is(text, ln, END) for ln in lines[1:])
+    # (looked for from the last line: a closed patch ends with it)
+    closed_ahead = any(_is(text, lines[k], END) for k in range(len(lines) - 1, 0, -1))
     i = 1
     n = len(lines)
     ops = 0

@@ -99,6 +99,7 @@ def joined(
     """
     parts: list[str] = []
     breaks: list[tuple[int, int]] = []
+    cut: list[int] = []  # (through `outer`) per line: where its value starts, where it ends, 1 if a break follows
     length = 0
     source_end = span.start
     if outer is None:
@@ -119,10 +120,16 @@ def joined(
                 parts.append(text[a : line.end])
                 source_end = line.end
     else:
-        for line, eol in lines:
-            parts.append(text[min(line.start + skip, line.end) : line.end])
+        for (s, e, _), eol in lines:
+            a = s + skip
+            if a > e:
+                a = e
+            parts.append(text[a:e])
             if eol:
                 parts.append("\n")
+                cut += (a, e, 1)
+            else:
+                cut += (a, e, 0)
     value = "".join(parts)
     if outer is not None:
         span = outer.span(span.start, span.end)
@@ -131,10 +138,7 @@ def joined(
         last, eol = lines[-1]
         base = outer.to_source(min(lines[0][0].start + skip, lines[0][0].end))
         source_end = outer.to_source(last.next if eol else last.end)
-        cuts = array("q")  # per line: where its value starts, where it ends, 1 if a line break follows
-        for line, eol in lines:
-            cuts.extend((min(line.start + skip, line.end), line.end, 1 if eol else 0))
-        make = functools.partial(_joined_breaks, cuts, outer)
+        make = functools.partial(_joined_breaks, array("q", cut), outer)
         made = Breaks.lazy(make) if model.LAZY else Breaks.from_arrays(*make())
         return Field(name, value, span, None, SourceMap(base, len(value), source_end, made))
     if not breaks:

@@ -23,7 +23,7 @@ Values are whole lines: ``search``/``replace`` end with the line break of their 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..model import Diagnostic, Field, Fix, SourceMap, Span, TextEdit
@@ -93,12 +93,11 @@ def parse_blocks(
     opener: Span | None = None
     search_start = replace_start = divider_at = -1
     hint: tuple[int, Span] | None = None
-    pos = start
 
     def bad(span: Span, message: str, fix: Fix | None = None) -> None:
         out.diagnostics.append(Diagnostic("bad-marker", message, span, fixes=[fix] if fix else []))
 
-    while pos < end:
+    for pos in _marker_lines(text, start, end):
         nl = text.find("\n", pos, end)
         line_end = end if nl < 0 else nl
         next_pos = end if nl < 0 else nl + 1
@@ -165,7 +164,6 @@ def parse_blocks(
                     state, opener, search_start, hint = "search", line_span, next_pos, None
                     if style.line_hints:
                         search_start, hint = _hints(text, next_pos, end)
-        pos = next_pos
     if state != "out" and opener is not None:
         closing = "=======" if state == "search" else style.replace_marker()
         bad(opener, f"this SEARCH block never ends; it needs `{closing}`")
@@ -174,6 +172,20 @@ def parse_blocks(
             b.search = _value(text, "search", b.search.span.start, b.search.span.end, decode)
             b.replace = _value(text, "replace", b.replace.span.start, b.replace.span.end, decode)
     return out
+
+
+def _marker_lines(text: str, start: int, end: int) -> Iterator[int]:
+    """The starts of the lines of ``text[start:end]`` (``\n`` breaks) that begin with a marker
+    character: the only lines :data:`_LOOSE` can match, found without visiting the others (a
+    written file's lines between the markers)."""
+    if start < end and text[start] in _MARKER_CHARS:
+        yield start
+    for m in _MARKER_LINE.finditer(text, start, end):
+        yield m.end()
+
+
+_MARKER_CHARS = "<>=+-"
+_MARKER_LINE = re.compile(r"\n(?=[<>=+\-])")
 
 
 def _classify(m: re.Match[str], style: MarkerStyle) -> tuple[str, bool] | None:

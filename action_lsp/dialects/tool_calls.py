@@ -44,6 +44,7 @@ from .tool_use import (
     first_line,
     map_action,
     map_diagnostic,
+    parse_arguments,
     relative_path,
     tool_rules,
     tool_specs,
@@ -220,7 +221,7 @@ def _ui_tool(text: JNode) -> tuple[JNode, JNode | None, Any] | None:
     smap = text.source_map
     if smap is None:
         return None
-    parsed = parse_json(text.value, 0, len(text.value)).node
+    parsed = parse_arguments(text.value, keep=True).node  # (its input is read from this parse)
     tool = parsed.get("tool") if parsed is not None and parsed.kind == "object" else None
     if tool is None or tool.value.kind != "string" or tool.value.source_map is None:
         return None

@@ -15,18 +15,19 @@ action of kind ``other`` named after the tool. Nothing is ever run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..jsonscan import JNode, parse_json, trailing_data_error
+from ..jsonscan import JMember, JNode, JResult, parse_json, trailing_data_error
 from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
 from ..paths import under_root
 from ..schema import ActionSpec, opt, req, text
 
 __all__ = [
-    "Call", "Input", "call_action", "decode_arguments", "failed", "map_field", "relative_path", "tool_rules",
-    "tool_specs",
+    "Call", "Input", "call_action", "decode_arguments", "failed", "map_field", "parse_arguments", "relative_path",
+    "tool_rules", "tool_specs",
 ]
 
 
@@ -40,14 +41,19 @@ class Input:
 
     node: JNode
     outer: SourceMap | None = None
+    #: The members by key, the last of each (as :meth:`JNode.get` finds it), made when first asked.
+    _by_key: dict[str, JMember] | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def span(self, s: Span) -> Span:
         return s if self.outer is None else self.outer.span(s.start, s.end)
 
     def member(self, *names: str) -> tuple[str, JNode, Span] | None:
         """The first member present among ``names``: (key, value node, key span in the doc)."""
+        by_key = self._by_key
+        if by_key is None:
+            by_key = self._by_key = {m.key: m for m in self.node.members or ()}
         for name in names:
-            m = self.node.get(name)
+            m = by_key.get(name)
             if m is not None:
                 ks = m.key_span
                 if len(ks) == len(m.key) + 2:
@@ -81,13 +87,28 @@ class Input:
         return out
 
 
+_kept_parse: tuple[str, JResult] | None = None  # see parse_arguments
+
+
+def parse_arguments(value: str, keep: bool = False) -> JResult:
+    """:func:`parse_json` of a decoded ``arguments`` string. ``keep``: the call's input is read
+    from the same string next (Cline's UI log reads a message's tool JSON for the tool's name,
+    then for its input), so the parse is kept for that one read instead of parsing it twice."""
+    global _kept_parse
+    kept, _kept_parse = _kept_parse, None  # (kept for the next read only, whatever it reads)
+    result = kept[1] if kept is not None and kept[0] is value else parse_json(value, 0, len(value))
+    if keep:
+        _kept_parse = (value, result)
+    return result
+
+
 def decode_arguments(node: JNode, what: str) -> tuple[Input | None, list[Diagnostic]]:
     """Parse the JSON held in the string ``node`` (an ``arguments`` string): its input and
     ``bad-json`` diagnostics at the document characters of the error."""
     smap = node.source_map
     assert smap is not None
     value: str = node.value
-    result = parse_json(value, 0, len(value))
+    result = parse_arguments(value)
     diagnostics: list[Diagnostic] = []
     errors = list(result.errors)
     if result.ok and (extra := trailing_data_error(value, result.end)) is not None:
@@ -628,8 +649,13 @@ def _diff_edits(call: Call, diff: Field, style_name: str, args: _Arguments) -> l
 def map_field(f: Field, outer: SourceMap) -> Field:
     """``f``, read from a decoded value, with its ranges mapped through ``outer`` (the map of
     that value to the document)."""
-    smap = outer.compose(f.source_map) if f.source_map is not None else None
-    span = outer.span(f.span.start, f.span.end)
+    inner = f.source_map
+    smap = outer.compose(inner) if inner is not None else None
+    if smap is not None and inner is not None and f.span.start == inner.base and f.span.end == inner.source_end:
+        # (the composed map's ends are the field's range, mapped: `outer.span` of it)
+        span = Span(smap.base, max(smap.base, smap.source_end))
+    else:
+        span = outer.span(f.span.start, f.span.end)
     key = outer.span(f.key_span.start, f.key_span.end) if f.key_span is not None else None
     return Field(f.name, f.value, span, key, smap)
 
