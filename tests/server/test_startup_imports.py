@@ -1,8 +1,9 @@
 """The server's start imports only what answering ``initialize`` needs. A cold open in an editor
 waits for every import before that answer, and the client sends the document only after it:
 
-- the edit engine (the workspace checks, which come later) and msgspec (JSON session records)
-  are imported on first use;
+- the edit engine (the workspace checks, which come later), msgspec (JSON session records),
+  json-repair (a quick fix's resolve) and tomllib (a root's configuration file) are imported on
+  first use;
 - NumPy (the open document's line index), tree-sitter (the code checks) and rapidfuzz (the
   rules) are imported once ``initialize`` is answered, while the client prepares its first
   ``didOpen`` (``server.warm_up``), and by the first open if nothing did before.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-DEFERRED = ("numpy", "tree_sitter", "rapidfuzz", "msgspec", "action_lsp.edit", "json_repair")
+DEFERRED = ("numpy", "tree_sitter", "rapidfuzz", "msgspec", "action_lsp.edit", "json_repair", "tomllib")
 
 CODE = """
 import sys
