@@ -16,9 +16,12 @@ import gc
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .deferred import numpy as np  # (imported after the server's start: deferred.py)
 
 from .dialects import Dialect, DialectSet
 from .markdown import line_end

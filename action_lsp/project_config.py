@@ -13,7 +13,6 @@ declared dialects.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +53,8 @@ def _table_of(path: Path) -> tuple[Mapping[str, Any] | None, str]:
         raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     if path.name == PYPROJECT and "action-lsp" not in raw:
         return None, ""
+    import tomllib  # (only a root that has a configuration pays for it: the server's start)
+
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:

@@ -16,9 +16,12 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .deferred import numpy as np  # (imported after the server's start: deferred.py)
 
 from .model import Span
 

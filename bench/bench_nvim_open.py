@@ -23,6 +23,15 @@ A cold start imports the server: with the package's bytecode cached (``__pycache
 ``pip install`` writes), or compiling every module's source at each start when there is none (a
 checkout used only with ``PYTHONDONTWRITEBYTECODE=1`` set, as this machine's shells do: about
 0.3 s more). Which one is measured is printed; ``--compile`` writes the bytecode first.
+
+``--timeline`` also prints where a cold open's time goes, each step in ms from Neovim's own
+start (medians): Neovim's ``init.lua`` and ``VimEnter``, the ``:edit``, the server's process
+started (from ``/proc``), its interpreter ready, ``import action_lsp.server.server`` done, the
+server built, ``initialize`` received and answered, ``initialized`` and the ``didOpen``
+received (decoded), the first diagnostics published, then Neovim's ``LspAttach`` and first
+diagnostics held; with the server's CPU time at each of its steps. The server is then started
+through a small bootstrap (``BOOT``) that notes these moments, all on ``CLOCK_MONOTONIC``
+(Neovim's ``vim.uv.hrtime()`` and Python's ``time.monotonic_ns()`` read the same clock).
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,6 +64,7 @@ local ws_codes = {}
 for code in vim.env.BENCH_WS_CODES:gmatch('[^,]+') do ws_codes[code] = true end
 local result = {}
 local function ms(t0) return (vim.uv.hrtime() - t0) / 1e6 end
+result.init_ns, result.vimenter_ns = vim.g.bench_init_ns, vim.g.bench_vimenter_ns
 local function finish()
   local f = assert(io.open(out_path, 'w')); f:write(vim.json.encode(result)); f:close()
   vim.cmd('qa!')
@@ -70,6 +81,7 @@ local ok, err = pcall(function()
   vim.api.nvim_create_autocmd('LspAttach', { callback = function(ev)
     if not target(ev.buf) or result.attach_ms then return end
     result.attach_ms = ms(t0)
+    result.attach_ns = vim.uv.hrtime()
     local client = vim.lsp.get_client_by_id(ev.data.client_id)
     client:request('textDocument/documentSymbol', { textDocument = vim.lsp.util.make_text_document_params(ev.buf) },
       function(e, symbols)
@@ -83,6 +95,7 @@ local ok, err = pcall(function()
     local diags = vim.diagnostic.get(ev.buf)
     if #diags > 0 and not result.first_ms then
       result.first_ms = ms(t0); result.first_count = #diags
+      result.first_ns = vim.uv.hrtime()
     end
     if not result.workspace_ms then
       for _, d in ipairs(diags) do
@@ -94,12 +107,84 @@ local ok, err = pcall(function()
     end
   end })
   t0 = vim.uv.hrtime()
+  result.edit_ns = t0
   vim.cmd.edit(vim.fn.fnameescape(transcript))
   result.edit_ms = ms(t0)
   vim.wait(120000, function() return result.workspace_ms ~= nil and result.outline_ms ~= nil end, 5)
 end)
 if not ok then result.error = tostring(err) end
 finish()
+"""
+
+
+# The server started with ``--timeline``: notes (appended to $BENCH_SERVER_TIMELINE, one JSON
+# object a line) when each step of its start is done, then runs ``action-lsp serve`` as usual.
+BOOT = r"""
+import json, os, sys, time
+
+def mark(event):
+    with open(os.environ["BENCH_SERVER_TIMELINE"], "a", encoding="utf-8") as f:
+        f.write(json.dumps({"event": event, "ns": time.monotonic_ns(), "cpu": time.process_time()}) + "\n")
+
+def started_ns():
+    # the process's start (exec), from /proc: clock ticks since boot
+    ticks = int(open("/proc/self/stat").read().rpartition(")")[2].split()[19])
+    since = time.clock_gettime_ns(time.CLOCK_BOOTTIME) - ticks * 10**9 // os.sysconf("SC_CLK_TCK")
+    return time.monotonic_ns() - since
+
+with open(os.environ["BENCH_SERVER_TIMELINE"], "a", encoding="utf-8") as f:
+    f.write(json.dumps({"event": "server process started", "ns": started_ns(), "cpu": 0.0}) + "\n")
+mark("interpreter ready")
+if os.environ.get("BENCH_PROFILE"):
+    import cProfile
+    profile = cProfile.Profile()
+    profile.enable()
+import action_lsp.server.server as S
+mark("imports done")
+seen = set()
+handle = S.ActionProtocol.handle_message
+def handle_message(self, message):
+    method = getattr(message, "method", None)
+    if method in ("initialize", "initialized", "textDocument/didOpen") and method not in seen:
+        seen.add(method)
+        mark(f"{method} received")
+    handle(self, message)
+    if method == "initialize":
+        mark("initialize answered")
+S.ActionProtocol.handle_message = handle_message
+import pygls.io_
+import action_lsp.server.stdio as IO
+def timed(readexactly):
+    async def read_body(self, n):
+        if n > 1 << 20 and "body" not in seen:  # (the didOpen of a long document)
+            seen.add("body")
+            mark("didOpen header read")
+            data = await readexactly(self, n)
+            mark("didOpen body read")
+            return data
+        return await readexactly(self, n)
+    return read_body
+for reader in (IO._PipeReader, pygls.io_.StdinAsyncReader):  # (a pipe; a socket, as Neovim's)
+    reader.readexactly = timed(reader.readexactly)
+publish = S.ActionLanguageServer.text_document_publish_diagnostics
+def text_document_publish_diagnostics(self, params):
+    publish(self, params)
+    if params.diagnostics and "published" not in seen:
+        seen.add("published")
+        mark("first diagnostics published")
+        if os.environ.get("BENCH_PROFILE"):
+            profile.disable()
+            profile.dump_stats(os.environ["BENCH_PROFILE"])
+S.ActionLanguageServer.text_document_publish_diagnostics = text_document_publish_diagnostics
+create = S.create_server
+def create_server():
+    server = create()
+    mark("server built")
+    return server
+import action_lsp.server
+action_lsp.server.create_server = create_server
+from action_lsp.cli import main
+sys.exit(main(sys.argv[1:]))
 """
 
 
@@ -115,31 +200,45 @@ def bytecode_cached(package: Path) -> bool:
     return all(fresh(py) for py in package.rglob("*.py"))
 
 
-def server_dir(tmp: Path, source: Path | None) -> Path:
-    """A directory holding the ``action-lsp`` to run: this Python's, or one running ``source``."""
-    if source is None:
+def server_dir(tmp: Path, source: Path | None, timeline: bool = False) -> Path:
+    """A directory holding the ``action-lsp`` to run: this Python's, or one running ``source``
+    (``timeline``: started through ``BOOT``)."""
+    if source is None and not timeline:
         return Path(sys.executable).parent
     bin_dir = tmp / "bin"
     bin_dir.mkdir(exist_ok=True)
     script = bin_dir / "action-lsp"
+    run = "-m action_lsp"
+    if timeline:
+        boot = tmp / "boot.py"
+        boot.write_text(BOOT, encoding="utf-8")
+        run = f'"{boot}"'
+    if source is None:
+        script.write_text(f'#!/bin/sh\nexec "{sys.executable}" {run} "$@"\n', encoding="utf-8")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+        return bin_dir
     path = os.pathsep.join([str(source.resolve()), sysconfig.get_paths()["purelib"]])
     # (-S: the editable install of this checkout does not win over ``source``)
-    script.write_text(f'#!/bin/sh\nPYTHONPATH="{path}" exec "{sys.executable}" -S -m action_lsp "$@"\n', encoding="utf-8")
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{path}" exec "{sys.executable}" -S {run} "$@"\n', encoding="utf-8")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return bin_dir
 
 
-def one_run(nvim: str, transcript: Path, root: Path, warm: bool, tmp: Path, server: Path) -> dict[str, float]:
+def one_run(
+    nvim: str, transcript: Path, root: Path, warm: bool, tmp: Path, server: Path, profile: Path | None = None
+) -> dict[str, float]:
     out = tmp / "result.json"
     out.unlink(missing_ok=True)
     (tmp / "driver.lua").write_text(DRIVER, encoding="utf-8")
     small = root / ".bench-nvim-open.md"  # (removed after the run)
     init = tmp / "init.lua"
     init.write_text(
+        "vim.g.bench_init_ns = vim.uv.hrtime()\n"
         f"vim.opt.rtp:append({json.dumps(str(REPO / 'editors' / 'nvim'))})\n"
         "vim.g.loaded_python3_provider = 0\n"
         f"vim.lsp.config('action_lsp', {{ root_dir = {json.dumps(str(root))} }})\n"
         "vim.api.nvim_create_autocmd('VimEnter', { once = true, callback = function()\n"
+        "  vim.g.bench_vimenter_ns = vim.uv.hrtime()\n"
         "  vim.schedule(function() dofile(vim.env.BENCH_DRIVER) end) end })\n",
         encoding="utf-8",
     )
@@ -148,11 +247,14 @@ def one_run(nvim: str, transcript: Path, root: Path, warm: bool, tmp: Path, serv
         PATH=f"{server}{os.pathsep}{os.environ.get('PATH', '')}",
         BENCH_OUT=str(out), BENCH_TRANSCRIPT=str(transcript.resolve()), BENCH_ROOT=str(root.resolve()),
         BENCH_WARM="1" if warm else "0", BENCH_SMALL=str(small), BENCH_WS_CODES=",".join(WORKSPACE_CODES),
-        BENCH_DRIVER=str(tmp / "driver.lua"),
+        BENCH_DRIVER=str(tmp / "driver.lua"), BENCH_SERVER_TIMELINE=str(tmp / "server-timeline.jsonl"),
+        BENCH_PROFILE=str(profile.resolve()) if profile and not warm else "",
         XDG_STATE_HOME=str(tmp / "state"), XDG_DATA_HOME=str(tmp / "data"), XDG_CONFIG_HOME=str(tmp / "config"),
     )
     if warm:
         small.write_text("# notes\n\nNothing to do.\n", encoding="utf-8")
+    (tmp / "server-timeline.jsonl").unlink(missing_ok=True)
+    spawned = time.monotonic_ns()
     try:
         subprocess.run([nvim, "--headless", "--clean", "-u", str(init)], cwd=root, env=env,
                        capture_output=True, text=True, timeout=300, check=False)
@@ -160,7 +262,52 @@ def one_run(nvim: str, transcript: Path, root: Path, warm: bool, tmp: Path, serv
         if warm:
             small.unlink(missing_ok=True)
     result: dict[str, float] = json.loads(out.read_text()) if out.exists() else {"error": "no result"}  # type: ignore[dict-item]
+    result["nvim_spawned_ns"] = spawned
+    marks = tmp / "server-timeline.jsonl"
+    if marks.exists():
+        for line in marks.read_text(encoding="utf-8").splitlines():
+            mark = json.loads(line)
+            result.setdefault(f"server:{mark['event']}", mark["ns"])
+            result.setdefault(f"server cpu:{mark['event']}", mark["cpu"])
     return result
+
+
+# (key in a run's result, label) of a cold open's steps, in the order they happen
+TIMELINE = (
+    ("init_ns", "Neovim: init.lua begins"),
+    ("vimenter_ns", "Neovim: VimEnter"),
+    ("edit_ns", "Neovim: :edit TRANSCRIPT"),
+    ("server:server process started", "server: process started (/proc)"),
+    ("server:interpreter ready", "server: interpreter ready"),
+    ("server:imports done", "server: import action_lsp.server.server"),
+    ("server:server built", "server: create_server()"),
+    ("server:initialize received", "server: initialize received"),
+    ("server:initialize answered", "server: initialize answered"),
+    ("server:initialized received", "server: initialized received"),
+    ("server:didOpen header read", "server: didOpen's header read"),
+    ("server:didOpen body read", "server: didOpen's 4 MB read"),
+    ("server:textDocument/didOpen received", "server: didOpen received (decoded)"),
+    ("server:first diagnostics published", "server: first diagnostics published"),
+    ("attach_ns", "Neovim: LspAttach"),
+    ("first_ns", "Neovim: first diagnostics held"),
+)
+
+
+def print_timeline(runs: list[dict[str, float]]) -> None:
+    """Each step of a cold open, ms from the Neovim process's spawn (medians over the runs),
+    the step's own share, and the server's CPU time when it was reached."""
+    print("  timeline of a cold open, ms from spawning Neovim (median; the step; server CPU s):")
+    before = 0.0
+    for key, label in TIMELINE:
+        values = [(r[key] - r["nvim_spawned_ns"]) / 1e6 for r in runs if key in r]
+        if not values:
+            print(f"    {label:44} -")
+            continue
+        at = statistics.median(values)
+        cpus = [r[k] for r in runs if (k := key.replace("server:", "server cpu:")) in r and k != key]
+        cpu = f"  cpu {statistics.median(cpus):.2f}" if cpus else ""
+        print(f"    {label:44} {at:7.0f}  (+{at - before:5.0f}){cpu}")
+        before = at
 
 
 FIELDS = (
@@ -179,6 +326,10 @@ def main() -> int:
     p.add_argument("--nvim", help="the Neovim to run (default: the one next to this Python, else PATH)")
     p.add_argument("--source", type=Path, help="run the action-lsp found in this directory")
     p.add_argument("--compile", action="store_true", help="write the package's bytecode first (as pip install does)")
+    p.add_argument("--timeline", action="store_true", help="print each step of a cold open (see above)")
+    p.add_argument("--cold", action="store_true", help="the cold opens only")
+    p.add_argument("--profile", type=Path, help="with --timeline: cProfile the server from its start to its first "
+                   "publish in the cold runs, into this file (the last run's)")
     args = p.parse_args()
     nvim = args.nvim or shutil.which("nvim", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     if nvim is None:
@@ -191,11 +342,11 @@ def main() -> int:
         compileall.compile_dir(str(package), quiet=1)
     print(f"  action_lsp's bytecode: {'cached' if bytecode_cached(package) else 'none: compiled at each start'}")
     with tempfile.TemporaryDirectory(prefix="bench-nvim-") as t:
-        server = server_dir(Path(t), args.source)
-        for warm in (False, True):
+        server = server_dir(Path(t), args.source, args.timeline)
+        for warm in (False,) if args.cold else (False, True):
             runs = []
             for _ in range(args.runs):
-                r = one_run(nvim, args.transcript, args.root, warm, Path(t), server)
+                r = one_run(nvim, args.transcript, args.root, warm, Path(t), server, args.profile)
                 if "error" in r:
                     print(f"  error: {r['error']}")
                 runs.append(r)
@@ -209,6 +360,8 @@ def main() -> int:
                 shown = ", ".join(f"{v:.0f}" for v in values)
                 extra = f"; {', '.join(str(int(c)) for c in counts)} items" if counts else ""
                 print(f"  {label:32} median {statistics.median(values):6.0f} ms ({shown}{extra})")
+            if args.timeline and not warm:
+                print_timeline(runs)
     return 0
 
 

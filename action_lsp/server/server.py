@@ -13,8 +13,10 @@ Two pygls defaults are replaced (see docs/server.md):
 * pygls takes the client's first position encoding. We prefer ``utf-8`` when it is offered
   (Neovim) and ``utf-16`` otherwise (the LSP default).
 
-``rapidfuzz`` is imported with the server: the scan's rules import it on first use (the command
-line must start at once), which put 0.1 s on the way to the first document's first diagnostics.
+What the first open needs and the answer to ``initialize`` does not (NumPy, tree-sitter,
+``rapidfuzz``: ``deferred.FIRST_OPEN``) is imported by :func:`warm_up` once that answer is
+sent, while the client prepares its first ``didOpen`` (a 4 MB document: 0.1-0.2 s in Neovim),
+instead of before the answer, which the client waits for (docs/performance.md, issue 19).
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import rapidfuzz.distance  # noqa: F401 (see the module doc)
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
@@ -42,6 +43,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
 from .. import __version__
+from ..deferred import FIRST_OPEN
 from ..project_root import find_root as marked_root
 from ..text import Encoding
 from . import wire
@@ -195,6 +197,8 @@ class ActionProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, types.InitializeResult]:
         prefer_utf8(params.capabilities)
         result = yield from super().lsp_initialize(params)
+        with contextlib.suppress(RuntimeError):  # (no running loop: nothing to overlap with)
+            asyncio.get_running_loop().call_soon(warm_up)  # (after the answer is written)
         return result
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
@@ -217,6 +221,17 @@ class ActionProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
+
+
+def warm_up() -> None:
+    """Import what the first open of a document needs (``deferred.FIRST_OPEN``): run once the
+    answer to ``initialize`` is written, so that the imports overlap with the client's
+    preparing its first ``didOpen`` instead of delaying the answer."""
+    for name in FIRST_OPEN:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:  # (said again, and reported, where it is used)
+            log.warning("could not import %s: %s", name, exc)
 
 
 def capability(caps: Any, dotted: str, default: Any = None) -> Any:

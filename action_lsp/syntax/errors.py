@@ -10,11 +10,13 @@ first), else to its first line.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from tree_sitter import Node
+from typing import TYPE_CHECKING
 
 from action_lsp.syntax.languages import Lang
 from action_lsp.syntax.parse import Parsed, Results, parse
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,13 @@ import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from tree_sitter import Language, Parser
+if TYPE_CHECKING:
+    import tree_sitter
+    from tree_sitter import Language, Parser
+else:
+    from ..deferred import tree_sitter  # (imported after the server's start: deferred.py)
 
 Verdict = Literal["error", "warning", "off"]
 
@@ -89,7 +93,7 @@ class Lang:
             with _lock:
                 cached = _languages.get(self.name)
                 if cached is None:
-                    cached = Language(self.loader())
+                    cached = tree_sitter.Language(self.loader())
                     _languages[self.name] = cached
         return cached
 
@@ -100,7 +104,7 @@ class Lang:
             parsers = _local.parsers = {}
         parser = parsers.get(self.name)
         if parser is None:
-            parser = parsers[self.name] = Parser(self.language)
+            parser = parsers[self.name] = tree_sitter.Parser(self.language)
         return parser
 
 

@@ -12,10 +12,12 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-
-from tree_sitter import Node, Tree
+from typing import TYPE_CHECKING
 
 from action_lsp.syntax.languages import Lang
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Tree
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 

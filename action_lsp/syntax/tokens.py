@@ -8,11 +8,13 @@ not match. Ranges are code-point indices into the code.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from tree_sitter import Node
+from typing import TYPE_CHECKING
 
 from action_lsp.syntax.languages import Lang
 from action_lsp.syntax.parse import Parsed, parse, parse_ok
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 __all__ = ["Definition", "Token", "definitions", "parse_ok", "tokens"]
 

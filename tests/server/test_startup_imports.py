@@ -1,23 +1,77 @@
-"""The server's start imports only what the first publish of a Markdown history needs: the
-edit engine (the workspace checks, which come later) and msgspec (JSON session records) are
-imported on first use. A cold open in an editor waits for every import before it."""
+"""The server's start imports only what answering ``initialize`` needs. A cold open in an editor
+waits for every import before that answer, and the client sends the document only after it:
+
+- the edit engine (the workspace checks, which come later), msgspec (JSON session records),
+  json-repair (a quick fix's resolve) and tomllib (a root's configuration file) are imported on
+  first use;
+- NumPy (the open document's line index), tree-sitter (the code checks) and rapidfuzz (the
+  rules) are imported once ``initialize`` is answered, while the client prepares its first
+  ``didOpen`` (``server.warm_up``), and by the first open if nothing did before.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
+DEFERRED = ("numpy", "tree_sitter", "rapidfuzz", "msgspec", "action_lsp.edit", "json_repair", "tomllib")
+
 CODE = """
 import sys
-from action_lsp.records import loads
 from action_lsp.server.server import create_server
 create_server()
-print(sorted(m for m in ("msgspec", "action_lsp.edit") if m in sys.modules))
+print(sorted(m for m in DEFERRED if m in sys.modules))
+from action_lsp.records import loads
 print(loads('{"a": [1, "x\\\\ty"]}'), loads('{"a": "x\\ty"}'))  # (C decoder; refused: the standard one)
 print("msgspec" in sys.modules)
+""".replace("DEFERRED", repr(DEFERRED))
+
+
+def test_the_server_starts_without_numpy_tree_sitter_the_edit_engine_or_msgspec() -> None:
+    out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "{'a': [1, 'x\\ty']} {'a': 'x\\ty'}", "True"]
+
+
+OPEN = """
+import sys
+from action_lsp.document import IncrementalDocument
+print(sorted(m for m in ("numpy", "tree_sitter") if m in sys.modules))
+doc = IncrementalDocument('```actions\\n{"actions": [{"type": "execute_code", "code": "print((1)"}]}\\n```\\n')
+print([d.code for d in doc.analysis().diagnostics])
+print(sorted(m for m in ("numpy", "tree_sitter") if m in sys.modules))
 """
 
 
-def test_the_server_starts_without_the_edit_engine_or_msgspec() -> None:
-    out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["[]", "{'a': [1, 'x\\ty']} {'a': 'x\\ty'}", "True"]
+def test_what_is_deferred_is_imported_by_its_first_use() -> None:
+    """Without a server (the command line, a test) the first use imports it: a deferred module
+    behaves as the module itself."""
+    out = subprocess.run([sys.executable, "-c", OPEN], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == "[]"
+    assert "syntax-error" in lines[1]
+    assert lines[2] == "['numpy', 'tree_sitter']"
+
+
+INITIALIZE = """
+import asyncio, sys
+from action_lsp.server.server import create_server
+
+class Writer:
+    def write(self, data):
+        print("answered" if b'"capabilities"' in data else "wrote", sorted(m for m in ("numpy", "tree_sitter") if m in sys.modules))
+
+async def main():
+    ls = create_server()
+    ls.protocol.set_writer(Writer())
+    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+    ls.protocol.handle_message(ls.protocol.structure_message(message))
+    await asyncio.sleep(0)
+    print("next turn", sorted(m for m in ("numpy", "tree_sitter", "rapidfuzz") if m in sys.modules))
+
+asyncio.run(main())
+"""
+
+
+def test_once_initialize_is_answered_the_server_imports_what_the_first_open_needs() -> None:
+    out = subprocess.run([sys.executable, "-c", INITIALIZE], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["answered []", "next turn ['numpy', 'rapidfuzz', 'tree_sitter']"]
