@@ -8,9 +8,10 @@ document took 100-200 ms just to be read (median, on an idle machine), and a few
 queued behind each other were read only when the scan had ended. Reading the pipe on the event
 loop itself takes whatever has arrived at each turn, between two slices.
 
-Only a pipe is read that way, and only on POSIX: the loop makes the descriptor non-blocking,
-which must not also change how stdout is written (a terminal or a socket can be both). Anything
-else is read as pygls reads it.
+Only a pipe or a socket of its own is read that way (Neovim starts its servers with a socket
+for stdin and another for stdout: libuv's stdio), and only on POSIX: the loop makes the
+descriptor non-blocking, which must not also change how stdout is written (a terminal, or one
+socket for both directions). Anything else is read as pygls reads it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ BUFFER_LIMIT = 1 << 22  # bytes read ahead before the pipe is paused (a large di
 
 
 def _own_pipe(stdin: BinaryIO, stdout: BinaryIO) -> bool:
-    """Whether stdin is a pipe of its own (not the file stdout writes to)."""
+    """Whether stdin is a pipe or a socket of its own (not the file stdout writes to)."""
     if os.name != "posix":
         return False
     try:
@@ -45,7 +46,7 @@ def _own_pipe(stdin: BinaryIO, stdout: BinaryIO) -> bool:
     except (AttributeError, OSError, ValueError):
         return False
     same = (st_in.st_dev, st_in.st_ino) == (st_out.st_dev, st_out.st_ino)
-    return stat.S_ISFIFO(st_in.st_mode) and not same
+    return (stat.S_ISFIFO(st_in.st_mode) or stat.S_ISSOCK(st_in.st_mode)) and not same
 
 
 class _PipeReader:
@@ -77,6 +78,7 @@ async def _loop_reader(stdin: BinaryIO) -> _PipeReader | None:
     except (OSError, ValueError, NotImplementedError) as exc:
         log.info("reading stdin in a thread (%s)", exc)
         return None
+    log.info("reading stdin on the event loop")
     return _PipeReader(stream)
 
 

@@ -96,9 +96,30 @@ def test_only_a_pipe_of_its_own_is_read_on_the_loop(tmp_path: Path) -> None:
             assert not _own_pipe(regular, pipe_out)
         sock = a.makefile("rwb")
         assert not _own_pipe(sock, sock)  # a socket for both directions
+        with b.makefile("rb") as sock_in:
+            assert _own_pipe(sock_in, regular)  # Neovim (libuv) gives its servers a socket for stdin alone
         sock.close()
     finally:
         os.close(r), os.close(w), a.close(), b.close(), regular.close()
+
+
+def test_a_socket_of_its_own_is_read_on_the_loop(tmp_path: Path) -> None:
+    """Neovim starts its servers with a socket for stdin (libuv's stdio), another for stdout:
+    read on the loop too, so that a request is read between two slices of a long scan."""
+    ours, theirs = socket.socketpair()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "action_lsp", "serve", "--log-level", "INFO"],
+        stdin=theirs.fileno(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )
+    theirs.close()
+    ours.sendall(_framed(SESSION))
+    ours.shutdown(socket.SHUT_WR)
+    stdout, stderr = proc.communicate(timeout=60)
+    ours.close()
+    by_id, codes = _answers(stdout)
+    assert set(by_id) == {"1", "2"} and codes == ["unknown-action"]
+    assert proc.returncode == 0
+    assert b"reading stdin on the event loop" in stderr
 
 
 def test_a_client_gone_mid_message_ends_the_server_quietly(tmp_path: Path) -> None:
