@@ -366,6 +366,50 @@ def _wants(value: Any, speaking: bool = False, depth: int = 0) -> bool:
                if isinstance(v, dict | list) and k not in _NOT_CALLS)
 
 
+_READ_KEYS = frozenset({"function", "functionCall", "functionResponse", "tool_call_id", "toolCallResults"})
+_READ_TYPES = frozenset({*_ITEMS, "tool_result", "tool", "tool_use", "gemini"})
+
+
+def _reads(v: dict[str, Any], speaking: bool) -> bool:
+    """Might :meth:`ToolCalls._visit` do anything with this decoded object itself (a call, a
+    result, text it reads, a working directory), inside an assistant message or not
+    (``speaking``)? Never False where it would; True may be wrong (the walker then looks and
+    finds nothing)."""
+    if not _READ_KEYS.isdisjoint(v) or v.get("say") == "tool" or v.get("ask") == "tool":
+        return True
+    kind = v.get("type")
+    if kind in _READ_TYPES:
+        return True
+    if kind == "text":
+        said = v.get("text")
+        if isinstance(said, str) and (said.startswith("[") or "# Current Working Directory (" in said):
+            return True
+    if any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS) and any(k in v for k in _ARG_KEYS):
+        return True
+    return speaking and _said_value(v)
+
+
+def _holds(value: Any, speaking: bool, depth: int = 0) -> bool:
+    """Does the decoded ``value`` hold an object the walker reads (:func:`_reads`) where the
+    walker goes (not under ``_NOT_CALLS`` members)? ``speaking`` as the walker has it where
+    ``value`` sits. The walker leaves a subtree that holds none unexpanded, and a tree made as
+    it is read (:mod:`action_lsp.jsonlazy`) then makes no node of it."""
+    if depth > 48:
+        return True  # (deeper than any session shape: let the walker look)
+    if isinstance(value, list):
+        return any(_holds(v, speaking, depth + 1) for v in value if isinstance(v, dict | list))
+    if not isinstance(value, dict):
+        return False
+    role = value.get("role")
+    kind = _type(value)
+    if isinstance(role, str) or kind in ("user", "gemini"):
+        speaking = role in ("assistant", "model") or kind == "gemini"
+    if _reads(value, speaking):
+        return True
+    return any(_holds(v, speaking, depth + 1) for k, v in value.items()
+               if isinstance(v, dict | list) and k not in _NOT_CALLS)
+
+
 def _call_value(v: dict[str, Any]) -> bool:
     """:func:`call_shape` on a decoded object."""
     fn = v.get("function") or v.get("functionCall")
@@ -655,7 +699,8 @@ class ToolCalls(Dialect):
                     named.append((shape[0].value, shape[2]))
                 continue
             for m in reversed(obj.members):
-                if m.key not in _NOT_CALLS and m.value.kind in ("object", "array"):
+                if m.key not in _NOT_CALLS and m.value.kind in ("object", "array") \
+                        and _holds(m.value.value, speaking):
                     stack.append((m.value, speaking))
 
     @staticmethod
