@@ -24,6 +24,7 @@ the document is ASCII).
 from __future__ import annotations
 
 import gc
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -65,9 +66,10 @@ class _Doc:
     """What the nodes of one lazily made tree share: the text and its UTF-8 bytes from the
     root's start on (``base``: the root's offset in the text)."""
 
-    __slots__ = ("ascii", "base", "buf", "parser", "text", "view")
+    __slots__ = ("ascii", "base", "buf", "parser", "text", "unique", "view")
 
     def __init__(self, text: str, base: int, stop: int, buf: bytes) -> None:
+        self.unique: bool | None = None  # no object in the text has a key twice (None: not known yet)
         self.text = text
         self.base = base
         self.buf = buf
@@ -173,6 +175,28 @@ def lazy_tree(text: str, start: int, stop: int) -> tuple[JNode, int] | None:
     doc = _Doc(text, start, end, buf)
     kind = "object" if isinstance(value, dict) else "array"
     return _lazy(kind, Span(start, end), value, doc, 0, len(buf)), end
+
+
+def keys_unique(node: JNode) -> bool:
+    """Is ``node`` the root of a tree made as read, not expanded yet, in whose text no object
+    has a key twice? Then its decoded value shows every member of every object it holds (a
+    decoded object keeps the last of two members with one key) and a reader may decide from
+    the value what to leave unread. (The C decoder of the standard library hands each object's
+    pairs, duplicates kept, to ``list.append``: C all the way.)"""
+    if not isinstance(node, LazyNode) or node.kind == "string" or node._b != 0:
+        return False
+    doc = node._doc
+    if not isinstance(doc, _Doc):
+        return False  # (expanded already)
+    if doc.unique is None:
+        pairs: list[list[tuple[str, Any]]] = []
+        try:
+            json.loads(doc.buf, object_pairs_hook=pairs.append)
+        except (ValueError, RecursionError):
+            doc.unique = False
+        else:
+            doc.unique = sum(map(len, pairs)) == sum(map(len, map(dict, pairs)))
+    return doc.unique
 
 
 def _expand(node: LazyNode) -> None:

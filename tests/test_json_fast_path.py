@@ -116,6 +116,10 @@ def sessions(draw: st.DrawFn) -> str:
             if kind == 6 else {"info": {"id": "s", "directory": "/home/dev/proj"}, "messages": records} if kind == 7 \
             else {"messages": records}
         text = json.dumps(doc, ensure_ascii=ascii_, indent=draw(st.sampled_from([None, 2])))
+        if draw(st.booleans()):  # a key written twice, the first one holding a call the value does not show
+            call = json.dumps({"function": {"name": "write_file", "arguments": json.dumps({"path": "d.py", "content": "x"})}})
+            twice = f'{{"meta": {{"x": {call}, "x": 1}}}}'
+            text = text[0] + (f"{twice}, " if text[0] == "[" else f'"extra": {twice}, ') + text[1:]
         if draw(st.booleans()):
             text = text.replace("\n", "\r\n")
         if draw(st.booleans()):  # not strict JSON: read by the tolerant parser alone
@@ -204,3 +208,15 @@ def test_the_generated_sessions_hold_actions_read_through_escapes(monkeypatch: p
     m = patch.fields["content"].source_map
     assert m is not None and text[m.to_source(0)] == "x" and text[m.to_source(4) : m.to_source(5)] == '\\"'
     assert breaks._make is None  # made when read
+
+
+def test_a_key_written_twice_hides_no_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A decoded object keeps the last of two members with one key: the walker of a JSON
+    document decides from decoded values what to leave unread only when no key is written
+    twice, so a call under the first of two ``"x"`` members is still read."""
+    call = json.dumps({"function": {"name": "write_file", "arguments": json.dumps({"path": "d.py", "content": "x"})}})
+    messages = json.dumps([{"role": "user", "content": "hi " * 30000}], indent=1)  # (long: a tree made as read)
+    text = f'{{\n"meta": {{"x": {call}, "x": 1}},\n"messages": {messages}\n}}\n'  # (lines: a document, no record)
+    _exact(True, monkeypatch)
+    monkeypatch.setattr(jsonscan, "LAZY_TREE", 65536)
+    assert [a.fields["path"].value for a in analyze(text).actions] == ["d.py"]

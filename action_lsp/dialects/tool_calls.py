@@ -30,6 +30,7 @@ import json
 import re
 from typing import Any
 
+from ..jsonlazy import keys_unique
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
@@ -656,6 +657,9 @@ class ToolCalls(Dialect):
         def relativize(f: Field) -> Field:
             return relative_path(f, cwd[0])
 
+        # A subtree whose decoded value holds nothing read here is left unread (and, in a tree
+        # made as read, unmade), when the values show every member: no key written twice.
+        prune = keys_unique(node)
         named: list[tuple[str, str]] = []  # (tool name, call id) of the calls, in order
         stack: list[tuple[JNode, bool]] = [(node, False)]  # (value, inside an assistant message)
         while stack:
@@ -700,7 +704,7 @@ class ToolCalls(Dialect):
                 continue
             for m in reversed(obj.members):
                 if m.key not in _NOT_CALLS and m.value.kind in ("object", "array") \
-                        and _holds(m.value.value, speaking):
+                        and (not prune or _holds(m.value.value, speaking)):
                     stack.append((m.value, speaking))
 
     @staticmethod
