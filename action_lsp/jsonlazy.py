@@ -178,7 +178,7 @@ def lazy_tree(text: str, start: int, stop: int) -> tuple[JNode, int] | None:
 
 
 def keys_unique(node: JNode) -> bool:
-    """Is ``node`` the root of a tree made as read, not expanded yet, in whose text no object
+    """Is ``node`` the root of a tree made as read in whose text no object
     has a key twice? Then its decoded value shows every member of every object it holds (a
     decoded object keeps the last of two members with one key) and a reader may decide from
     the value what to leave unread. (The C decoder of the standard library hands each object's
@@ -186,8 +186,7 @@ def keys_unique(node: JNode) -> bool:
     if not isinstance(node, LazyNode) or node.kind == "string" or node._b != 0:
         return False
     doc = node._doc
-    if not isinstance(doc, _Doc):
-        return False  # (expanded already)
+    assert isinstance(doc, _Doc)
     if doc.unique is None:
         pairs: list[list[tuple[str, Any]]] = []
         try:
@@ -211,7 +210,8 @@ def _expand(node: LazyNode) -> None:
         node.members = made  # type: ignore[assignment]
     else:
         node.items = made  # type: ignore[assignment]
-    node._doc = None
+    if node._b:
+        node._doc = None  # (the root keeps it: keys_unique asks it after other readers expanded it)
 
 
 def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:

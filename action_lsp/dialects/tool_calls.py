@@ -186,7 +186,7 @@ def call_shape(obj: JNode) -> tuple[JNode, JNode | None, Any] | None:
     under ``tool``). A tool *definition* (``parameters`` holding a JSON schema) is no call.
     """
     v = obj.value
-    fn = obj.get("function") or obj.get("functionCall")
+    fn = obj.get("function") or obj.get("functionCall") if "function" in v or "functionCall" in v else None
     if fn is not None and fn.value.kind == "object":
         inner = fn.value
         name = _string(m.value) if (m := inner.get("name")) is not None else None
@@ -204,6 +204,8 @@ def call_shape(obj: JNode) -> tuple[JNode, JNode | None, Any] | None:
         tool = obj.get("tool")  # opencode: {"type": "tool", "tool", "callID", "state": {"input", "status"}}
         assert tool is not None
         return tool.value, inp.value, _call_id(v) or v.get("callID")
+    if not any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS):
+        return None  # (no name: the members are not read)
     name = next((n for k in _NAME_KEYS if (m := obj.get(k)) is not None and (n := _string(m.value))), None)
     if name is None:
         return None
@@ -285,6 +287,8 @@ def _said(obj: JNode) -> list[JNode]:
     ``text`` block, a Gemini part's ``text`` (not a thought), an OpenAI or Gemini-chat message
     whose ``content`` is a string. Text with no tag, fence, marker or patch in it is skipped."""
     v = obj.value
+    if not _said_value(v):
+        return []  # (the decoded value says: nothing to read, no member read)
     kind = _type(v)
     if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
         m = obj.get("text")
@@ -667,7 +671,7 @@ class ToolCalls(Dialect):
             if obj.kind == "array":
                 stack.extend((item, speaking) for item in reversed(obj.items or ()))
                 continue
-            if obj.kind != "object" or not obj.members:
+            if obj.kind != "object" or not obj.value:  # (no members: its value is {} too)
                 continue
             v = obj.value
             kind = _type(v)
@@ -702,9 +706,14 @@ class ToolCalls(Dialect):
                 if isinstance(shape[2], str):
                     named.append((shape[0].value, shape[2]))
                 continue
-            for m in reversed(obj.members):
-                if m.key not in _NOT_CALLS and m.value.kind in ("object", "array") \
-                        and (not prune or _holds(m.value.value, speaking)):
+            if prune:  # (every key once: the decoded value shows every member)
+                keep = {k for k, x in v.items() if isinstance(x, dict | list) and k not in _NOT_CALLS
+                        and _holds(x, speaking)}
+                if keep:
+                    stack.extend((m.value, speaking) for m in reversed(obj.members or ()) if m.key in keep)
+                continue
+            for m in reversed(obj.members or ()):
+                if m.key not in _NOT_CALLS and m.value.kind in ("object", "array"):
                     stack.append((m.value, speaking))
 
     @staticmethod
