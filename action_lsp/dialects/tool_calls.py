@@ -30,7 +30,7 @@ import json
 import re
 from typing import Any
 
-from ..jsonlazy import keys_unique
+from ..jsonlazy import LazyNode, keys_unique
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
@@ -663,7 +663,7 @@ class ToolCalls(Dialect):
 
         # A subtree whose decoded value holds nothing read here is left unread (and, in a tree
         # made as read, unmade), when the values show every member: no key written twice.
-        prune = keys_unique(node)
+        prune: bool | None = None if isinstance(node, LazyNode) else False  # (asked when first needed)
         named: list[tuple[str, str]] = []  # (tool name, call id) of the calls, in order
         stack: list[tuple[JNode, bool]] = [(node, False)]  # (value, inside an assistant message)
         while stack:
@@ -706,12 +706,16 @@ class ToolCalls(Dialect):
                 if isinstance(shape[2], str):
                     named.append((shape[0].value, shape[2]))
                 continue
-            if prune:  # (every key once: the decoded value shows every member)
-                keep = {k for k, x in v.items() if isinstance(x, dict | list) and k not in _NOT_CALLS
-                        and _holds(x, speaking)}
-                if keep:
-                    stack.extend((m.value, speaking) for m in reversed(obj.members or ()) if m.key in keep)
-                continue
+            if prune is not False:
+                kids = [(k, x) for k, x in v.items() if isinstance(x, dict | list) and k not in _NOT_CALLS]
+                keep = {k for k, x in kids if _holds(x, speaking)}
+                if len(keep) < len(kids) or not kids:  # something to leave unread (or nothing to read)
+                    if prune is None:
+                        prune = keys_unique(node)
+                    if prune:
+                        if keep:
+                            stack.extend((m.value, speaking) for m in reversed(obj.members or ()) if m.key in keep)
+                        continue
             for m in reversed(obj.members or ()):
                 if m.key not in _NOT_CALLS and m.value.kind in ("object", "array"):
                     stack.append((m.value, speaking))
