@@ -220,3 +220,15 @@ def test_a_key_written_twice_hides_no_call(monkeypatch: pytest.MonkeyPatch) -> N
     _exact(True, monkeypatch)
     monkeypatch.setattr(jsonscan, "LAZY_TREE", 65536)
     assert [a.fields["path"].value for a in analyze(text).actions] == ["d.py"]
+
+
+def test_a_type_that_is_no_string_is_read_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deciding from decoded values what to read never trips on a ``type`` that is an object or
+    an array (unhashable): the document reads as the exact read does."""
+    call = {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "write_file", "arguments": json.dumps({"path": "a.py", "content": "x"})}}]}
+    doc = {"messages": [{"role": "user", "type": {"kind": "odd"}, "content": [{"type": ["x"]}]}, call]}
+    text = json.dumps(doc, indent=1)
+    fast = _read(text, True, monkeypatch)
+    assert fast == _read(text, False, monkeypatch)
+    assert [a.fields["path"].value for a, _ in fast[0]] == ["a.py"]

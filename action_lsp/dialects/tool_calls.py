@@ -382,7 +382,7 @@ def _reads(v: dict[str, Any], speaking: bool) -> bool:
     finds nothing)."""
     if not _READ_KEYS.isdisjoint(v) or v.get("say") == "tool" or v.get("ask") == "tool":
         return True
-    kind = v.get("type")
+    kind = _type(v)  # (a string or None: a "type" may be an object)
     if kind in _READ_TYPES:
         return True
     if kind == "text":
