@@ -402,8 +402,9 @@ class _Parser:
 
     # -- scalars ----------------------------------------------------------------------------
 
-    def string(self, pos: int) -> JNode:
-        """The string starting at the quote at ``pos``."""
+    def string(self, pos: int, known: str | None = None) -> JNode:
+        """The string starting at the quote at ``pos``; ``known``, when given, is its decoded
+        value (strict JSON decoded by msgspec: kept as the value, and by a lazy map)."""
         text = self.text
         end = self.end
         quote = text[pos]
@@ -434,7 +435,9 @@ class _Parser:
         breaks: list[tuple[int, int]] = []
         fast_breaks: Breaks | None = None
         decoded_fast: str | None = None
-        if quote == '"' and j - start > 8:
+        if known is not None:
+            decoded_fast = known
+        elif quote == '"' and j - start > 8:
             # The C decoder handles strings whose escapes are all valid; only the map is ours.
             try:
                 decoded_fast = _scanstring(text, start, False)[0]
@@ -791,12 +794,32 @@ class _Parser:
         )
 
 
+#: Texts this long or longer that are strict JSON get a tree made as it is read (jsonlazy).
+LAZY_TREE = 65536
+
+
 def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:
     """Parse the first JSON value in ``text[start:end]`` (leading whitespace allowed).
 
     Parsing stops just after the first complete value; what follows is the caller's business
     (see :func:`trailing_data_error`). All offsets are indices into ``text``.
+
+    A long text that is one strict JSON object or array (and whitespace) gets a tree whose
+    containers' members are made when first read (:mod:`action_lsp.jsonlazy`), the same nodes
+    as the eager parse's.
     """
+    stop = len(text) if end is None else min(end, len(text))
+    if stop - start >= LAZY_TREE and model.LAZY:
+        from .jsonlazy import lazy_tree
+
+        made = lazy_tree(text, start, stop)
+        if made is not None:
+            return JResult(made[0], [], [], made[1])
+    return parse_eager(text, start, stop)
+
+
+def parse_eager(text: str, start: int = 0, end: int | None = None) -> JResult:
+    """:func:`parse_json` building every node at once."""
     stop = len(text) if end is None else min(end, len(text))
     parser = _Parser(text, stop)
     # The tree is acyclic; pausing the cyclic collector while it grows saves about a third.

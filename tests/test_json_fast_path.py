@@ -7,6 +7,11 @@ first time something maps an index inside them (``model.LAZY``). With ``LAZY`` o
 is made at once, as before. Both reads must give the same actions (every field's value, range
 and map), the same diagnostics and the same ranges, on varied sessions: escapes, surrogates,
 CRLF line breaks, Windows paths, a truncated last line, bad JSON in the middle.
+
+The same holds of the tree of a strict JSON document made as it is read
+(:mod:`action_lsp.jsonlazy`, on under ``LAZY`` past ``jsonscan.LAZY_TREE`` characters, here for
+any size) and of the tool-call walker leaving alone what its decoded value shows holds nothing
+for it (``tool_calls._holds``): the exact read makes every node and walks every object.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from action_lsp import model
+from action_lsp import jsonscan, model
+from action_lsp.dialects import tool_calls
 from action_lsp.document import IncrementalDocument, analyze
 from action_lsp.model import Action, SourceMap
 
@@ -72,6 +78,24 @@ def _records(kind: int, body: str, k: int) -> list[Any]:
                 {"type": "response_item", "payload": {
                     "type": "function_call", "name": "shell", "call_id": f"s{k}",
                     "arguments": json.dumps({"command": ["apply_patch", _patch(body, k)]})}}]
+    if kind == 6:  # Copilot Chat's export: calls in the request's metadata, answers by call id, metadata around
+        args = json.dumps({"filePath": f"/home/dev/proj/c{k}.py", "content": body})
+        return [{"message": {"text": body, "parts": [{"kind": "text", "text": body}]},
+                 "variableData": {"variables": [{"value": {"text": body, "role": "user"}}]},
+                 "response": [{"value": body, "kind": "markdownContent"},
+                              {"kind": "toolInvocationSerialized", "toolId": "copilot_createFile"}],
+                 "result": {"metadata": {
+                     "renderedUserMessage": [{"type": 1, "text": f"<attachment>{body}</attachment>"}],
+                     "toolCallRounds": [{"response": body, "toolCalls": [
+                         {"name": "create_file", "arguments": args, "id": f"call_{k}"}]}],
+                     "toolCallResults": {f"call_{k}": {"$mid": 20, "content": [
+                         {"value": "ERROR while calling tool: bad" if k % 3 == 0 else body}]}}}}}]
+    if kind == 7:  # opencode's session export: parts of type "tool" with their state
+        return [{"info": {"id": f"m{k}", "role": "assistant"}, "parts": [
+            {"type": "text", "text": body},
+            {"type": "tool", "tool": "write", "callID": f"t{k}", "state": {
+                "status": "error" if k % 3 == 0 else "completed", "error": body,
+                "input": {"filePath": f"/home/dev/proj/o{k}.py", "content": body}}}]}]
     # OpenAI messages: write_file with arguments as a JSON string
     return [{"role": "assistant", "content": body, "tool_calls": [{"id": f"o{k}", "type": "function", "function": {
         "name": "write_file", "arguments": json.dumps({"path": f"src/o{k}.py", "content": body})}}]}]
@@ -81,15 +105,26 @@ def _records(kind: int, body: str, k: int) -> list[Any]:
 def sessions(draw: st.DrawFn) -> str:
     """A session of one shape: JSON Lines (LF or CRLF) or one JSON document, escaped with or
     without ``ensure_ascii``, with a bad line in the middle and a truncated last line at times."""
-    kind = draw(st.integers(0, 5))
+    kind = draw(st.integers(0, 7))
     bodies = draw(st.lists(_TEXT, min_size=1, max_size=5))
     if draw(st.booleans()):  # a long value (a written file): its escapes are found by array operations
         bodies[0] = bodies[0] * 80
     ascii_ = draw(st.booleans())
     records = [r for k, body in enumerate(bodies) for r in _records(kind, body, k)]
-    if draw(st.booleans()):  # one document: a bare array (Cline) or a messages object
-        doc: Any = records if kind in (1, 2) else {"messages": records}
-        return json.dumps(doc, ensure_ascii=ascii_, indent=draw(st.sampled_from([None, 2])))
+    if kind >= 6 or draw(st.booleans()):  # one document: a bare array (Cline), a Copilot export or a messages object
+        doc: Any = records if kind in (1, 2) else {"responderUsername": "GitHub Copilot", "requests": records} \
+            if kind == 6 else {"info": {"id": "s", "directory": "/home/dev/proj"}, "messages": records} if kind == 7 \
+            else {"messages": records}
+        text = json.dumps(doc, ensure_ascii=ascii_, indent=draw(st.sampled_from([None, 2])))
+        if draw(st.booleans()):  # a key written twice, the first one holding a call the value does not show
+            call = json.dumps({"function": {"name": "write_file", "arguments": json.dumps({"path": "d.py", "content": "x"})}})
+            twice = f'{{"meta": {{"x": {call}, "x": 1}}}}'
+            text = text[0] + (f"{twice}, " if text[0] == "[" else f'"extra": {twice}, ') + text[1:]
+        if draw(st.booleans()):
+            text = text.replace("\n", "\r\n")
+        if draw(st.booleans()):  # not strict JSON: read by the tolerant parser alone
+            text = text.replace("}", ", }", 1) if draw(st.booleans()) else "// exported\n" + text
+        return text
     lines = [json.dumps(r, ensure_ascii=ascii_) for r in records]
     if draw(st.booleans()):  # a raw control character inside a string (json.loads(strict=False) reads it)
         lines[0] = lines[0].replace("\\t", "\t")
@@ -121,8 +156,16 @@ def _key(m: SourceMap | None) -> Any:
     return (m.base, m.length, m.source_end, mapped, tuple((i, s + m.offset) for i, s in m.breaks))
 
 
-def _read(text: str, lazy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+def _exact(lazy: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lazily: maps, and trees of any strict JSON made as read (not only past a size), the
+    walker skipping what holds nothing for it. Exactly: all made at once, every object walked."""
     monkeypatch.setattr(model, "LAZY", lazy)
+    monkeypatch.setattr(jsonscan, "LAZY_TREE", 0 if lazy else 1 << 62)
+    monkeypatch.setattr(tool_calls, "_holds", tool_calls._holds if lazy else lambda value, speaking: True)
+
+
+def _read(text: str, lazy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    _exact(lazy, monkeypatch)
     a = analyze(text)
     return _forced(a.actions), a.diagnostics
 
@@ -144,7 +187,7 @@ def test_an_edit_in_an_open_session_reads_the_same_fast_or_exact(
     at = data.draw(st.integers(0, len(text)))
     results = []
     for lazy in (True, False):
-        monkeypatch.setattr(model, "LAZY", lazy)
+        _exact(lazy, monkeypatch)
         doc = IncrementalDocument(text)
         doc.analysis()
         doc.edit(at, at, " ")
@@ -165,3 +208,27 @@ def test_the_generated_sessions_hold_actions_read_through_escapes(monkeypatch: p
     m = patch.fields["content"].source_map
     assert m is not None and text[m.to_source(0)] == "x" and text[m.to_source(4) : m.to_source(5)] == '\\"'
     assert breaks._make is None  # made when read
+
+
+def test_a_key_written_twice_hides_no_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A decoded object keeps the last of two members with one key: the walker of a JSON
+    document decides from decoded values what to leave unread only when no key is written
+    twice, so a call under the first of two ``"x"`` members is still read."""
+    call = json.dumps({"function": {"name": "write_file", "arguments": json.dumps({"path": "d.py", "content": "x"})}})
+    messages = json.dumps([{"role": "user", "content": "hi " * 30000}], indent=1)  # (long: a tree made as read)
+    text = f'{{\n"meta": {{"x": {call}, "x": 1}},\n"messages": {messages}\n}}\n'  # (lines: a document, no record)
+    _exact(True, monkeypatch)
+    monkeypatch.setattr(jsonscan, "LAZY_TREE", 65536)
+    assert [a.fields["path"].value for a in analyze(text).actions] == ["d.py"]
+
+
+def test_a_type_that_is_no_string_is_read_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deciding from decoded values what to read never trips on a ``type`` that is an object or
+    an array (unhashable): the document reads as the exact read does."""
+    call = {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "write_file", "arguments": json.dumps({"path": "a.py", "content": "x"})}}]}
+    doc = {"messages": [{"role": "user", "type": {"kind": "odd"}, "content": [{"type": ["x"]}]}, call]}
+    text = json.dumps(doc, indent=1)
+    fast = _read(text, True, monkeypatch)
+    assert fast == _read(text, False, monkeypatch)
+    assert [a.fields["path"].value for a, _ in fast[0]] == ["a.py"]

@@ -30,6 +30,7 @@ import json
 import re
 from typing import Any
 
+from ..jsonlazy import LazyNode, keys_unique
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
@@ -186,7 +187,7 @@ def call_shape(obj: JNode) -> tuple[JNode, JNode | None, Any] | None:
     under ``tool``). A tool *definition* (``parameters`` holding a JSON schema) is no call.
     """
     v = obj.value
-    fn = obj.get("function") or obj.get("functionCall")
+    fn = obj.get("function") or obj.get("functionCall") if "function" in v or "functionCall" in v else None
     if fn is not None and fn.value.kind == "object":
         inner = fn.value
         name = _string(m.value) if (m := inner.get("name")) is not None else None
@@ -204,6 +205,8 @@ def call_shape(obj: JNode) -> tuple[JNode, JNode | None, Any] | None:
         tool = obj.get("tool")  # opencode: {"type": "tool", "tool", "callID", "state": {"input", "status"}}
         assert tool is not None
         return tool.value, inp.value, _call_id(v) or v.get("callID")
+    if not any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS):
+        return None  # (no name: the members are not read)
     name = next((n for k in _NAME_KEYS if (m := obj.get(k)) is not None and (n := _string(m.value))), None)
     if name is None:
         return None
@@ -285,6 +288,8 @@ def _said(obj: JNode) -> list[JNode]:
     ``text`` block, a Gemini part's ``text`` (not a thought), an OpenAI or Gemini-chat message
     whose ``content`` is a string. Text with no tag, fence, marker or patch in it is skipped."""
     v = obj.value
+    if not _said_value(v):
+        return []  # (the decoded value says: nothing to read, no member read)
     kind = _type(v)
     if kind in _TEXT_TYPES or (kind is None and "text" in v and not v.get("thought")):
         m = obj.get("text")
@@ -364,6 +369,50 @@ def _wants(value: Any, speaking: bool = False, depth: int = 0) -> bool:
     if _call_value(value):
         return True
     return any(_wants(v, speaking, depth + 1) for k, v in value.items()
+               if isinstance(v, dict | list) and k not in _NOT_CALLS)
+
+
+_READ_KEYS = frozenset({"function", "functionCall", "functionResponse", "tool_call_id", "toolCallResults"})
+_READ_TYPES = frozenset({*_ITEMS, "tool_result", "tool", "tool_use", "gemini"})
+
+
+def _reads(v: dict[str, Any], speaking: bool) -> bool:
+    """Might :meth:`ToolCalls._visit` do anything with this decoded object itself (a call, a
+    result, text it reads, a working directory), inside an assistant message or not
+    (``speaking``)? Never False where it would; True may be wrong (the walker then looks and
+    finds nothing)."""
+    if not _READ_KEYS.isdisjoint(v) or v.get("say") == "tool" or v.get("ask") == "tool":
+        return True
+    kind = _type(v)  # (a string or None: a "type" may be an object)
+    if kind in _READ_TYPES:
+        return True
+    if kind == "text":
+        said = v.get("text")
+        if isinstance(said, str) and (said.startswith("[") or "# Current Working Directory (" in said):
+            return True
+    if any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS) and any(k in v for k in _ARG_KEYS):
+        return True
+    return speaking and _said_value(v)
+
+
+def _holds(value: Any, speaking: bool, depth: int = 0) -> bool:
+    """Does the decoded ``value`` hold an object the walker reads (:func:`_reads`) where the
+    walker goes (not under ``_NOT_CALLS`` members)? ``speaking`` as the walker has it where
+    ``value`` sits. The walker leaves a subtree that holds none unexpanded, and a tree made as
+    it is read (:mod:`action_lsp.jsonlazy`) then makes no node of it."""
+    if depth > 48:
+        return True  # (deeper than any session shape: let the walker look)
+    if isinstance(value, list):
+        return any(_holds(v, speaking, depth + 1) for v in value if isinstance(v, dict | list))
+    if not isinstance(value, dict):
+        return False
+    role = value.get("role")
+    kind = _type(value)
+    if isinstance(role, str) or kind in ("user", "gemini"):
+        speaking = role in ("assistant", "model") or kind == "gemini"
+    if _reads(value, speaking):
+        return True
+    return any(_holds(v, speaking, depth + 1) for k, v in value.items()
                if isinstance(v, dict | list) and k not in _NOT_CALLS)
 
 
@@ -613,6 +662,9 @@ class ToolCalls(Dialect):
         def relativize(f: Field) -> Field:
             return relative_path(f, cwd[0])
 
+        # A subtree whose decoded value holds nothing read here is left unread (and, in a tree
+        # made as read, unmade), when the values show every member: no key written twice.
+        prune: bool | None = None if isinstance(node, LazyNode) else False  # (asked when first needed)
         named: list[tuple[str, str]] = []  # (tool name, call id) of the calls, in order
         stack: list[tuple[JNode, bool]] = [(node, False)]  # (value, inside an assistant message)
         while stack:
@@ -620,7 +672,7 @@ class ToolCalls(Dialect):
             if obj.kind == "array":
                 stack.extend((item, speaking) for item in reversed(obj.items or ()))
                 continue
-            if obj.kind != "object" or not obj.members:
+            if obj.kind != "object" or not obj.value:  # (no members: its value is {} too)
                 continue
             v = obj.value
             kind = _type(v)
@@ -655,7 +707,17 @@ class ToolCalls(Dialect):
                 if isinstance(shape[2], str):
                     named.append((shape[0].value, shape[2]))
                 continue
-            for m in reversed(obj.members):
+            if prune is not False:
+                kids = [(k, x) for k, x in v.items() if isinstance(x, dict | list) and k not in _NOT_CALLS]
+                keep = {k for k, x in kids if _holds(x, speaking)}
+                if len(keep) < len(kids) or not kids:  # something to leave unread (or nothing to read)
+                    if prune is None:
+                        prune = keys_unique(node)
+                    if prune:
+                        if keep:
+                            stack.extend((m.value, speaking) for m in reversed(obj.members or ()) if m.key in keep)
+                        continue
+            for m in reversed(obj.members or ()):
                 if m.key not in _NOT_CALLS and m.value.kind in ("object", "array"):
                     stack.append((m.value, speaking))
 

@@ -1,0 +1,296 @@
+"""The span-keeping tree of a strict JSON value, made as it is read.
+
+:func:`~action_lsp.jsonscan.parse_json` builds a :class:`~action_lsp.jsonscan.JNode` for every
+value of a document, most of which no reader ever looks at (a Copilot Chat export: 22 calls in
+1.5 MB of metadata). When the text is strict JSON, :func:`lazy_tree` decodes it once with
+msgspec (C) and returns a root whose ``members`` / ``items`` are made when first read
+(:class:`LazyNode`): the container is decoded again as ``dict[str, msgspec.Raw]`` or
+``list[msgspec.Raw]`` (C; a ``Raw`` is the bytes of one member's value), and each member's key
+and value are found by walking its separators with compiled regular expressions, a ``Raw``'s
+length jumping over the value. A string, number or literal member is read by the tolerant
+parser itself, so its node (value, span, source map) is the one :func:`parse_json` makes.
+
+Exactness: every member's key read from the text must decode to the decoded object's key in
+the same place, every value's bytes must equal its ``Raw``, and the container must close right
+after the last one. The walk then spells a valid JSON text, which JSON's grammar parses one way
+only, so the members are those of the eager parse; anything else (duplicate keys, which a
+decoded ``dict`` merges) makes that container's subtree with the tolerant parser instead.
+
+Offsets: the walk works on the UTF-8 bytes; a byte offset becomes a document (code point)
+offset by adding the characters of the bytes walked since the last one (nothing to count when
+the document is ASCII).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .jsonscan import SHORT, JMember, JNode, _Parser, parse_eager
+from .model import Span
+from .shared import share
+
+_KEY = rb'("[^"\\]*+(?:\\.[^"\\]*+)*+")[ \t\n\r]*+:[ \t\n\r]*+'
+_FIRST_KEY = re.compile(rb"[ \t\n\r]*+" + _KEY, re.DOTALL)  # (bytes: the walk's offsets are UTF-8's)
+_NEXT_KEY = re.compile(rb"[ \t\n\r]*+,[ \t\n\r]*+" + _KEY, re.DOTALL)
+_FIRST_ITEM = re.compile(rb"[ \t\n\r]*+")
+_NEXT_ITEM = re.compile(rb"[ \t\n\r]*+,[ \t\n\r]*+")
+_CLOSE = re.compile(rb"[ \t\n\r]*+[]}]")
+_WS_CHARS = " \t\n\r"
+
+Decode = Callable[[Any], Any]
+_DECODERS: tuple[Decode, Decode, Decode] | None = None
+_REFUSED = (0, 0, 0, 0)  # id and length of a text, end and start of the last refused value
+
+
+def _decoders() -> tuple[Decode, Decode, Decode] | None:
+    """msgspec's decoders (value, object of raws, array of raws), made on first use."""
+    global _DECODERS
+    if _DECODERS is None:
+        try:
+            import msgspec
+        except ImportError:  # pragma: no cover - a dependency
+            return None
+        _DECODERS = (
+            msgspec.json.Decoder().decode,
+            msgspec.json.Decoder(dict[str, msgspec.Raw]).decode,
+            msgspec.json.Decoder(list[msgspec.Raw]).decode,
+        )
+    return _DECODERS
+
+
+class _Doc:
+    """What the nodes of one lazily made tree share: the text and its UTF-8 bytes from the
+    root's start on (``base``: the root's offset in the text)."""
+
+    __slots__ = ("ascii", "base", "buf", "parser", "text", "unique", "view")
+
+    def __init__(self, text: str, base: int, stop: int, buf: bytes) -> None:
+        self.unique: bool | None = None  # no object in the text has a key twice (None: not known yet)
+        self.text = text
+        self.base = base
+        self.buf = buf
+        self.view = memoryview(buf)
+        self.ascii = len(buf) == stop - base
+        self.parser = _Parser(text, stop)
+
+
+class LazyNode(JNode):
+    """A node of a strict JSON document whose ``members`` (objects), ``items`` (arrays) or
+    ``source_map`` (strings) are made when first read; otherwise a :class:`JNode` like any
+    other. ``_doc`` is what makes them: the tree's :class:`_Doc` for a container, the text
+    for a string."""
+
+    __slots__ = ("_b", "_be", "_doc")
+    _b: int
+    _be: int
+    _doc: Any
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an unset slot: what is not made yet.
+        if name == "source_map":
+            # (the decoded value given: a lazy map keeps the one copy the tree keeps)
+            made = _Parser(self._doc, self.span.end).string(self.span.start, self.value).source_map
+            self.source_map = made
+            return made
+        if name != "members" and name != "items":
+            raise AttributeError(name)
+        _expand(self)
+        return object.__getattribute__(self, name)
+
+
+_new = LazyNode.__new__
+
+
+def _lazy(kind: str, span: Span, value: Any, doc: _Doc, b: int, be: int) -> LazyNode:
+    node = _new(LazyNode)
+    node.kind = kind  # type: ignore[assignment]
+    node.span = span
+    node.value = value
+    node.source_map = None
+    if kind == "object":
+        node.items = None
+    else:
+        node.members = None
+    node._doc = doc
+    node._b = b
+    node._be = be
+    return node
+
+
+def _leaf(head: int, span: Span, value: Any, text: str) -> JNode:
+    """The node of a string, number or literal (``head``: its first byte) whose decoded value
+    is ``value``; a string's source map is made when first read."""
+    if head == 0x22:  # "
+        node = _new(LazyNode)
+        node.kind = "string"
+        node.span = span
+        node.value = value if len(value) > SHORT else share(value)
+        node.members = None
+        node.items = None
+        node._doc = text
+        return node
+    if head == 0x74 or head == 0x66:  # true false
+        return JNode("bool", span, value)
+    if head == 0x6E:  # null
+        return JNode("null", span, None)
+    return JNode("number", span, value)
+
+
+def lazy_tree(text: str, start: int, stop: int) -> tuple[JNode, int] | None:
+    """(root, end) of the JSON value that is all of ``text[start:stop]`` but whitespace, when
+    it is a strict JSON object or array; else None (the tolerant parser reads it)."""
+    decoders = _decoders()
+    if decoders is None:
+        return None
+    while start < stop and text[start] in _WS_CHARS:
+        start += 1
+    if start >= stop or text[start] not in "{[":
+        return None
+    end = stop
+    while end > start and text[end - 1] in _WS_CHARS:
+        end -= 1
+    if text[end - 1] != ("}" if text[start] == "{" else "]"):
+        return None
+    global _REFUSED
+    if _REFUSED[0] == id(text) and _REFUSED[1] == len(text) and _REFUSED[2] == end and _REFUSED[3] <= start:
+        return None  # a text from before this one to the same end was no one value: nor is this one
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()  # (no cycles in the decoded values)
+    try:
+        buf = text[start:end].encode("utf-8")
+        value = decoders[0](buf)
+    except Exception:  # not strict JSON (or a lone surrogate): the tolerant parser decides
+        # Prose offers value after value up to the same bound: try each text once. (A wrong
+        # match, an id reused, only sends a text to the tolerant parser.)
+        _REFUSED = (id(text), len(text), end, start)
+        return None
+    finally:
+        if paused:
+            gc.enable()
+    doc = _Doc(text, start, end, buf)
+    kind = "object" if isinstance(value, dict) else "array"
+    return _lazy(kind, Span(start, end), value, doc, 0, len(buf)), end
+
+
+def keys_unique(node: JNode) -> bool:
+    """Is ``node`` the root of a tree made as read in whose text no object
+    has a key twice? Then its decoded value shows every member of every object it holds (a
+    decoded object keeps the last of two members with one key) and a reader may decide from
+    the value what to leave unread. (The C decoder of the standard library hands each object's
+    pairs, duplicates kept, to ``list.append``: C all the way.)"""
+    if not isinstance(node, LazyNode) or node.kind == "string" or node._b != 0:
+        return False
+    doc = node._doc
+    assert isinstance(doc, _Doc)
+    if doc.unique is None:
+        pairs: list[list[tuple[str, Any]]] = []
+        try:
+            json.loads(doc.buf, object_pairs_hook=pairs.append)
+        except (ValueError, RecursionError):
+            doc.unique = False
+        else:
+            doc.unique = sum(map(len, pairs)) == sum(map(len, map(dict, pairs)))
+    return doc.unique
+
+
+def _expand(node: LazyNode) -> None:
+    """Make ``node``'s members or items (see the module's docstring)."""
+    doc = node._doc
+    made = _walk(node, doc)
+    if made is None:  # not the eager parse's shape: the tolerant parser makes this subtree
+        eager = parse_eager(doc.text, node.span.start, node.span.end).node
+        assert eager is not None
+        made = eager.members if node.kind == "object" else eager.items
+    if node.kind == "object":
+        node.members = made  # type: ignore[assignment]
+    else:
+        node.items = made  # type: ignore[assignment]
+    if node._b:
+        node._doc = None  # (the root keeps it: keys_unique asks it after other readers expanded it)
+
+
+def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:
+    buf = doc.buf
+    b, be = node._b, node._be
+    is_object = node.kind == "object"
+    decoders = _decoders()
+    assert decoders is not None
+    raws = (decoders[1] if is_object else decoders[2])(doc.view[b:be])
+    value = node.value
+    text = doc.text
+    ascii_ = doc.ascii
+    # Separators and whitespace are ASCII: between values a character is a byte. `shift` is
+    # the character offset minus the byte offset, grown by each non-ASCII key or value.
+    shift = node.span.start - b
+    out: list[Any] = []
+    append = out.append
+    pos = b + 1
+    if is_object:
+        sep = _FIRST_KEY
+        for key, raw in raws.items():
+            m = sep.match(buf, pos)
+            sep = _NEXT_KEY
+            if m is None:
+                return None
+            kb, kbe = m.span(1)
+            kstart = kb + shift
+            body = buf[kb + 1:kbe - 1]
+            if b"\\" in body:
+                ks = doc.parser.string(kstart)
+                if ks.value != key:
+                    return None
+                kspan = ks.span
+                shift = kspan.end - kbe
+            else:
+                decoded = body.decode("utf-8")
+                if decoded != key:
+                    return None
+                if not ascii_:
+                    shift += len(decoded) - len(body)
+                kspan = Span(kstart, kbe + shift)
+            pos = m.end()
+            vend = pos + len(raw)
+            if vend > be or not buf.startswith(raw, pos):  # (a memoryview compares byte by byte)
+                return None
+            head = buf[pos]
+            start = pos + shift
+            if not ascii_ and (head == 0x22 or head == 0x7B or head == 0x5B):
+                shift += len(str(doc.view[pos:vend], "utf-8")) - (vend - pos)
+            if head == 0x7B or head == 0x5B:  # { [
+                child: JNode = _lazy("object" if head == 0x7B else "array", Span(start, vend + shift), value[key],
+                                     doc, pos, vend)
+            else:
+                child = _leaf(head, Span(start, vend + shift), value[key], text)
+            append(JMember(share(key), kspan, child))
+            pos = vend
+    else:
+        sep = _FIRST_ITEM
+        for k, raw in enumerate(raws):
+            m = sep.match(buf, pos)
+            sep = _NEXT_ITEM
+            if m is None:
+                return None
+            pos = m.end()
+            vend = pos + len(raw)
+            if vend > be or not buf.startswith(raw, pos):
+                return None
+            head = buf[pos]
+            start = pos + shift
+            if not ascii_ and (head == 0x22 or head == 0x7B or head == 0x5B):
+                shift += len(str(doc.view[pos:vend], "utf-8")) - (vend - pos)
+            if head == 0x7B or head == 0x5B:
+                child = _lazy("object" if head == 0x7B else "array", Span(start, vend + shift), value[k], doc, pos,
+                              vend)
+            else:
+                child = _leaf(head, Span(start, vend + shift), value[k], text)
+            append(child)
+            pos = vend
+    m = _CLOSE.match(buf, pos)
+    if m is None or m.end() != be or buf[be - 1] != (0x7D if is_object else 0x5D):
+        return None
+    return out
