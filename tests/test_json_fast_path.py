@@ -232,3 +232,28 @@ def test_a_type_that_is_no_string_is_read_as_before(monkeypatch: pytest.MonkeyPa
     fast = _read(text, True, monkeypatch)
     assert fast == _read(text, False, monkeypatch)
     assert [a.fields["path"].value for a, _ in fast[0]] == ["a.py"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(kind=st.sampled_from([1, 2, 5, 6, 7]), bodies=st.lists(_TEXT, min_size=1, max_size=4))
+def test_one_document_compact_or_indented_gives_the_same_edits(kind: int, bodies: list[str]) -> None:
+    """Written on one line, a whole document is read as a session record (a JSON Lines file of
+    one line); indented, as a document. Either way its calls are the same edits. (The shapes
+    written as whole documents: Cline's two files, OpenAI messages, Copilot Chat and opencode
+    exports.)"""
+    from action_lsp.dialects import file_view
+
+    records = [r for k, body in enumerate(bodies) for r in _records(kind, body, k)]
+    doc: Any = records if kind in (1, 2) else {"responderUsername": "GitHub Copilot", "requests": records} \
+        if kind == 6 else {"info": {"id": "s", "directory": "/home/dev/proj"}, "messages": records} if kind == 7 \
+        else {"messages": records}
+
+    def edits(text: str) -> list[Any]:
+        a = analyze(text)
+        views = [file_view(x) for x in a.actions if x.kind.is_file_action]
+        failed = sorted(d.code for d in a.diagnostics if d.code == "tool-error")
+        return [(v.op, v.path.value) for v in views if v is not None] + failed
+
+    indented = edits(json.dumps(doc, indent=2))
+    assert indented
+    assert edits(json.dumps(doc)) == indented

@@ -424,6 +424,10 @@ def _call_value(v: dict[str, Any]) -> bool:
     if v.get("say") == "tool" or v.get("ask") == "tool":
         said = v.get("text")
         return isinstance(said, str) and said.lstrip().startswith("{")
+    if v.get("type") == "tool" and isinstance(v.get("tool"), str):  # opencode
+        state = v.get("state")
+        if isinstance(state, dict) and "input" in state:
+            return True
     if not any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS):
         return False
     args = next((v[k] for k in _ARG_KEYS if k in v), None)

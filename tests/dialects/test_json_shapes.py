@@ -494,6 +494,22 @@ def test_opencode_session_export_patches_under_its_directory_and_failed_calls() 
     assert "absolute-path" not in {d.code for d in a.diagnostics}
 
 
+def test_an_opencode_export_written_on_one_line_gives_what_the_indented_one_gives() -> None:
+    """A compact export (re-saved by a tool, or ``JSON.stringify`` without indent) is one line:
+    it is read as a session record, whose calls must be found as the whole document's are."""
+    export = {"info": {"id": "ses_1", "directory": "/home/dev/proj"}, "messages": [
+        {"info": {"id": "msg_1", "role": "assistant"}, "parts": [
+            {"type": "tool", "callID": "call_1", "tool": "write",
+             "state": {"status": "completed", "input": {"filePath": "/home/dev/proj/notes.txt", "content": "n\n"}}},
+            {"type": "tool", "callID": "call_2", "tool": "edit",
+             "state": {"status": "error", "error": "oldString not found",
+                       "input": {"filePath": "/home/dev/proj/app.ts", "oldString": "a", "newString": "b"}}}]}]}
+    indented = analyze(json.dumps(export, indent=2))
+    compact = analyze(json.dumps(export))
+    assert _views(indented.actions) and _views(compact.actions) == _views(indented.actions)
+    assert [d.code for d in compact.diagnostics if d.code == "tool-error"] == ["tool-error"]
+
+
 def test_a_call_written_twice_in_one_message_is_one_edit_and_a_tool_use_error_fails_it() -> None:
     """A Claude Code session converted to OpenAI chat writes each call as a content block and
     again in ``tool_calls`` (one edit); a tool message ``<tool_use_error>...`` fails its call."""
