@@ -46,7 +46,7 @@ from ..project_root import find_root as marked_root
 from ..text import Encoding
 from . import wire
 from .config import Settings
-from .convert import encoding_of
+from .convert import converter, encoding_of
 from .documents import DocumentStore, OpenDocument, uri_path
 from .guard import guard
 from .ledger import Ledger
@@ -236,6 +236,7 @@ class ActionLanguageServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=ActionProtocol,
+            converter_factory=converter,
         )
         self.documents = DocumentStore()
         self.ledger = Ledger()
