@@ -20,7 +20,9 @@ Two kinds of findings are merged:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +45,9 @@ DEBOUNCE = 0.25  # seconds of quiet before the workspace checks run
 FIRST_SLICE = 1 << 18  # characters of a large transcript scanned and published at once
 SLICE = 1 << 15  # characters scanned at a time after that, between other requests (~10 ms)
 CHECK_UNITS = 64  # units whose rules run at a time once the text is scanned (~3 ms of dense blocks)
+# Turns of the event loop the rules wait, once the text is scanned, for the requests that waited
+# for the scan (the outline) to be answered: their wait ends through three or four turns.
+ANSWER_TURNS = 32
 # Heap pages freed by the scan's passing allocations go back to the OS every this many slices
 # (4 MB: a 16 MB transcript peaks 12 % lower, for about 1 % more time).
 TRIM_SLICES = 128
@@ -76,6 +81,7 @@ class Diagnostics:
         self._scans: dict[str, asyncio.Task[None]] = {}  # documents being opened in steps
         self._scanned: dict[str, asyncio.Future[None]] = {}  # ... and when each one's scan ended
         self._checking: dict[str, asyncio.Future[None]] = {}  # done when a check of a document ends
+        self._readers: dict[str, int] = {}  # requests waiting for a document's scan (see awaiting_scan)
         ls.on("initialize", self.on_initialize)
         ls.on("opened", self.on_changed)
         ls.on("changed", self.on_changed)
@@ -328,6 +334,7 @@ class Diagnostics:
                     trim_memory()
                 if od.doc.scanned and not scanned.done():
                     scanned.set_result(None)
+                    await self._answers_first(od.uri)
         finally:
             if not scanned.done():
                 scanned.set_result(None)
@@ -349,6 +356,32 @@ class Diagnostics:
         else:
             od.doc.scan_some(SLICE, rules=False)
         return not od.doc.complete
+
+    @contextlib.contextmanager
+    def awaiting_scan(self, uri: str) -> Iterator[None]:
+        """Held by a request from the moment it waits for the scan of ``uri`` to end
+        (``scanning(..., scanned_only=True)``) until it is answered: the rules of the last
+        slices run after it (up to ``ANSWER_TURNS`` turns of the event loop)."""
+        self._readers[uri] = self._readers.get(uri, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._readers.pop(uri, 1) - 1
+            if left > 0:
+                self._readers[uri] = left
+
+    async def _answers_first(self, uri: str) -> None:
+        """Let the requests that waited for the scan of ``uri`` (the outline asked at the open)
+        be answered before the rules of the last slices run: the end of their wait reaches them
+        through a few turns of the event loop, and an answer of a few hundred items may take a
+        turn or two more (``wire.in_steps``), each of which would otherwise run ``CHECK_UNITS``
+        units' rules (40-50 ms in all for a 4 MB history, before an outline that needs none of
+        them). A long answer (100,000 symbols) shares the loop with the rules after
+        ``ANSWER_TURNS`` turns, as before."""
+        for _ in range(ANSWER_TURNS):
+            if not self._readers.get(uri):
+                return
+            await asyncio.sleep(0)
 
     def scanning(self, uri: str, *, scanned_only: bool = False) -> asyncio.Future[None] | None:
         """The task scanning ``uri`` in steps, while it runs (``scanned_only``: what ends when

@@ -48,7 +48,7 @@ from ..project_root import find_root as marked_root
 from ..text import Encoding
 from . import wire
 from .config import Settings
-from .convert import encoding_of
+from .convert import converter, encoding_of
 from .documents import DocumentStore, OpenDocument, uri_path
 from .guard import guard
 from .ledger import Ledger
@@ -251,6 +251,7 @@ class ActionLanguageServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=ActionProtocol,
+            converter_factory=converter,
         )
         self.documents = DocumentStore()
         self.ledger = Ledger()
@@ -286,15 +287,18 @@ class ActionLanguageServer(LanguageServer):
         answered meanwhile. Otherwise it runs at once, as before (a generator that yields
         nothing: pygls runs it synchronously, so it sees the messages that came before it).
         ``scanned_only``: the handler reads only the actions (``actions_analysis``: the outline)
-        and runs once the text is scanned, while the rules of its last slices still run."""
+        and runs once the text is scanned, before the rules of its last slices run (they wait
+        for it to be answered: ``Diagnostics.awaiting_scan``)."""
         if inspect.iscoroutinefunction(handler):
 
             @functools.wraps(handler)
             async def run_async(params: Any = None, *args: Any, **kwargs: Any) -> Any:
                 task = self.scanning(params, scanned_only)
-                if task is not None:
+                if task is None:
+                    return await handler(params, *args, **kwargs)
+                with self._awaiting_scan(params, scanned_only):
                     await asyncio.wait({task})
-                return await handler(params, *args, **kwargs)
+                    return await handler(params, *args, **kwargs)
 
             return run_async
 
@@ -302,11 +306,15 @@ class ActionLanguageServer(LanguageServer):
 
         def run(params: Any = None, *args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
             task = self.scanning(params, scanned_only)
-            if task is not None:
+            if task is None:
+                if stepwise:
+                    return (yield from handler(params, *args, **kwargs))
+                return handler(params, *args, **kwargs)
+            with self._awaiting_scan(params, scanned_only):  # (until it is answered)
                 yield self.in_request, (asyncio.wait, {task}), None
-            if stepwise:
-                return (yield from handler(params, *args, **kwargs))
-            return handler(params, *args, **kwargs)
+                if stepwise:
+                    return (yield from handler(params, *args, **kwargs))
+                return handler(params, *args, **kwargs)
 
         run.__name__ = getattr(handler, "__name__", "handler")
         return run
@@ -319,6 +327,16 @@ class ActionLanguageServer(LanguageServer):
             return None
         task: asyncio.Future[None] | None = diagnostics.scanning(uri, scanned_only=scanned_only)
         return task
+
+    def _awaiting_scan(self, params: Any, scanned_only: bool) -> contextlib.AbstractContextManager[None]:
+        """Held while a ``scanned_only`` request waits for its document's scan and is answered:
+        the rules of the last slices run after it (``Diagnostics.awaiting_scan``)."""
+        diagnostics = self.features.get("diagnostics")
+        uri = getattr(getattr(params, "text_document", None), "uri", None)
+        if not scanned_only or diagnostics is None or uri is None:
+            return contextlib.nullcontext()
+        hold: contextlib.AbstractContextManager[None] = diagnostics.awaiting_scan(uri)
+        return hold
 
     async def in_request(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """``await fn(*args)`` for a generator handler that yields ``(ls.in_request, (fn,

@@ -12,6 +12,7 @@ from ..model import Action, ActionKind
 from .wire import Later, in_steps
 
 if TYPE_CHECKING:
+    from ..document import Group
     from .server import ActionLanguageServer
 
 KINDS = {
@@ -26,6 +27,9 @@ KINDS = {
     ActionKind.CODE: types.SymbolKind.Function,
     ActionKind.OTHER: types.SymbolKind.Event,
 }
+
+
+CHUNK = 256  # symbols whose places are converted by one call
 
 
 def register(ls: ActionLanguageServer) -> None:
@@ -45,14 +49,56 @@ def register(ls: ActionLanguageServer) -> None:
         def offsets(a: Action) -> tuple[int, int, int, int]:
             return a.span.start, a.span.end, a.name_span.start, a.name_span.end
 
+        def group_bounds(g: Group) -> tuple[int, int]:
+            return (
+                min([g.span.start, *(actions[i].span.start for i in g.actions)]),
+                max([g.span.end, *(actions[i].span.end for i in g.actions)]),
+            )
+
+        # The symbols in document order (by where each one's range starts): ``(True, k)`` is
+        # group k, ``(False, i)`` action i outside every group.
+        order: list[tuple[bool, int]] = []
+        # The places of the symbols of one run of ``CHUNK`` of them, converted in one call (a
+        # call costs more than a place: one per symbol was most of a long history's outline):
+        # ``chunk -> (per symbol: (index of its first place, of its selection's end), places)``.
+        converted: dict[int, tuple[list[tuple[int, int]], list[tuple[int, int]]]] = {}
+
+        def places_of(n: int) -> tuple[list[tuple[int, int]], int, int]:
+            """The places of the ``n``-th symbol's ranges (see ``symbol``): where they begin in
+            the list, and where its selection's end is (a group's: its first line's end)."""
+            chunk = n // CHUNK
+            hit = converted.get(chunk)
+            if hit is None:
+                converted.clear()  # (written in order: the chunk before is done with)
+                run = order[chunk * CHUNK : (chunk + 1) * CHUNK]
+                firsts: list[int] = []
+                flat: list[int] = []
+                for grouped, j in run:
+                    firsts.append(len(flat))
+                    if grouped:
+                        g = analysis.groups[j]
+                        flat += (*group_bounds(g), *itertools.chain.from_iterable(offsets(actions[i]) for i in g.actions))
+                    else:
+                        flat += offsets(actions[j])
+                places = lines.positions(flat, enc)
+                ends: list[int] = []
+                at: list[tuple[int, int]] = []
+                for (grouped, _), first in zip(run, firsts, strict=True):
+                    if grouped:
+                        at.append((first, len(flat) + len(ends)))
+                        ends.append(max(flat[first], lines.line_end(places[first][0])))
+                    else:
+                        at.append((first, -1))
+                hit = converted[chunk] = (at, places + lines.positions(ends, enc))
+            at, places = hit
+            first, end = at[n % CHUNK]
+            return places, first, end
+
         # Written as the JSON of a ``types.DocumentSymbol`` (its keys, in pygls's order), not as
         # the object: building 100,000 of them (their validators) and unstructuring them with
-        # cattrs was most of an outline's time once the document was scanned. The places of a
-        # symbol (and its children) are converted in one call.
-        def action_symbol(i: int, places: list[tuple[int, int]] | None = None, k: int = 0) -> dict[str, Any]:
+        # cattrs was most of an outline's time once the document was scanned.
+        def action_symbol(i: int, places: list[tuple[int, int]], k: int) -> dict[str, Any]:
             a = actions[i]
-            if places is None:
-                places = lines.positions(offsets(a), enc)
             return {
                 "name": a.title,
                 "kind": KINDS[a.kind].value,
@@ -61,34 +107,32 @@ def register(ls: ActionLanguageServer) -> None:
                 "detail": f"{a.dialect} · {a.kind.value}",
             }
 
-        def group_symbol(k: int) -> dict[str, Any]:
-            g = analysis.groups[k]
-            start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
-            end = max([g.span.end, *(actions[i].span.end for i in g.actions)])
-            places = lines.positions([start, end, *itertools.chain.from_iterable(offsets(actions[i]) for i in g.actions)], enc)
-            first_line_end = lines.line_end(places[0][0])
-            places += [places[0], *lines.positions((max(start, first_line_end),), enc)]
+        def symbol(n: int) -> dict[str, Any]:
+            grouped, j = order[n]
+            places, k, end = places_of(n)
+            if not grouped:
+                return action_symbol(j, places, k)
+            g = analysis.groups[j]
             return {
                 "name": g.label or "block",
                 "kind": types.SymbolKind.Namespace.value,
-                "range": rng(places, 0),
-                "selectionRange": rng(places, len(places) - 2),
+                "range": rng(places, k),
+                "selectionRange": rng([places[k], places[end]], 0),
                 "detail": f"{len(g.actions)} action" + ("s" if len(g.actions) != 1 else ""),
-                "children": [action_symbol(i, places, 2 + 4 * n) for n, i in enumerate(g.actions)],
+                "children": [action_symbol(i, places, k + 2 + 4 * m) for m, i in enumerate(g.actions)],
             }
 
         # Each symbol is made as it is written (wire.Later), between other requests (in_steps):
-        # a large transcript's outline is 100,000 of them. In document order, by where each
-        # one's range starts.
+        # a large transcript's outline is 100,000 of them.
         def items() -> list[Later]:
-            out: list[tuple[int, Later]] = []
+            out: list[tuple[int, bool, int]] = []
             grouped: set[int] = set()
             for k, g in enumerate(analysis.groups):
                 grouped.update(g.actions)
-                start = min([g.span.start, *(actions[i].span.start for i in g.actions)])
-                out.append((start, Later(group_symbol, k)))
-            out.extend((a.span.start, Later(action_symbol, i)) for i, a in enumerate(actions) if i not in grouped)
+                out.append((group_bounds(g)[0], True, k))
+            out.extend((a.span.start, False, i) for i, a in enumerate(actions) if i not in grouped)
             out.sort(key=lambda item: item[0])
-            return [later for _, later in out]
+            order.extend((is_group, j) for _, is_group, j in out)
+            return [Later(symbol, n) for n in range(len(order))]
 
         return (yield from in_steps(ls, od, items))

@@ -9,6 +9,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
 
@@ -344,3 +346,42 @@ def test_a_check_waiting_for_its_turn_is_dropped_when_its_document_closes(monkey
 
     asyncio.run(run())
     assert planned == []
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | st.sampled_from(["é", "😀", "𝕏 ü", "\\\"\n"])
+_POSITION = st.builds(types.Position, line=st.integers(0, 2**31 - 1), character=st.integers(0, 2**31 - 1))
+_RANGE = st.builds(types.Range, start=_POSITION, end=_POSITION)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+_DIAGNOSTIC = st.builds(
+    types.Diagnostic,
+    range=_RANGE,
+    message=_TEXT,
+    severity=st.none() | st.sampled_from(types.DiagnosticSeverity),
+    code=st.none() | _TEXT | st.integers(),
+    code_description=st.none() | st.builds(types.CodeDescription, href=_TEXT),
+    source=st.none() | _TEXT,
+    tags=st.none() | st.lists(st.sampled_from(types.DiagnosticTag), max_size=2),
+    related_information=st.none()
+    | st.lists(
+        st.builds(types.DiagnosticRelatedInformation, location=st.builds(types.Location, uri=_TEXT, range=_RANGE), message=_TEXT),
+        max_size=2,
+    ),
+    data=st.none() | _JSON,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(diagnostics=st.lists(_DIAGNOSTIC, max_size=3))
+def test_diagnostics_are_written_as_lsprotocol_s_converter_writes_them(diagnostics: list[types.Diagnostic]) -> None:
+    """The server writes diagnostics without lsprotocol's generic unstructuring (a hook on its
+    converter): the same JSON text, key for key and in the same order, in a publish and alone."""
+    pygls = default_converter()
+    ours = create_server().protocol
+    note = types.PublishDiagnosticsNotification(params=types.PublishDiagnosticsParams(uri="file:///t.md", version=3, diagnostics=diagnostics))
+    assert json.dumps(ours._serialize_message(note)) == json.dumps(pygls.unstructure(note))
+    for d in diagnostics:
+        assert json.dumps(ours._serialize_message(d)) == json.dumps(pygls.unstructure(d))
