@@ -110,6 +110,8 @@ async def run(
     print(f"  outline (asked at the open): {t_outline:6.2f} s ({len(symbols or [])} symbols)")
     if cpu0 is not None and cpu1 is not None:
         print(f"  server CPU, didOpen to outline: {cpu1 - cpu0:5.2f} s")
+    if cpu1 is not None:  # (a fresh server: what it imported after initialize counts from the didOpen on)
+        print(f"  server start to outline: {t0 + t_outline - started:5.2f} s wall, {cpu1:5.2f} s server CPU")
     if first is not None and first_cpu and first_cpu[0] is not None:
         print(f"  server start to first diagnostics: {first[0] - started:5.2f} s wall, {first_cpu[0]:5.2f} s server CPU")
     await client.shutdown_session()
