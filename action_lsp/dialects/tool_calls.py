@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..jsonlazy import LazyNode, keys_unique
@@ -347,29 +348,38 @@ def _session_cwd(text: str, at: int, actions: list[Action], construct: Construct
             a.fields["path"] = relative_path(a.fields["path"], cwd)
 
 
-def _wants(value: Any, speaking: bool = False, depth: int = 0) -> bool:
-    """Does the decoded ``value`` hold what needs the ranges of the span-keeping parser: a
-    tool-call-shaped object (:func:`call_shape`), or assistant text that may hold actions
-    (:func:`_said`)? Decided on the C decoder's values; a line holding neither is not parsed
-    again."""
-    if depth > 64:
-        return True  # (deeper than any session shape: let the walker decide)
+def _somewhere(value: Any, test: Callable[[dict[str, Any], bool], bool], speaking: bool = False,
+               depth: int = 0) -> bool:
+    """Does ``test`` hold for an object of the decoded ``value`` where the walker goes (not
+    under ``_NOT_CALLS`` members), given whether it sits in an assistant message (``speaking``,
+    as the walker has it)? Past 48 levels, deeper than any session shape, yes: the walker
+    decides."""
+    if depth > 48:
+        return True
     if isinstance(value, list):
-        return any(_wants(v, speaking, depth + 1) for v in value if isinstance(v, dict | list))
+        return any(_somewhere(v, test, speaking, depth + 1) for v in value if isinstance(v, dict | list))
     if not isinstance(value, dict):
         return False
-    kind = _type(value)
-    if kind in _ITEMS:
-        return True
     role = value.get("role")
+    kind = _type(value)
     if isinstance(role, str) or kind in ("user", "gemini"):
         speaking = role in ("assistant", "model") or kind == "gemini"
-    if speaking and _said_value(value):
+    if test(value, speaking):
         return True
-    if _call_value(value):
-        return True
-    return any(_wants(v, speaking, depth + 1) for k, v in value.items()
+    return any(_somewhere(v, test, speaking, depth + 1) for k, v in value.items()
                if isinstance(v, dict | list) and k not in _NOT_CALLS)
+
+
+def _wanted(v: dict[str, Any], speaking: bool) -> bool:
+    """A Responses-API item, a tool-call-shaped object (:func:`call_shape`), or assistant text
+    that may hold actions (:func:`_said`): what needs the ranges of the span-keeping parser."""
+    return _type(v) in _ITEMS or (speaking and _said_value(v)) or _call_value(v)
+
+
+def _wants(value: Any) -> bool:
+    """Does the decoded ``value`` (a session record) hold what :func:`_wanted` says? Decided on
+    the C decoder's values; a line holding nothing wanted is not parsed again."""
+    return _somewhere(value, _wanted)
 
 
 _READ_KEYS = frozenset({"function", "functionCall", "functionResponse", "tool_call_id", "toolCallResults"})
@@ -395,25 +405,11 @@ def _reads(v: dict[str, Any], speaking: bool) -> bool:
     return speaking and _said_value(v)
 
 
-def _holds(value: Any, speaking: bool, depth: int = 0) -> bool:
-    """Does the decoded ``value`` hold an object the walker reads (:func:`_reads`) where the
-    walker goes (not under ``_NOT_CALLS`` members)? ``speaking`` as the walker has it where
-    ``value`` sits. The walker leaves a subtree that holds none unexpanded, and a tree made as
-    it is read (:mod:`action_lsp.jsonlazy`) then makes no node of it."""
-    if depth > 48:
-        return True  # (deeper than any session shape: let the walker look)
-    if isinstance(value, list):
-        return any(_holds(v, speaking, depth + 1) for v in value if isinstance(v, dict | list))
-    if not isinstance(value, dict):
-        return False
-    role = value.get("role")
-    kind = _type(value)
-    if isinstance(role, str) or kind in ("user", "gemini"):
-        speaking = role in ("assistant", "model") or kind == "gemini"
-    if _reads(value, speaking):
-        return True
-    return any(_holds(v, speaking, depth + 1) for k, v in value.items()
-               if isinstance(v, dict | list) and k not in _NOT_CALLS)
+def _holds(value: Any, speaking: bool) -> bool:
+    """Does the decoded ``value`` hold an object the walker reads (:func:`_reads`)? The walker
+    leaves a subtree that holds none unexpanded, and a tree made as it is read
+    (:mod:`action_lsp.jsonlazy`) then makes no node of it."""
+    return _somewhere(value, _reads, speaking)
 
 
 def _call_value(v: dict[str, Any]) -> bool:
