@@ -8,8 +8,8 @@ document took 100-200 ms just to be read (median, on an idle machine), and a few
 queued behind each other were read only when the scan had ended. Reading the pipe on the event
 loop itself takes whatever has arrived at each turn, between two slices.
 
-Only a pipe or a socket of its own is read that way (Neovim starts its servers with a socket
-for stdin and another for stdout: libuv's stdio), and only on POSIX: the loop makes the
+Only a pipe or a socket of its own is read that way (Neovim and VS Code start their servers
+with a socket for stdin and another for stdout: libuv's stdio), and only on POSIX: the loop makes the
 descriptor non-blocking, which must not also change how stdout is written (a terminal, or one
 socket for both directions). Anything else is read as pygls reads it.
 """

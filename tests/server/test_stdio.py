@@ -97,7 +97,7 @@ def test_only_a_pipe_of_its_own_is_read_on_the_loop(tmp_path: Path) -> None:
         sock = a.makefile("rwb")
         assert not _own_pipe(sock, sock)  # a socket for both directions
         with b.makefile("rb") as sock_in:
-            assert _own_pipe(sock_in, regular)  # Neovim (libuv) gives its servers a socket for stdin alone
+            assert _own_pipe(sock_in, regular)  # Neovim and VS Code (libuv) give their servers a socket for stdin alone
         sock.close()
     finally:
         os.close(r), os.close(w), a.close(), b.close(), regular.close()
