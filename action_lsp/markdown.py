@@ -7,7 +7,7 @@ look-behind on either character rather than ``re.MULTILINE`` (which ignores a lo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .model import Span
@@ -135,23 +135,51 @@ def _find_fence_close(
 PARAGRAPH = re.compile(r"(?:\n|\r\n?)[ \t]*(?:\n|\r\n?)\s*\S")  # a blank line, then text
 
 
-class ForwardSearch:
-    """``rx.search(text, pos)`` remembered, for a regex without look-behind: a match found from
-    ``q`` is the answer for every query in ``[q, match start]``, and no match from ``q`` means
-    none from any later position. Constructs that each ask "is there more after me?" (many
-    unclosed blocks) then cost one search per scan, not one search to the end each."""
+class Forward:
+    """The first place at or after a position that ``search`` finds (``n``: none), remembered:
+    the answer to a query from ``q`` holds for every query in ``[q, answer]``, so queries in
+    text order read the text once, and constructs that each ask "is there more after me?" (many
+    unclosed blocks) cost one search per scan, not one search to the end each. ``search`` must
+    be monotone so: what it finds from ``q`` is what it finds from any position up to it."""
 
-    __slots__ = ("memo", "rx", "text")
+    __slots__ = ("memo", "n", "search")
+
+    def __init__(self, n: int, search: Callable[[int], int]) -> None:
+        self.n = n
+        self.search = search
+        self.memo = (-1, -1)  # (searched from, what was found)
+
+    def next(self, pos: int) -> int:
+        q, found = self.memo
+        if q <= pos <= found:
+            return found
+        found = self.search(pos)
+        self.memo = (pos, found)
+        return found
+
+
+class ForwardSearch(Forward):
+    """``rx.search(text, pos)`` remembered (:class:`Forward`), for a regex without look-behind."""
+
+    __slots__ = ()
 
     def __init__(self, text: str, rx: re.Pattern[str]) -> None:
-        self.text = text
-        self.rx = rx
-        self.memo = (-1, -1)  # (searched from, match start or len(text) for none)
+        def search(pos: int) -> int:
+            m = rx.search(text, pos)
+            return m.start() if m else len(text)
+
+        super().__init__(len(text), search)
 
     def found(self, pos: int) -> bool:
-        q, at = self.memo
-        if not q <= pos <= at:
-            m = self.rx.search(self.text, pos)
-            at = m.start() if m else len(self.text)
-            self.memo = (pos, at)
-        return at < len(self.text)
+        """Whether a match starts at or after ``pos``."""
+        return self.next(pos) < self.n
+
+
+def text_finder(text: str, needle: str) -> Forward:
+    """The next occurrence of ``needle`` at or after a position (``len(text)``: none), remembered."""
+
+    def search(pos: int) -> int:
+        found = text.find(needle, pos)
+        return found if found >= 0 else len(text)
+
+    return Forward(len(text), search)

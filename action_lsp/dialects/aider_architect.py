@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import line_end, next_line_start
+from ..markdown import Forward, line_end, next_line_start
 from .base import Construct, ScanContext
 
 # An Aider user line (the prompt, or the editor's prompt quoting the architect): `#### ` and
@@ -63,27 +63,17 @@ class Verdict:
     watch: tuple[str, ...]
 
 
-class _Next:
-    """The first match of ``rx`` at or after a position (len(text): none), remembered: queries
-    in text order read the text once."""
+def _line_finder(text: str, rx: re.Pattern[str]) -> Forward:
+    """The start of the first line at or after a position that ``rx`` matches from the line
+    break before it (``len(text)``: none), remembered."""
 
-    def __init__(self, text: str, rx: re.Pattern[str]) -> None:
-        self.text = text
-        self.rx = rx
-        self.memo = (-1, -1)
+    def search(pos: int) -> int:
+        if pos == 0 and rx.match("\n" + text[: line_end(text, 0)]) is not None:
+            return 0
+        m = rx.search(text, max(0, pos - 1))
+        return m.start() + 1 if m is not None else len(text)
 
-    def at(self, pos: int) -> int:
-        """Line start of the first matching line starting at or after ``pos``."""
-        q, found = self.memo
-        if q <= pos <= found:
-            return found
-        if pos == 0 and self.rx.match("\n" + self.text[: line_end(self.text, 0)]) is not None:
-            found = 0
-        else:
-            m = self.rx.search(self.text, max(0, pos - 1))
-            found = m.start() + 1 if m is not None else len(self.text)
-        self.memo = (pos, found)
-        return found
+    return Forward(len(text), search)
 
 
 class Turns:
@@ -92,18 +82,18 @@ class Turns:
     def __init__(self, text: str) -> None:
         self.text = text
         lf = "\r" not in text
-        self.users = _Next(text, _LF_USER if lf else _USER)
-        self.questions = _Next(text, _LF_QUESTION if lf else _QUESTION)
-        self.applied = _Next(text, _LF_APPLIED if lf else _APPLIED)
+        self.users = _line_finder(text, _LF_USER if lf else _USER)
+        self.questions = _line_finder(text, _LF_QUESTION if lf else _QUESTION)
+        self.applied = _line_finder(text, _LF_APPLIED if lf else _APPLIED)
         self.runs: dict[int, tuple[list[str], int]] = {}
 
     def verdict(self, pos: int) -> Verdict:
         """Does the block at ``pos`` stand in an architect's answer?"""
         text = self.text
         n = len(text)
-        user = self.users.at(pos)
-        question = self.questions.at(pos)
-        applied = self.applied.at(pos)
+        user = self.users.next(pos)
+        question = self.questions.next(pos)
+        applied = self.applied.next(pos)
         if question < user and question < applied:
             return Verdict(True, line_end(text, question), ())
         if applied < user:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import line_end, next_line_start
+from ..markdown import line_end, next_line_start, text_finder
 from ..model import Action, Diagnostic, Span
 from .aider_reports import lines_key, reports, same_file
 from .tool_use import failed
@@ -70,30 +70,11 @@ class PatchFailure:
     heading: Span
 
 
-class _Next:
-    """The next occurrence of ``needle`` at or after a position (len(text): none), remembered."""
-
-    def __init__(self, text: str, needle: str) -> None:
-        self.text = text
-        self.needle = needle
-        self.memo = (-1, -1)
-
-    def at(self, pos: int) -> int:
-        q, found = self.memo
-        if q <= pos <= found:
-            return found
-        found = self.text.find(self.needle, pos)
-        if found < 0:
-            found = len(self.text)
-        self.memo = (pos, found)
-        return found
-
-
 class _Found:
     def __init__(self, text: str) -> None:
-        self.udiff = _Next(text, "UnifiedDiff")
-        self.parse = _Next(text, "rror parsing patch")  # (Error / Unexpected error)
-        self.apply = _Next(text, "Error applying action '")
+        self.udiff = text_finder(text, "UnifiedDiff")
+        self.parse = text_finder(text, "rror parsing patch")  # (Error / Unexpected error)
+        self.apply = text_finder(text, "Error applying action '")
 
 
 def _found(cache: dict[str, object], text: str) -> _Found:
@@ -115,7 +96,7 @@ def _turn_end(cache: dict[str, object], text: str, end: int) -> int:
 
 def _udiff_echoes(text: str, found: _Found, start: int, stop: int) -> list[HunkEcho]:
     echoes: list[HunkEcho] = []
-    at = found.udiff.at(start)
+    at = found.udiff.next(start)
     while at < stop:
         line = _line_start(text, at)
         head = _UDIFF.match(text, line)
@@ -154,7 +135,7 @@ def _udiff_echo(text: str, heading: int, stop: int) -> HunkEcho | None:
 def _patch_failures(text: str, found: _Found, start: int, stop: int) -> list[PatchFailure]:
     out: list[PatchFailure] = []
     for finder, needle in ((found.parse, "rror parsing patch"), (found.apply, "Error applying action '")):
-        at = finder.at(start)
+        at = finder.next(start)
         while 0 <= at < stop:
             line = _line_start(text, at)
             m = _PATCH.match(text, line)

@@ -43,10 +43,9 @@ first tool message after a blank line (:meth:`Reports.next_tool_line`), not at t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..markdown import line_end, next_line_start
+from ..markdown import Forward, line_end, next_line_start
 from ..model import Span
 
 # Lines after which Aider writes a multi-line tool message (see :func:`tool_message`): the user's
@@ -155,25 +154,6 @@ class Turn:
     reach: int
 
 
-class _Forward:
-    """The first place at or after a position that ``search`` finds (len(text): none),
-    remembered: the answer to a query from ``q`` holds for every query in ``[q, answer]``, so
-    queries in text order read the text once."""
-
-    def __init__(self, n: int, search: Callable[[int], int]) -> None:
-        self.n = n
-        self.search = search
-        self.memo = (-1, -1)
-
-    def next(self, pos: int) -> int:
-        q, found = self.memo
-        if q <= pos <= found:
-            return found
-        found = self.search(pos)
-        self.memo = (pos, found)
-        return found
-
-
 class Reports:
     """The reports of one text, found from the blocks before them (memoized per scan: each
     search forward is answered for every position up to its answer)."""
@@ -181,11 +161,11 @@ class Reports:
     def __init__(self, text: str) -> None:
         self.text = text
         n = len(text)
-        self.turns = _Forward(n, self._turn_end)
-        self.bounds = _Forward(n, self._turn_end)  # where a report's parse stops (its own queries)
-        self.tools = _Forward(n, self._tool_line)
-        self.users = _Forward(n, self._user_line)
-        self.message_ends = _Forward(n, self._message_end)
+        self.turns = Forward(n, self._turn_end)
+        self.bounds = Forward(n, self._turn_end)  # where a report's parse stops (its own queries)
+        self.tools = Forward(n, self._tool_line)
+        self.users = Forward(n, self._user_line)
+        self.message_ends = Forward(n, self._message_end)
         self.parsed: dict[int, Report] = {}
 
     def next_tool_line(self, pos: int) -> int:
