@@ -51,6 +51,7 @@ from ..markdown import (
     EOL,
     PARAGRAPH,
     FenceOpen,
+    Forward,
     ForwardSearch,
     find_fence_close,
     line_end,
@@ -122,42 +123,29 @@ def _blank_before(text: str, pos: int) -> int:
     return start if not text[start:pos].strip(" \t") else -1
 
 
-class _Finder:
-    """The next line (at or after a position) matching a marker regex after its blanks.
+def _finder(text: str, rx: re.Pattern[str]) -> Forward:
+    """The line start of the next line (at or after a position) matching a marker regex after
+    its blanks (``len(text)``: none), remembered: a block that is never closed searches to the
+    end of the text once per scan, not once per block."""
 
-    The answer to a query from ``q`` holds for every query in ``[q, answer]``: a block that is
-    never closed searches to the end of the text once per scan, not once per block.
-    """
-
-    def __init__(self, text: str, rx: re.Pattern[str]) -> None:
-        self.text = text
-        self.rx = rx
-        self.memo = (-1, -1)
-
-    def next(self, pos: int) -> int:
-        """Line start of the next matching line at or after ``pos`` (``len(text)`` if none)."""
-        q, found = self.memo
-        if q <= pos <= found:
-            return found
-        text, rx = self.text, self.rx
-        found = len(text)
+    def search(pos: int) -> int:
         m = rx.search(text, pos)
         while m is not None:
             line = _blank_before(text, m.start())
             if line >= pos:
-                found = line
-                break
+                return line
             m = rx.search(text, m.start() + 1)
-        self.memo = (pos, found)
-        return found
+        return len(text)
+
+    return Forward(len(text), search)
 
 
 @dataclass(slots=True)
 class _Finders:
-    head: _Finder  # loose SEARCH markers (typos included)
-    divider: _Finder
-    updated: _Finder
-    message: _Finder  # Aider's `#### ` user-message lines
+    head: Forward  # loose SEARCH markers (typos included)
+    divider: Forward
+    updated: Forward
+    message: Forward  # Aider's `#### ` user-message lines
     paragraph: ForwardSearch  # a blank line, then text
 
 
@@ -165,7 +153,7 @@ def _finders(ctx: ScanContext) -> _Finders:
     found = ctx.cache.get("aider")
     if found is None:
         t = ctx.text
-        found = ctx.cache["aider"] = _Finders(_Finder(t, _LOOSE_HEAD_RX), _Finder(t, _DIVIDER), _Finder(t, _UPDATED), _Finder(t, _MESSAGE), ForwardSearch(t, PARAGRAPH))
+        found = ctx.cache["aider"] = _Finders(_finder(t, _LOOSE_HEAD_RX), _finder(t, _DIVIDER), _finder(t, _UPDATED), _finder(t, _MESSAGE), ForwardSearch(t, PARAGRAPH))
     return found
 
 
