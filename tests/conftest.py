@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import itertools
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -22,6 +26,11 @@ from action_lsp.model import (
 from action_lsp.text import LineIndex, Range
 
 REPO = Path(__file__).resolve().parent.parent
+
+# The servers the tests start keep the code attrs and cattrs generate here, never in the user's
+# own cache directory (action_lsp/codecache.py); one directory per test process.
+os.environ["ACTION_LSP_CACHE_DIR"] = _CACHE = tempfile.mkdtemp(prefix="action-lsp-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 pytest_plugins = ["progress_per_file"]  # `make test`: one line per test file (--progress-per-file)
 

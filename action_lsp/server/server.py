@@ -42,7 +42,7 @@ from pygls.exceptions import (
 from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
-from .. import __version__
+from .. import __version__, codecache
 from ..deferred import FIRST_OPEN
 from ..project_root import find_root as marked_root
 from ..text import Encoding
@@ -245,6 +245,8 @@ def warm_up(server: ActionLanguageServer, loop: asyncio.AbstractEventLoop) -> No
         if server.warm_names:
             _import(server.warm_names.pop(0))
             loop.call_later(WARM_STEP, step)
+        else:  # (the code attrs and cattrs wrote for the start, kept for the next: codecache.py)
+            codecache.save()
 
     loop.call_later(WARM_STEP, step)
 

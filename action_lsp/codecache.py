@@ -1,0 +1,162 @@
+"""The code that attrs and cattrs write at run time, kept between starts of the language server.
+
+lsprotocol declares the LSP's 561 types with attrs, which writes the source of each class's
+``__init__``, ``__eq__``, ``__repr__`` ... and compiles it as the class is made: 554 calls of
+``compile``, 0.15-0.17 s of the 0.3 s that importing lsprotocol costs, at every start of the
+server, while the editor waits for the answer to ``initialize`` (measured: docs/server.md).
+cattrs does the same for each type it first converts. Python keeps the bytecode of modules in
+``__pycache__``, not this code; this module keeps it: :func:`install` puts a ``compile`` that
+remembers what it compiled into the modules of attrs and cattrs that write code, and
+:func:`save` writes what was compiled to a file in the user's cache directory, read back at the
+next start (one ``marshal.loads``, a few ms).
+
+What is kept is exactly what ``compile`` gave: a code object is found by a hash of everything
+``compile`` reads (the source, the file name, the mode, the ``__future__`` flags in effect where
+it was called, the optimization level), and the file is specific to the interpreter (its bytecode
+magic number), as ``.pyc`` files are. A file that cannot be read is ignored (and replaced at the
+next save); one that cannot be written is not written. Only ``action-lsp serve`` installs it.
+
+``ACTION_LSP_CACHE_DIR`` names the directory (empty: keep nothing); otherwise
+``$XDG_CACHE_HOME/action-lsp``, ``~/.cache/action-lsp`` (``~/Library/Caches/action-lsp`` on macOS,
+``%LOCALAPPDATA%\\action-lsp\\cache`` on Windows).
+"""
+
+from __future__ import annotations
+import __future__
+
+import atexit
+import builtins
+import functools
+import hashlib
+import importlib
+import importlib.util
+import marshal
+import operator
+import os
+import sys
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+# The modules whose ``compile`` calls make the code kept: attrs's classes, cattrs's converters.
+MODULES = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
+MAX_BYTES = 64 << 20  # a cache file larger than this is not read (not one this module wrote)
+
+# Every ``from __future__`` flag: the ones ``compile`` inherits from the code that calls it.
+_FUTURE = functools.reduce(operator.or_, (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names))
+
+
+def cache_dir() -> Path | None:
+    """Where the cache is kept (None: nowhere, see the module doc)."""
+    named = os.environ.get("ACTION_LSP_CACHE_DIR")
+    if named is not None:
+        return Path(named) if named else None
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "action-lsp"
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "action-lsp" / "cache"
+    home = Path.home()
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "action-lsp"
+    return home / ".cache" / "action-lsp"
+
+
+def cache_file(directory: Path) -> Path:
+    """The file for this interpreter (its implementation, version and bytecode magic number)."""
+    return directory / f"generated-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal"
+
+
+class CodeCache:
+    """A ``compile`` that gives back the code it (or an earlier run) made for the same input."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.known: dict[bytes, CodeType] = _read(path) if path is not None else {}
+        self.used: dict[bytes, CodeType] = {}  # (what this run compiled or found: what is saved)
+        self.compiled = 0  # compiled by this run (not found): a save is due
+        self.found = 0
+
+    def compile(self, source: Any, filename: Any, mode: str, flags: int = 0, dont_inherit: bool = False,
+                optimize: int = -1, **kwargs: Any) -> Any:
+        if not dont_inherit:  # what the builtin would inherit from its caller, not from here
+            flags |= sys._getframe(1).f_code.co_flags & _FUTURE
+        if type(source) is not str or type(filename) is not str or flags & ~_FUTURE or kwargs:
+            return builtins.compile(source, filename, mode, flags, True, optimize, **kwargs)
+        level = optimize if optimize != -1 else sys.flags.optimize
+        head = f"{mode}\0{flags}\0{level}\0{filename}\0".encode("utf-8", "surrogatepass")
+        key = hashlib.blake2b(head + source.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+        code = self.known.get(key)
+        if code is None:
+            code = builtins.compile(source, filename, mode, flags, True, optimize)
+            self.known[key] = code
+            self.compiled += 1
+        else:
+            self.found += 1
+        self.used[key] = code
+        return code
+
+    def save(self) -> bool:
+        """Write what this run used, if it compiled anything new (the file then holds no code
+        that an upgraded attrs or lsprotocol no longer writes). All or nothing: a temporary
+        file renamed over the old one (two servers saving at once: one of them wins)."""
+        if self.path is None or not self.compiled:
+            return False
+        import tempfile  # (not at the start: it imports random, shutil ...)
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=".generated-code-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(marshal.dumps(self.used))
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            return False
+        self.compiled = 0
+        return True
+
+
+def _read(path: Path) -> dict[bytes, CodeType]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            return {}
+        found = marshal.loads(data)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if type(found) is not dict or not all(type(k) is bytes and type(v) is CodeType for k, v in found.items()):
+        return {}
+    return found
+
+
+_installed: CodeCache | None = None
+
+
+def install() -> CodeCache | None:
+    """Put the remembering ``compile`` into the modules that write code (importing them), once;
+    saved at exit. None when the cache is kept nowhere or those modules are not there."""
+    global _installed
+    if _installed is not None:
+        return _installed
+    directory = cache_dir()
+    if directory is None:
+        return None
+    try:
+        modules = [importlib.import_module(name) for name in MODULES]
+    except ImportError:
+        return None
+    cache = CodeCache(cache_file(directory))
+    for module in modules:
+        module.compile = cache.compile  # type: ignore[attr-defined]  # (shadows the builtin there)
+    _installed = cache
+    atexit.register(cache.save)
+    return cache
+
+
+def save() -> bool:
+    """Save the installed cache now if it compiled anything new (see :meth:`CodeCache.save`)."""
+    return _installed.save() if _installed is not None else False

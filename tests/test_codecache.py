@@ -1,0 +1,128 @@
+"""The code attrs and cattrs write at run time, kept between starts of the server
+(``action_lsp/codecache.py``): what a later start gets is what ``compile`` would have given."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from action_lsp import codecache
+from action_lsp.codecache import CodeCache, cache_file
+
+SOURCE = "def f(x: int) -> int:\n    return x + 1\n"
+
+
+def _run(code: object) -> dict[str, object]:
+    scope: dict[str, object] = {}
+    exec(code, scope)
+    return scope
+
+
+def test_a_later_start_gets_the_code_an_earlier_one_compiled(tmp_path: Path) -> None:
+    first = CodeCache(cache_file(tmp_path))
+    code = first.compile(SOURCE, "<generated f>", "exec")
+    assert (first.compiled, first.found) == (1, 0)
+    assert first.save()
+    second = CodeCache(cache_file(tmp_path))
+    again = second.compile(SOURCE, "<generated f>", "exec")
+    assert (second.compiled, second.found) == (0, 1)
+    assert again == code
+    assert _run(again)["f"](2) == 3  # type: ignore[operator]
+    assert not second.save()  # nothing new: the file is left as it is
+
+
+def test_the_future_flags_of_the_caller_are_part_of_what_is_kept(tmp_path: Path) -> None:
+    """``compile`` inherits ``from __future__`` flags from the module calling it (attrs's and
+    cattrs's have ``annotations``): the same source compiled with and without them is two codes."""
+    cache = CodeCache(cache_file(tmp_path))
+    inherited = _run(cache.compile(SOURCE, "<f>", "exec"))["f"]  # (this module has annotations)
+    plain = _run(cache.compile(SOURCE, "<f>", "exec", dont_inherit=True))["f"]
+    assert inherited.__annotations__ == {"x": "int", "return": "int"}  # type: ignore[attr-defined]
+    assert plain.__annotations__ == {"x": int, "return": int}  # type: ignore[attr-defined]
+    assert _run(compile(SOURCE, "<f>", "exec"))["f"].__annotations__ == inherited.__annotations__  # type: ignore[attr-defined]
+    # A name, a mode or a flag that differs is another code, never the one kept for the first.
+    assert cache.compile(SOURCE, "<g>", "exec").co_filename == "<g>"
+    assert cache.compiled == 3
+
+
+def test_an_unreadable_cache_file_is_ignored_and_replaced(tmp_path: Path) -> None:
+    path = cache_file(tmp_path)
+    for junk in (b"", b"not marshal", b"\xe9" * 100, bytes([0x7B]) + b"\x00" * 20):
+        path.write_bytes(junk)
+        cache = CodeCache(path)
+        assert cache.known == {}
+        cache.compile(SOURCE, "<f>", "exec")
+        assert cache.save()
+        assert CodeCache(path).known.keys() == cache.used.keys()
+
+
+def test_a_cache_that_cannot_be_written_is_not_written(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("a file where the directory would be")
+    cache = CodeCache(cache_file(tmp_path / "file" / "cache"))
+    cache.compile(SOURCE, "<f>", "exec")
+    assert not cache.save()
+
+
+def test_compile_calls_it_does_not_keep_pass_through(tmp_path: Path) -> None:
+    import ast
+
+    cache = CodeCache(cache_file(tmp_path))
+    tree = cache.compile(SOURCE, "<f>", "exec", ast.PyCF_ONLY_AST)
+    assert isinstance(tree, ast.Module)
+    assert isinstance(cache.compile(tree, "<f>", "exec"), type(compile("", "", "exec")))
+    assert cache.compiled == 0 and cache.used == {}
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", None), ("relative/dir", Path("relative/dir"))])
+def test_the_cache_directory_is_the_one_named(monkeypatch: pytest.MonkeyPatch, value: str, expected: Path | None) -> None:
+    monkeypatch.setenv("ACTION_LSP_CACHE_DIR", value)
+    assert codecache.cache_dir() == expected
+
+
+def test_without_a_named_directory_it_is_the_users_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ACTION_LSP_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert codecache.cache_dir() == tmp_path / "action-lsp"
+
+
+def _initialize(**env: str | None) -> dict[str, object]:
+    """Start ``action-lsp serve`` with ``env`` (None: unset), ask ``initialize``, end it: its answer."""
+    def frame(obj: dict[str, object]) -> bytes:
+        body = json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    messages = b"".join(frame(m) for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "processId": None}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ))
+    environ = {**os.environ, **{k: v for k, v in env.items() if v is not None}}
+    for k in (k for k, v in env.items() if v is None):
+        environ.pop(k, None)
+    out = subprocess.run([sys.executable, "-m", "action_lsp", "serve"], input=messages, capture_output=True,
+                         env=environ, timeout=60, check=True).stdout
+    body = out.split(b"\r\n\r\n", 1)[1]
+    answer: dict[str, object] = json.JSONDecoder().raw_decode(body.decode())[0]
+    return answer
+
+
+def test_the_server_keeps_its_generated_code_and_answers_the_same_with_it(tmp_path: Path) -> None:
+    compiled = _initialize(ACTION_LSP_CACHE_DIR=None, XDG_CACHE_HOME=str(tmp_path))
+    kept = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert kept == [Path("action-lsp"), Path("action-lsp") / cache_file(tmp_path).name]
+    assert len(CodeCache(cache_file(tmp_path / "action-lsp")).known) > 500  # (lsprotocol's classes: 561)
+    cached = _initialize(ACTION_LSP_CACHE_DIR=str(tmp_path / "action-lsp"))
+    assert cached == compiled
+    assert compiled["result"]["capabilities"]["textDocumentSync"]  # type: ignore[index]
+
+
+def test_the_server_keeps_nothing_when_told_so(tmp_path: Path) -> None:
+    answer = _initialize(ACTION_LSP_CACHE_DIR="", XDG_CACHE_HOME=str(tmp_path), HOME=str(tmp_path))
+    assert answer["id"] == 1
+    assert list(tmp_path.iterdir()) == []
