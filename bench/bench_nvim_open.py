@@ -19,7 +19,10 @@ findings, and the outline (``textDocument/documentSymbol``, asked at the ``LspAt
 Medians over ``--runs`` (each run's numbers are printed too). ``--source DIR``: the server is
 the action-lsp found in DIR (another checkout, e.g. a ``git archive`` of the code before a change).
 
-A cold start imports the server: with the package's bytecode cached (``__pycache__``, which
+A cold start imports the server, whose classes attrs makes from code it generates, kept
+between starts by ``action-lsp serve`` (``action_lsp/codecache.py``: which case is measured is
+printed; ``ACTION_LSP_CACHE_DIR= `` measures a start without it); and it imports the package's
+modules: with their bytecode cached (``__pycache__``, which
 ``pip install`` writes), or compiling every module's source at each start when there is none (a
 checkout used only with ``PYTHONDONTWRITEBYTECODE=1`` set, as this machine's shells do: about
 0.3 s more). Which one is measured is printed; ``--compile`` writes the bytecode first.
@@ -139,6 +142,11 @@ if os.environ.get("BENCH_PROFILE"):
     import cProfile
     profile = cProfile.Profile()
     profile.enable()
+try:
+    from action_lsp import codecache
+    codecache.install()  # (as ``action-lsp serve`` does: the code attrs generates, kept between starts)
+except ImportError:  # (a --source from before it)
+    pass
 import action_lsp.server.server as S
 mark("imports done")
 seen = set()
@@ -186,6 +194,19 @@ action_lsp.server.create_server = create_server
 from action_lsp.cli import main
 sys.exit(main(sys.argv[1:]))
 """
+
+
+def generated_code_kept() -> str:
+    """Whether the server finds the code attrs and cattrs generate kept by an earlier start
+    (``action_lsp/codecache.py``; ``ACTION_LSP_CACHE_DIR=`` measures a start without it)."""
+    try:
+        from action_lsp.codecache import cache_dir, cache_file
+    except ImportError:
+        return "no (this action-lsp does not keep it)"
+    where = cache_dir()
+    if where is None:
+        return "no (ACTION_LSP_CACHE_DIR is empty)"
+    return f"yes ({cache_file(where)})" if cache_file(where).exists() else f"not yet (the first start writes {cache_file(where)})"
 
 
 def bytecode_cached(package: Path) -> bool:
@@ -341,6 +362,7 @@ def main() -> int:
     if args.compile:
         compileall.compile_dir(str(package), quiet=1)
     print(f"  action_lsp's bytecode: {'cached' if bytecode_cached(package) else 'none: compiled at each start'}")
+    print(f"  generated code kept between starts: {generated_code_kept()}")
     with tempfile.TemporaryDirectory(prefix="bench-nvim-") as t:
         server = server_dir(Path(t), args.source, args.timeline)
         for warm in (False,) if args.cold else (False, True):
