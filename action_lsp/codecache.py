@@ -4,9 +4,11 @@ lsprotocol declares the LSP's 561 types with attrs, which writes the source of e
 ``__init__``, ``__eq__``, ``__repr__`` ... and compiles it as the class is made: 554 calls of
 ``compile``, 0.15-0.17 s of the 0.3 s that importing lsprotocol costs, at every start of the
 server, while the editor waits for the answer to ``initialize`` (measured: docs/server.md).
-cattrs does the same for each type it first converts. Python keeps the bytecode of modules in
+cattrs does the same for each type it first converts, and ``dataclasses`` for action-lsp's own
+classes (311 methods, 30-50 ms). Python keeps the bytecode of modules in
 ``__pycache__``, not this code; this module keeps it: :func:`install` puts a ``compile`` that
-remembers what it compiled into the modules of attrs and cattrs that write code, and
+remembers what it compiled into the modules of attrs and cattrs that write code (and an
+``exec`` that compiles with it into ``dataclasses``), and
 :func:`save` writes what was compiled to a file in the user's cache directory, read back at the
 next start (one ``marshal.loads``, a few ms).
 
@@ -38,8 +40,10 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-# The modules whose ``compile`` calls make the code kept: attrs's classes, cattrs's converters.
+# The modules whose ``compile`` calls make the code kept: attrs's classes, cattrs's converters;
+# and those whose ``exec`` of a source text does: the dataclasses (action-lsp's own, 311 methods).
 MODULES = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
+EXEC_MODULES = ("dataclasses",)
 MAX_BYTES = 64 << 20  # a cache file larger than this is not read (not one this module wrote)
 
 # Every ``from __future__`` flag: the ones ``compile`` inherits from the code that calls it.
@@ -95,6 +99,16 @@ class CodeCache:
         self.used[key] = code
         return code
 
+    def exec(self, source: Any, globals: Any = None, locals: Any = None, /, **kwargs: Any) -> None:
+        """``exec``, with a source text compiled by :meth:`compile` (as ``exec`` compiles it:
+        file name ``<string>``, the caller's ``__future__`` flags)."""
+        caller = sys._getframe(1)
+        if globals is None:  # (the caller's namespaces, as the builtin takes them)
+            globals, locals = caller.f_globals, caller.f_locals if locals is None else locals
+        if type(source) is str and not kwargs:
+            source = self.compile(source, "<string>", "exec", caller.f_code.co_flags & _FUTURE, True)
+        builtins.exec(source, globals, locals, **kwargs)
+
     def save(self) -> bool:
         """Write what this run used, if it compiled anything new (the file then holds no code
         that an upgraded attrs or lsprotocol no longer writes). All or nothing: a temporary
@@ -147,11 +161,14 @@ def install() -> CodeCache | None:
         return None
     try:
         modules = [importlib.import_module(name) for name in MODULES]
+        exec_modules = [importlib.import_module(name) for name in EXEC_MODULES]
     except ImportError:
         return None
     cache = CodeCache(cache_file(directory))
     for module in modules:
         module.compile = cache.compile  # type: ignore[attr-defined]  # (shadows the builtin there)
+    for module in exec_modules:
+        module.exec = cache.exec  # type: ignore[attr-defined]
     _installed = cache
     atexit.register(cache.save)
     return cache

@@ -126,3 +126,47 @@ def test_the_server_keeps_nothing_when_told_so(tmp_path: Path) -> None:
     answer = _initialize(ACTION_LSP_CACHE_DIR="", XDG_CACHE_HOME=str(tmp_path), HOME=str(tmp_path))
     assert answer["id"] == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_exec_of_a_source_runs_the_kept_code_in_the_namespaces_given(tmp_path: Path) -> None:
+    """What ``dataclasses`` does with it: ``exec(text, globals, ns)``."""
+    cache = CodeCache(cache_file(tmp_path))
+    scope: dict[str, object] = {"base": 40}
+    ns: dict[str, object] = {}
+    cache.exec("def f(x: int):\n    return base + x\n", scope, ns)
+    assert ns["f"](2) == 42  # type: ignore[operator]
+    assert ns["f"].__annotations__ == {"x": "int"}  # type: ignore[attr-defined]  # (this module's future flags)
+    later = CodeCache(cache_file(tmp_path)) if cache.save() else cache
+    later.exec("def f(x: int):\n    return base + x\n", scope, ns)
+    assert later.found == 1
+
+
+def test_exec_without_namespaces_uses_the_callers() -> None:
+    script = """
+from action_lsp.codecache import CodeCache
+here = 5
+scope = {"here": 7}
+CodeCache(None).exec("result = here * 2")  # (the builtin would use this module's namespace)
+CodeCache(None).exec("result = here * 2", scope)
+print(result, scope["result"])
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split() == ["10", "14"]
+
+
+def test_dataclasses_made_with_the_kept_code_behave_as_without(tmp_path: Path) -> None:
+    script = """
+import dataclasses, json, sys
+from action_lsp import codecache
+codecache.install()
+@dataclasses.dataclass(frozen=True, order=True)
+class P:
+    x: int
+    y: str = "a"
+print(json.dumps([repr(P(1)), P(1) == P(1), P(1) < P(2), hash(P(1)) == hash(P(1)), codecache._installed.found]))
+"""
+    env = {**os.environ, "ACTION_LSP_CACHE_DIR": str(tmp_path)}
+    first, second = (json.loads(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                               text=True, check=True, timeout=60).stdout) for _ in range(2))
+    assert first[:4] == second[:4] == ["P(x=1, y='a')", True, True, True]
+    assert first[4] == 0 and second[4] > 0  # (the second run found what the first kept)
