@@ -81,7 +81,8 @@ def glued_closer(tags: Iterable[str]) -> re.Pattern[str]:
     as an opening tag (```` ```<update_todo_list> ````: Kilo Code writes its next tool call
     right after the closing backticks of a fence it wrote)."""
     names = "|".join(re.escape(t) for t in sorted(tags, key=len, reverse=True))
-    return re.compile(r"(`{3,}|~{3,})(?=<(?:" + names + r")>)")
+    # (```+ rather than `{3,}: a literal first in each branch lets `re` skip ahead by character.)
+    return re.compile(r"(```+|~~~+)(?=<(?:" + names + r")>)")
 
 
 def find_fence_close(
@@ -100,7 +101,13 @@ def find_fence_close(
     if glued is None:
         return found
     stop = found[0] if found is not None else (len(text) if limit is None else limit)
-    for m in glued.finditer(text, body_start, stop):
+    # A glued closer ends just before a `<` that follows a fence character: none in the body
+    # (most fences) is two searches in C; else no match starts before the line of the first.
+    tick, tilde = text.find("`<", body_start, stop), text.find("~<", body_start, stop)
+    first = tick if tilde < 0 else tilde if tick < 0 else min(tick, tilde)
+    if first < 0:
+        return found
+    for m in glued.finditer(text, text.rfind("\n", body_start, first) + 1 or body_start, stop):
         fence = m.group(1)
         line = m.start()
         while line > body_start and line > m.start() - 3 and text[line - 1] == " ":
