@@ -161,6 +161,13 @@ class _Events:
                 else:
                     pos = text.find("\n", line) + 1 or n
                     self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
+                    # The separator lines right after it (Aider's user message, a `#### ` line
+                    # each) are the next events whatever follows: passed here, a line a step.
+                    kind = self._kind.match
+                    while pos < n and (sm := kind(text, pos)) is not None and sm.lastgroup == "sep":
+                        line = pos
+                        pos = text.find("\n", line) + 1 or n
+                        self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
                 if pos >= n:
                     return n, "", None
             elif tag_at <= json_at:
