@@ -100,6 +100,14 @@ def find_fence_close(
     found = _find_fence_close(text, body_start, char, length, limit, cr=cr)
     if glued is None:
         return found
+    return glued_close(text, body_start, char, length, found, limit, glued)
+
+
+def glued_close(
+    text: str, body_start: int, char: str, length: int, found: tuple[int, int] | None, limit: int | None,
+    glued: re.Pattern[str],
+) -> tuple[int, int] | None:
+    """:func:`find_fence_close` with ``glued``, given ``found``, its answer without it."""
     stop = found[0] if found is not None else (len(text) if limit is None else limit)
     # A glued closer ends just before a `<` that follows a fence character: none in the body
     # (most fences) is two searches in C; else no match starts before the line of the first.

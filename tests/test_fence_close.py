@@ -12,7 +12,11 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from action_lsp.markdown import _find_fence_close, find_fence_close, glued_closer
+from action_lsp.dialects import DialectSet
+from action_lsp.dialects.aider import _close_before
+from action_lsp.markdown import FenceOpen, _find_fence_close, find_fence_close, glued_closer
+from action_lsp.model import Span
+from action_lsp.scan_state import ScanState
 
 _TAGS = ("update_todo_list", "write_to_file")
 _PIECES = st.sampled_from(
@@ -51,3 +55,25 @@ def test_glued_close_is_the_plain_search(text: str, char: str, length: int, data
         assert find_fence_close(text, body, char, length, limit, cr=cr, glued=glued) == _plain_glued(
             text, body, char, length, limit, cr
         )
+
+
+_DIALECTS = DialectSet.named(None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS, st.data())
+def test_remembered_closes_are_the_searches(text: str, data: st.DataObject) -> None:
+    """A scan's remembered closes (asked in any order, of any fence kind, from any line start)
+    are the plain searches' answers; a close asked with a limit (a line start: the next SEARCH
+    marker, Aider's reading) is the unlimited close when it starts before the limit."""
+    ctx = ScanState(text, _DIALECTS)
+    assert ctx.glued is not None
+    starts = _line_starts(text) + [len(text)]
+    queries = data.draw(st.lists(st.tuples(st.sampled_from(starts), st.sampled_from("`~"), st.integers(3, 4)), max_size=12))
+    for start, char, length in queries:
+        cr = "\r" in text
+        assert ctx.plain_fence_close(start, char, length) == find_fence_close(text, start, char, length, cr=cr)
+        assert ctx.find_fence_close(start, char, length) == find_fence_close(text, start, char, length, cr=cr, glued=ctx.glued)
+        for limit in [s for s in starts if s >= start]:
+            fence = FenceOpen(0, char, length, "", "", Span(0, 0), start)
+            assert _close_before(ctx, start, fence, limit) == find_fence_close(text, start, char, length, limit), limit

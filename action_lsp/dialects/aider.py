@@ -53,7 +53,6 @@ from ..markdown import (
     FenceOpen,
     Forward,
     ForwardSearch,
-    find_fence_close,
     line_end,
     next_line_start,
 )
@@ -155,6 +154,15 @@ def _finders(ctx: ScanContext) -> _Finders:
         t = ctx.text
         found = ctx.cache["aider"] = _Finders(_finder(t, _LOOSE_HEAD_RX), _finder(t, _DIVIDER), _finder(t, _UPDATED), _finder(t, _MESSAGE), ForwardSearch(t, PARAGRAPH))
     return found
+
+
+def _close_before(ctx: ScanContext, start: int, fence: FenceOpen, limit: int) -> tuple[int, int] | None:
+    """The fence's closing line at or after the line start ``start`` when it starts before the
+    line start ``limit``: ``find_fence_close(text, start, char, length, limit)`` (no glued
+    closers, as Aider reads), from the scan's remembered search (each block of a fence asked
+    for its own, up to the next SEARCH marker: every fence's body was read three times more)."""
+    close = ctx.plain_fence_close(start, fence.char, fence.length)
+    return close if close is not None and close[0] < limit else None
 
 
 def _content_end(text: str, start: int) -> int:
@@ -266,7 +274,7 @@ class Aider(Dialect):
             return settle(ctx, mangled)  # an old block a formatter spaced out (Aider's examples)
         found = _finders(ctx)
         head = found.head.next(fence.body_start)
-        close = find_fence_close(text, fence.body_start, fence.char, fence.length, head)
+        close = _close_before(ctx, fence.body_start, fence, head)
         if head >= len(text) or close is not None:
             return None  # no SEARCH marker before the fence ends: an ordinary example
         if (tag := _in_tag(text, head)) >= 0:  # an example fence, which read the line before
@@ -326,7 +334,7 @@ class Aider(Dialect):
             if fence is None:
                 break
             nxt = found.head.next(end)
-            close = find_fence_close(text, end, fence.char, fence.length, nxt if nxt < n else None)
+            close = _close_before(ctx, end, fence, nxt)
             if close is not None:
                 end = close[1]
                 break
@@ -412,7 +420,7 @@ class Aider(Dialect):
             self._read_to(text, found, search_start, bound, far, fence, reach, watch)
             self._typos(text, replace_start, limit, diagnostics)
             fixes = []
-            close = find_fence_close(text, replace_start, fence.char, fence.length, limit) if fence else None
+            close = _close_before(ctx, replace_start, fence, limit) if fence else None
             if close is not None:  # the fence closes the block: the marker goes before it
                 eol = EOL.search(text, divider)
                 marker = ">>>>>>> REPLACE" + (eol.group(0) if eol else "\n")
