@@ -167,8 +167,6 @@ class ScanState:
             body += 2 if text.startswith("\r\n", body) else 1
         if self._body_marker is not None and self._body_marker.match(text, body):
             return -1
-        if self.dialects.fence_heads and self.dialects.fence_head_claims(text, m.start("fence"), info, body):
-            return -1
         close = self.find_fence_close(body, fence[0], len(fence))
         if close is None:
             return -1
@@ -176,6 +174,10 @@ class ScanState:
             if rx.search(text, body, close[0]):
                 return -1
         if self.dialects.fence_bodies and self._marker_line(body) < close[0]:
+            return -1
+        # Last (the dearest, and an Aider block's file-name line would say yes to it: its
+        # marker line said no first; the close is the scan's remembered search).
+        if self.dialects.fence_heads and self.dialects.fence_head_claims(text, m.start("fence"), info, body):
             return -1
         return close[1]
 
