@@ -38,9 +38,10 @@ MAX_UNIT_LINES = 256
 # ahead by first character (ten times slower on a 4 MB transcript).
 _ROLE = r"\*{0,2}(?:[Uu]ser|[Aa]ssistant|[Hh]uman|AI|[Ss]ystem|[Mm]odel)\*{0,2}[ \t]*:"
 # At a line start: a fence, a message separator (heading, rule, chat role), or JSON.
+_SEP = r"#{1,6}[ \t]|(?:-[ \t]*){3,}(?=\r|\n|\Z)|(?:\*[ \t]*){3,}(?=\r|\n|\Z)|(?:_[ \t]*){3,}(?=\r|\n|\Z)|" + _ROLE
 _LINE_EVENT = (
     r"(?P<fence> {0,3}(?P<fence_chars>`{3,}|~{3,})(?P<fence_info>[^\r\n]*))"
-    r"|(?P<sep>#{1,6}[ \t]|(?:-[ \t]*){3,}(?=\r|\n|\Z)|(?:\*[ \t]*){3,}(?=\r|\n|\Z)|(?:_[ \t]*){3,}(?=\r|\n|\Z)|" + _ROLE + ")"
+    r"|(?P<sep>" + _SEP + ")"
     r"|(?P<linejson>[ \t]*\{)"
 )
 _TAG_START = re.compile(r"<(?P<slash>/?)(?P<name>[A-Za-z][\w\-]*)")
@@ -57,6 +58,9 @@ def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[s
     if found is not None:
         return found
     marker = "|".join(re.escape(m) for m in markers) if markers else r"(?!)"
+    # Whole lines, each ended by \n, that ``kind`` reads as separators: no marker, no fence
+    # (its alternatives before ``sep``), a separator.
+    _SEP_RUNS[markers] = re.compile(r"(?:(?![ \t]*(?:" + marker + r"))(?! {0,3}(?:`{3,}|~{3,}))(?:" + _SEP + r")[^\n]*\n)*")
     kind = re.compile(r"(?P<marker>[ \t]*(?:" + marker + "))|" + _LINE_EVENT)
     rest = (
         r"(?:[ \t]*(?:\{|" + marker + r")| {0,3}(?:```|~~~)|#|[-*_][ \t]*[-*_][ \t]*[-*_]|" + _ROLE + ")"
@@ -69,6 +73,7 @@ def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[s
 
 
 _KINDS: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
+_SEP_RUNS: dict[tuple[str, ...], re.Pattern[str]] = {}  # see _line_kinds
 
 
 class _Events:
@@ -78,7 +83,7 @@ class _Events:
     skipping ahead by first character). Blank lines are no events (prose is cut by
     :func:`_prose_points` and at example fences)."""
 
-    __slots__ = ("_json", "_kind", "_line", "_line_re", "_tag", "ctx", "dialects", "n", "seps", "text")
+    __slots__ = ("_json", "_kind", "_line", "_line_re", "_sep_run", "_tag", "ctx", "dialects", "n", "seps", "text")
 
     def __init__(self, ctx: ScanState) -> None:
         text = ctx.text
@@ -89,7 +94,9 @@ class _Events:
         # Message separators (headings, rules, roles) passed on the way to the next event, as
         # (line start, line end): they are no events, the scanner files them with their unit.
         self.seps: list[tuple[int, int]] = []
-        self._kind, fast, general = _line_kinds(tuple(m for m, _ in dialects._line_markers))
+        markers = tuple(m for m, _ in dialects._line_markers)
+        self._kind, fast, general = _line_kinds(markers)
+        self._sep_run = _SEP_RUNS[markers].match
         self._line_re = general if ctx.cr else fast
         # Per kind: (searched from, found at, match); found at n + 1 = none.
         self._line: tuple[int, int, re.Match[str] | None] = (-1, -1, None)
@@ -162,7 +169,13 @@ class _Events:
                     pos = text.find("\n", line) + 1 or n
                     self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
                     # The separator lines right after it (Aider's user message, a `#### ` line
-                    # each) are the next events whatever follows: passed here, a line a step.
+                    # each) are the next events whatever follows: passed here, the lines ended
+                    # by \n at once (matched, split and measured in C), the last line a step.
+                    run = self._sep_run(text, pos).end()
+                    if run > pos:
+                        starts = list(itertools.accumulate(map((1).__add__, map(len, text[pos:run].split("\n"))), initial=pos))
+                        self.seps.extend(zip(starts[:-2], map((-1).__add__, starts[1:-1]), strict=True))
+                        pos = run
                     kind = self._kind.match
                     while pos < n and (sm := kind(text, pos)) is not None and sm.lastgroup == "sep":
                         line = pos

@@ -15,8 +15,9 @@ from action_lsp.scan import scan
 _LINES = st.sampled_from([
     "#### please edit a.py", "#### <write_to_file><path>x.txt</path></write_to_file> is it", "#### ", "# Heading", "###### six",
     "####### seven", "#x", "---", "- - -", "***", "___", "User: hi", "**Assistant:**", "model: ok",
-    "prose", "", "   ", "```", "```python", "````", "~~~", " ```", "``` a`b",
+    "prose", "", "   ", "```", "```python", "````", "~~~", " ```", "``` a`b", "#### /run ls", "#### !ls", "  #### x",
 ])
+_MARKERS = ("#### /run ", "#### !")  # Aider's command lines: its tool output follows, no separator
 _DIALECTS = DialectSet.named(None)
 
 
@@ -35,7 +36,7 @@ def _separators(lines: list[str]) -> list[int]:
                 fence = ""
         elif (m := opener.match(line)) and not (m.group(1)[0] == "`" and "`" in m.group(2)):
             fence = m.group(1)
-        elif sep.match(line):
+        elif sep.match(line) and not line.startswith(_MARKERS):
             found.append(i)
     return found
 
