@@ -169,7 +169,6 @@ class Reports:
     def __init__(self, text: str) -> None:
         self.text = text
         n = len(text)
-        self.user_lines = Forward(n, self._user_line)  # (the turn ends' own queries)
         self.turns = Forward(n, self._turn_end)
         self.bounds = Forward(n, self._turn_end)  # where a report's parse stops (its own queries)
         self.tools = Forward(n, self._tool_line)
@@ -206,7 +205,7 @@ class Reports:
         # message's line (``####``) is the most frequent: found first (remembered), the other
         # words are looked for before it only.
         text = self.text
-        best = self.user_lines.next(pos)
+        best = self.users.next(pos)
         found = best
         for k, (word, tails) in enumerate(_TURN_WORDS):
             stop = min(len(text), best - 1 + len(word))
