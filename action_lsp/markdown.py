@@ -109,10 +109,10 @@ def glued_close(
 ) -> tuple[int, int] | None:
     """:func:`find_fence_close` with ``glued``, given ``found``, its answer without it."""
     stop = found[0] if found is not None else (len(text) if limit is None else limit)
-    # A glued closer ends just before a `<` that follows a fence character: none in the body
-    # (most fences) is two searches in C; else no match starts before the line of the first.
-    tick, tilde = text.find("`<", body_start, stop), text.find("~<", body_start, stop)
-    first = tick if tilde < 0 else tilde if tick < 0 else min(tick, tilde)
+    # A glued closer of this fence ends just before a `<` that follows its fence character:
+    # none in the body (most fences) is a search in C; else none starts before the line of the
+    # first (fence characters in a row are on one line).
+    first = text.find(char + "<", body_start, stop)
     if first < 0:
         return found
     for m in glued.finditer(text, text.rfind("\n", body_start, first) + 1 or body_start, stop):
