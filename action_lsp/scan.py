@@ -201,7 +201,7 @@ FENCE_MODULUS = 4  # an example fence starts a unit when its hash is 0 modulo th
 _ENCODE = operator.methodcaller("encode", "utf-8", "surrogatepass")
 
 
-def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
+def _prose_points(text: str, pos: int, stop: int, cr: bool, lines: int = -1) -> list[int]:
     """Content-defined cut points in the prose ``[pos, stop)`` between two events, when it is
     ``LONG_STRETCH`` characters or more (shorter prose is cut at some fences, see ``scan``):
 
@@ -221,7 +221,7 @@ def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
     if cr:
         return _line_points(text, pos, stop)
     found: list[int] = []
-    long = text.count("\n", pos, stop) >= LONG_PARAGRAPH
+    long = (lines if lines >= 0 else text.count("\n", pos, stop)) >= LONG_PARAGRAPH  # (the caller's count)
     seg = pos
     i = text.find("\n\n", pos, stop)
     while 0 <= i < stop - 2:
@@ -292,12 +292,13 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         at, kind, m = events.next(pos)
         # The prose between here and the event: cut at content-defined line starts, and after
         # MAX_UNIT_LINES lines without one.
-        points = _prose_points(text, pos, at, ctx.cr) if at - pos >= LONG_STRETCH else ()
-        lines += text.count("\n", counted_to, at)
+        prose = text.count("\n", pos, at)  # (counted once: counted_to <= pos <= at)
+        points = _prose_points(text, pos, at, ctx.cr, prose) if at - pos >= LONG_STRETCH else ()
+        lines += text.count("\n", counted_to, pos) + prose
         counted_to = at
         if points or lines >= MAX_UNIT_LINES:
             filed = 0  # separators before the cuts so far
-            for cut_at in _prose_cuts(text, pos, at, points, lines - text.count("\n", pos, at)):
+            for cut_at in _prose_cuts(text, pos, at, points, lines - prose):
                 while filed < len(seps) and seps[filed][0] < cut_at:
                     unit.separators.append(Span(*seps[filed]))
                     filed += 1
