@@ -171,7 +171,8 @@ class _Events:
                     # The separator lines right after it (Aider's user message, a `#### ` line
                     # each) are the next events whatever follows: passed here, the lines ended
                     # by \n at once (matched, split and measured in C), the last line a step.
-                    run = self._sep_run(text, pos).end()
+                    sr = self._sep_run(text, pos)  # (it matches: emptily at least)
+                    run = sr.end() if sr is not None else pos
                     if run > pos:
                         starts = list(itertools.accumulate(map((1).__add__, map(len, text[pos:run].split("\n"))), initial=pos))
                         self.seps.extend(zip(starts[:-2], map((-1).__add__, starts[1:-1]), strict=True))
