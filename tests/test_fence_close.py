@@ -68,7 +68,7 @@ def test_remembered_closes_are_the_searches(text: str, data: st.DataObject) -> N
     marker, Aider's reading) is the unlimited close when it starts before the limit."""
     ctx = ScanState(text, _DIALECTS)
     assert ctx.glued is not None
-    starts = _line_starts(text) + [len(text)]
+    starts = [*_line_starts(text), len(text)]
     queries = data.draw(st.lists(st.tuples(st.sampled_from(starts), st.sampled_from("`~"), st.integers(3, 4)), max_size=12))
     for start, char, length in queries:
         cr = "\r" in text
