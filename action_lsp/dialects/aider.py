@@ -112,6 +112,8 @@ _LOOSE_END = re.compile(r"(?:>{3,}[ \t]*(?:REPLACE|UPDATED)|={3,}|={10,})[^\r\n]
 
 
 def _line_start(text: str, pos: int) -> int:
+    if text[pos - 1 : pos] in ("\n", "\r") or pos == 0:  # (a marker's line, most often)
+        return pos
     nl = text.rfind("\n", 0, pos)
     return max(nl, text.rfind("\r", nl + 1, pos)) + 1
 

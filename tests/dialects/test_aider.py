@@ -418,3 +418,18 @@ def test_file_name_lines_are_cleaned_as_aider_cleans_them() -> None:
         start = rng.randint(0, len(text))
         end = rng.randint(start, len(text))
         assert strip_filename(text, start, end) == _plain_strip_filename(text, start, end), (text, start, end)
+
+
+def test_line_start_of_any_offset_by_lsp_line_endings() -> None:
+    """The start of the line holding an offset, with its shortcut at a line start: the last
+    ``\\n`` or ``\\r`` before it (a ``\\r\\n`` ends one line), on random texts."""
+    import random
+
+    from action_lsp.dialects.aider import _line_start
+
+    rng = random.Random(19)
+    for _ in range(3000):
+        text = "".join(rng.choice(["\n", "\r", "\r\n", "a", " "]) for _ in range(rng.randint(0, 10)))
+        for pos in range(len(text) + 2):
+            nl = text.rfind("\n", 0, pos)
+            assert _line_start(text, pos) == max(nl, text.rfind("\r", nl + 1, pos)) + 1, (text, pos)
