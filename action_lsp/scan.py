@@ -260,12 +260,16 @@ def _lf_line_points(text: str, a: int, b: int) -> list[int]:
     line (a long history's long paragraphs: 100,000 lines, 30 ms of its scan that way)."""
     line_from = line_start_of(text, a, False)
     seg = text[line_from:b]
-    ascii_only = seg.isascii()  # (then a line's characters are its UTF-8 bytes)
-    lines: list[Any] = seg.encode("ascii").split(b"\n") if ascii_only else seg.split("\n")
+    lines: list[Any]
+    if seg.isascii():  # (then a line's characters are its UTF-8 bytes)
+        lines = hashed = seg.encode("ascii").split(b"\n")
+    else:  # measured in characters, hashed in UTF-8: encoded once (no byte of it but \n's is 10)
+        lines, hashed = seg.split("\n"), _ENCODE(seg).split(b"\n")
     # The lines ended before ``b`` (not the one a break at ``b - 1`` ends: no cut at ``b``).
-    lines = lines[:-1] if lines[-1] else lines[:-2]
+    drop = 1 if lines[-1] else 2
+    lines, hashed = lines[:-drop], hashed[:-drop]
     ends = itertools.islice(itertools.accumulate(map((1).__add__, map(len, lines)), initial=line_from), 1, None)
-    hashes = map(zlib.crc32, lines if ascii_only else map(_ENCODE, lines))
+    hashes = map(zlib.crc32, hashed)
     # A cut after each non-empty line whose hash is 0 modulo CUT_MODULUS (a power of two).
     cut = map(operator.not_, map(operator.or_, map((CUT_MODULUS - 1).__and__, hashes), map(operator.not_, lines)))
     return list(itertools.compress(ends, cut))
