@@ -81,7 +81,8 @@ def glued_closer(tags: Iterable[str]) -> re.Pattern[str]:
     as an opening tag (```` ```<update_todo_list> ````: Kilo Code writes its next tool call
     right after the closing backticks of a fence it wrote)."""
     names = "|".join(re.escape(t) for t in sorted(tags, key=len, reverse=True))
-    return re.compile(r"(`{3,}|~{3,})(?=<(?:" + names + r")>)")
+    # (```+ rather than `{3,}: a literal first in each branch lets `re` skip ahead by character.)
+    return re.compile(r"(```+|~~~+)(?=<(?:" + names + r")>)")
 
 
 def find_fence_close(
@@ -99,8 +100,22 @@ def find_fence_close(
     found = _find_fence_close(text, body_start, char, length, limit, cr=cr)
     if glued is None:
         return found
+    return glued_close(text, body_start, char, length, found, limit, glued)
+
+
+def glued_close(
+    text: str, body_start: int, char: str, length: int, found: tuple[int, int] | None, limit: int | None,
+    glued: re.Pattern[str],
+) -> tuple[int, int] | None:
+    """:func:`find_fence_close` with ``glued``, given ``found``, its answer without it."""
     stop = found[0] if found is not None else (len(text) if limit is None else limit)
-    for m in glued.finditer(text, body_start, stop):
+    # A glued closer of this fence ends just before a `<` that follows its fence character:
+    # none in the body (most fences) is a search in C; else none starts before the line of the
+    # first (fence characters in a row are on one line).
+    first = text.find(char + "<", body_start, stop)
+    if first < 0:
+        return found
+    for m in glued.finditer(text, text.rfind("\n", body_start, first) + 1 or body_start, stop):
         fence = m.group(1)
         line = m.start()
         while line > body_start and line > m.start() - 3 and text[line - 1] == " ":

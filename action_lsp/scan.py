@@ -38,9 +38,10 @@ MAX_UNIT_LINES = 256
 # ahead by first character (ten times slower on a 4 MB transcript).
 _ROLE = r"\*{0,2}(?:[Uu]ser|[Aa]ssistant|[Hh]uman|AI|[Ss]ystem|[Mm]odel)\*{0,2}[ \t]*:"
 # At a line start: a fence, a message separator (heading, rule, chat role), or JSON.
+_SEP = r"#{1,6}[ \t]|(?:-[ \t]*){3,}(?=\r|\n|\Z)|(?:\*[ \t]*){3,}(?=\r|\n|\Z)|(?:_[ \t]*){3,}(?=\r|\n|\Z)|" + _ROLE
 _LINE_EVENT = (
     r"(?P<fence> {0,3}(?P<fence_chars>`{3,}|~{3,})(?P<fence_info>[^\r\n]*))"
-    r"|(?P<sep>#{1,6}[ \t]|(?:-[ \t]*){3,}(?=\r|\n|\Z)|(?:\*[ \t]*){3,}(?=\r|\n|\Z)|(?:_[ \t]*){3,}(?=\r|\n|\Z)|" + _ROLE + ")"
+    r"|(?P<sep>" + _SEP + ")"
     r"|(?P<linejson>[ \t]*\{)"
 )
 _TAG_START = re.compile(r"<(?P<slash>/?)(?P<name>[A-Za-z][\w\-]*)")
@@ -57,6 +58,9 @@ def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[s
     if found is not None:
         return found
     marker = "|".join(re.escape(m) for m in markers) if markers else r"(?!)"
+    # Whole lines, each ended by \n, that ``kind`` reads as separators: no marker, no fence
+    # (its alternatives before ``sep``), a separator.
+    _SEP_RUNS[markers] = re.compile(r"(?:(?![ \t]*(?:" + marker + r"))(?! {0,3}(?:`{3,}|~{3,}))(?:" + _SEP + r")[^\n]*\n)*")
     kind = re.compile(r"(?P<marker>[ \t]*(?:" + marker + "))|" + _LINE_EVENT)
     rest = (
         r"(?:[ \t]*(?:\{|" + marker + r")| {0,3}(?:```|~~~)|#|[-*_][ \t]*[-*_][ \t]*[-*_]|" + _ROLE + ")"
@@ -69,6 +73,7 @@ def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[s
 
 
 _KINDS: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
+_SEP_RUNS: dict[tuple[str, ...], re.Pattern[str]] = {}  # see _line_kinds
 
 
 class _Events:
@@ -78,7 +83,7 @@ class _Events:
     skipping ahead by first character). Blank lines are no events (prose is cut by
     :func:`_prose_points` and at example fences)."""
 
-    __slots__ = ("_json", "_kind", "_line", "_line_re", "_tag", "ctx", "dialects", "n", "seps", "text")
+    __slots__ = ("_json", "_kind", "_line", "_line_re", "_sep_run", "_tag", "ctx", "dialects", "n", "seps", "text")
 
     def __init__(self, ctx: ScanState) -> None:
         text = ctx.text
@@ -89,7 +94,9 @@ class _Events:
         # Message separators (headings, rules, roles) passed on the way to the next event, as
         # (line start, line end): they are no events, the scanner files them with their unit.
         self.seps: list[tuple[int, int]] = []
-        self._kind, fast, general = _line_kinds(tuple(m for m, _ in dialects._line_markers))
+        markers = tuple(m for m, _ in dialects._line_markers)
+        self._kind, fast, general = _line_kinds(markers)
+        self._sep_run = _SEP_RUNS[markers].match
         self._line_re = general if ctx.cr else fast
         # Per kind: (searched from, found at, match); found at n + 1 = none.
         self._line: tuple[int, int, re.Match[str] | None] = (-1, -1, None)
@@ -161,6 +168,20 @@ class _Events:
                 else:
                     pos = text.find("\n", line) + 1 or n
                     self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
+                    # The separator lines right after it (Aider's user message, a `#### ` line
+                    # each) are the next events whatever follows: passed here, the lines ended
+                    # by \n at once (matched, split and measured in C), the last line a step.
+                    sr = self._sep_run(text, pos)  # (it matches: emptily at least)
+                    run = sr.end() if sr is not None else pos
+                    if run > pos:
+                        starts = list(itertools.accumulate(map((1).__add__, map(len, text[pos:run].split("\n"))), initial=pos))
+                        self.seps.extend(zip(starts[:-2], map((-1).__add__, starts[1:-1]), strict=True))
+                        pos = run
+                    kind = self._kind.match
+                    while pos < n and (sm := kind(text, pos)) is not None and sm.lastgroup == "sep":
+                        line = pos
+                        pos = text.find("\n", line) + 1 or n
+                        self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
                 if pos >= n:
                     return n, "", None
             elif tag_at <= json_at:
@@ -181,7 +202,7 @@ FENCE_MODULUS = 4  # an example fence starts a unit when its hash is 0 modulo th
 _ENCODE = operator.methodcaller("encode", "utf-8", "surrogatepass")
 
 
-def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
+def _prose_points(text: str, pos: int, stop: int, cr: bool, lines: int = -1) -> list[int]:
     """Content-defined cut points in the prose ``[pos, stop)`` between two events, when it is
     ``LONG_STRETCH`` characters or more (shorter prose is cut at some fences, see ``scan``):
 
@@ -201,7 +222,7 @@ def _prose_points(text: str, pos: int, stop: int, cr: bool) -> list[int]:
     if cr:
         return _line_points(text, pos, stop)
     found: list[int] = []
-    long = text.count("\n", pos, stop) >= LONG_PARAGRAPH
+    long = (lines if lines >= 0 else text.count("\n", pos, stop)) >= LONG_PARAGRAPH  # (the caller's count)
     seg = pos
     i = text.find("\n\n", pos, stop)
     while 0 <= i < stop - 2:
@@ -239,12 +260,16 @@ def _lf_line_points(text: str, a: int, b: int) -> list[int]:
     line (a long history's long paragraphs: 100,000 lines, 30 ms of its scan that way)."""
     line_from = line_start_of(text, a, False)
     seg = text[line_from:b]
-    ascii_only = seg.isascii()  # (then a line's characters are its UTF-8 bytes)
-    lines: list[Any] = seg.encode("ascii").split(b"\n") if ascii_only else seg.split("\n")
+    lines: list[Any]
+    if seg.isascii():  # (then a line's characters are its UTF-8 bytes)
+        lines = hashed = seg.encode("ascii").split(b"\n")
+    else:  # measured in characters, hashed in UTF-8: encoded once (no byte of it but \n's is 10)
+        lines, hashed = seg.split("\n"), _ENCODE(seg).split(b"\n")
     # The lines ended before ``b`` (not the one a break at ``b - 1`` ends: no cut at ``b``).
-    lines = lines[:-1] if lines[-1] else lines[:-2]
+    drop = 1 if lines[-1] else 2
+    lines, hashed = lines[:-drop], hashed[:-drop]
     ends = itertools.islice(itertools.accumulate(map((1).__add__, map(len, lines)), initial=line_from), 1, None)
-    hashes = map(zlib.crc32, lines if ascii_only else map(_ENCODE, lines))
+    hashes = map(zlib.crc32, hashed)
     # A cut after each non-empty line whose hash is 0 modulo CUT_MODULUS (a power of two).
     cut = map(operator.not_, map(operator.or_, map((CUT_MODULUS - 1).__and__, hashes), map(operator.not_, lines)))
     return list(itertools.compress(ends, cut))
@@ -272,12 +297,13 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
         at, kind, m = events.next(pos)
         # The prose between here and the event: cut at content-defined line starts, and after
         # MAX_UNIT_LINES lines without one.
-        points = _prose_points(text, pos, at, ctx.cr) if at - pos >= LONG_STRETCH else ()
-        lines += text.count("\n", counted_to, at)
+        prose = text.count("\n", pos, at)  # (counted once: counted_to <= pos <= at)
+        points = _prose_points(text, pos, at, ctx.cr, prose) if at - pos >= LONG_STRETCH else ()
+        lines += text.count("\n", counted_to, pos) + prose
         counted_to = at
         if points or lines >= MAX_UNIT_LINES:
             filed = 0  # separators before the cuts so far
-            for cut_at in _prose_cuts(text, pos, at, points, lines - text.count("\n", pos, at)):
+            for cut_at in _prose_cuts(text, pos, at, points, lines - prose):
                 while filed < len(seps) and seps[filed][0] < cut_at:
                     unit.separators.append(Span(*seps[filed]))
                     filed += 1

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .dialects import Construct, DialectSet
-from .markdown import PARAGRAPH, FenceOpen, ForwardSearch, find_fence_close, glued_closer, line_end
+from .markdown import (
+    PARAGRAPH,
+    FenceOpen,
+    ForwardSearch,
+    _find_fence_close,
+    glued_close,
+    glued_closer,
+    line_end,
+)
 from .model import UNCLOSED_CODES, Action, Diagnostic, Span, mark_in_progress
 
 __all__ = ["SPAN_CACHE_LINES", "ScanState", "Unit", "add_construct", "line_start_of"]
@@ -68,6 +76,8 @@ class ScanState:
         self._failed: dict[str, int] = {}
         self._fence_failed: dict[tuple[str, int], int] = {}
         self._fence_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
+        self._plain_failed: dict[tuple[str, int], int] = {}  # the same for plain_fence_close
+        self._plain_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
         self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
         self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
         self._code_spans: tuple[int, int, list[tuple[int, int]]] = (0, -1, [])
@@ -157,18 +167,17 @@ class ScanState:
             body += 2 if text.startswith("\r\n", body) else 1
         if self._body_marker is not None and self._body_marker.match(text, body):
             return -1
-        if self.dialects.fence_heads and self.dialects.fence_head_claims(text, m.start("fence"), info, body):
-            return -1
-        failed = self._fence_failed.get((fence[0], len(fence)))
-        if failed is not None and body >= failed:
-            return -1
-        close = find_fence_close(text, body, fence[0], len(fence), cr=self.cr, glued=self.glued)
+        close = self.find_fence_close(body, fence[0], len(fence))
         if close is None:
             return -1
         for rx in needs:
             if rx.search(text, body, close[0]):
                 return -1
         if self.dialects.fence_bodies and self._marker_line(body) < close[0]:
+            return -1
+        # Last (the dearest, and an Aider block's file-name line would say yes to it: its
+        # marker line said no first; the close is the scan's remembered search).
+        if self.dialects.fence_heads and self.dialects.fence_head_claims(text, m.start("fence"), info, body):
             return -1
         return close[1]
 
@@ -232,11 +241,32 @@ class ScanState:
         since_found = self._fence_found.get(key)
         if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
             return since_found[1]
-        found = find_fence_close(self.text, body_start, char, length, cr=self.cr, glued=self.glued)
+        found = self.plain_fence_close(body_start, char, length)
+        if self.glued is not None:
+            found = glued_close(self.text, body_start, char, length, found, None, self.glued)
         if found is None:
             self._fence_failed[key] = body_start
         else:
             self._fence_found[key] = (body_start, found)
+        return found
+
+    def plain_fence_close(self, start: int, char: str, length: int) -> tuple[int, int] | None:
+        """The closing fence line at or after the line start ``start`` without glued closers
+        (:func:`~action_lsp.markdown.find_fence_close` without ``glued``), remembered the
+        same way: the scanner, :meth:`find_fence_close` and the dialects that read a fence's
+        blocks up to its close ask it of the same fence in turn."""
+        key = (char, length)
+        failed = self._plain_failed.get(key)
+        if failed is not None and start >= failed:
+            return None
+        since_found = self._plain_found.get(key)
+        if since_found is not None and since_found[0] <= start <= since_found[1][0]:
+            return since_found[1]
+        found = _find_fence_close(self.text, start, char, length, cr=self.cr)
+        if found is None:
+            self._plain_failed[key] = start
+        else:
+            self._plain_found[key] = (start, found)
         return found
 
     def next_tag_start(self, start: int) -> int:

@@ -168,6 +168,7 @@ class DialectSet:
                 self._fence_owners[info] = (*self._fence_owners.get(info, ()), d)
         self._by_name = {d.name: d for d in self.dialects}
         self._tag_cache: dict[str, tuple[Dialect, str] | None] = {}
+        self._tag_firsts: list[tuple[Dialect, dict[str, list[str]]]] | None = None  # see _tag_names_by_first
         self._fence_near: dict[str, str | None] = {}
         self.prose_json = tuple(d for d in self.dialects if d.prose_json)
         self.sequential = frozenset(d.name for d in self.dialects if d.sequential)
@@ -273,10 +274,24 @@ class DialectSet:
                 found = (d, name)
                 break
         if found is None:
-            for d in self.dialects:
-                hit = next((t for t in sorted(d.tag_names) if _near(name, t)), None)
+            # A near miss starts as its name does (after lower case): only those are compared.
+            first = name.lower().replace("-", "_")[:1]  # (as _near compares them)
+            for d, by_first in self._tag_names_by_first():
+                hit = next((t for t in by_first.get(first, ()) if _near(name, t)), None)
                 if hit:
                     found = (d, hit)
                     break
         self._tag_cache[name] = found
         return found
+
+    def _tag_names_by_first(self) -> list[tuple[Dialect, dict[str, list[str]]]]:
+        """Per dialect, its tag names in sorted order by their first character in lower case
+        (made once per set: a document's unknown tag names were each compared with all)."""
+        if self._tag_firsts is None:
+            self._tag_firsts = []
+            for d in self.dialects:
+                by_first: dict[str, list[str]] = {}
+                for t in sorted(d.tag_names):
+                    by_first.setdefault(t.lower().replace("-", "_")[:1], []).append(t)
+                self._tag_firsts.append((d, by_first))
+        return self._tag_firsts

@@ -53,7 +53,6 @@ from ..markdown import (
     FenceOpen,
     Forward,
     ForwardSearch,
-    find_fence_close,
     line_end,
     next_line_start,
 )
@@ -113,6 +112,8 @@ _LOOSE_END = re.compile(r"(?:>{3,}[ \t]*(?:REPLACE|UPDATED)|={3,}|={10,})[^\r\n]
 
 
 def _line_start(text: str, pos: int) -> int:
+    if text[pos - 1 : pos] in ("\n", "\r") or pos == 0:  # (a marker's line, most often)
+        return pos
     nl = text.rfind("\n", 0, pos)
     return max(nl, text.rfind("\r", nl + 1, pos)) + 1
 
@@ -157,6 +158,15 @@ def _finders(ctx: ScanContext) -> _Finders:
     return found
 
 
+def _close_before(ctx: ScanContext, start: int, fence: FenceOpen, limit: int) -> tuple[int, int] | None:
+    """The fence's closing line at or after the line start ``start`` when it starts before the
+    line start ``limit``: ``find_fence_close(text, start, char, length, limit)`` (no glued
+    closers, as Aider reads), from the scan's remembered search (each block of a fence asked
+    for its own, up to the next SEARCH marker: every fence's body was read three times more)."""
+    close = ctx.plain_fence_close(start, fence.char, fence.length)
+    return close if close is not None and close[0] < limit else None
+
+
 def _content_end(text: str, start: int) -> int:
     """End of the line at ``start``, without its line break."""
     return line_end(text, start)
@@ -165,33 +175,34 @@ def _content_end(text: str, start: int) -> int:
 def strip_filename(text: str, start: int, end: int) -> Span | None:
     """Where the file name on the line ``text[start:end]`` is written, cleaned as Aider cleans
     it (None when the line names no file)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if text[start:end] == "...":
+    # (Stripped by str methods, the offsets kept from the lengths: a loop a character cost a
+    # fifth of the look-back of every block of a long history.)
+    seg = text[start:end]
+    t = seg.lstrip()
+    a = start + len(seg) - len(t)
+    t = t.rstrip()
+    b = a + len(t)
+    if t == "...":
         return None
-    fence = next((f for f in _FENCES if text.startswith(f, start, end)), None)
+    fence = next((f for f in _FENCES if t.startswith(f)), None)
     if fence is not None:
-        a = start + len(fence)
-        while fence == "```" and a < end and text[a] == "`":
-            a += 1
-        candidate = text[a:end]
-        return Span(a, end) if candidate and ("." in candidate or "/" in candidate) else None
-    while end > start and text[end - 1] == ":":
-        end -= 1
-    while start < end and text[start] == "#":
-        start += 1
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+        rest = t[len(fence) :]
+        if fence == "```":
+            rest = rest.lstrip("`")
+        return Span(b - len(rest), b) if rest and ("." in rest or "/" in rest) else None
+    t = t.rstrip(":")
+    b = a + len(t)
+    for strip in ("#", None):
+        t = t.lstrip(strip)
+        a = b - len(t)
+    t = t.rstrip()
+    b = a + len(t)
     for ch in "`*":
-        while start < end and text[start] == ch:
-            start += 1
-        while end > start and text[end - 1] == ch:
-            end -= 1
-    return Span(start, end) if end > start else None
+        t = t.lstrip(ch)
+        a = b - len(t)
+        t = t.rstrip(ch)
+        b = a + len(t)
+    return Span(a, b) if b > a else None
 
 
 def _in_tag(text: str, head: int) -> int:
@@ -266,7 +277,7 @@ class Aider(Dialect):
             return settle(ctx, mangled)  # an old block a formatter spaced out (Aider's examples)
         found = _finders(ctx)
         head = found.head.next(fence.body_start)
-        close = find_fence_close(text, fence.body_start, fence.char, fence.length, head)
+        close = _close_before(ctx, fence.body_start, fence, head)
         if head >= len(text) or close is not None:
             return None  # no SEARCH marker before the fence ends: an ordinary example
         if (tag := _in_tag(text, head)) >= 0:  # an example fence, which read the line before
@@ -326,7 +337,7 @@ class Aider(Dialect):
             if fence is None:
                 break
             nxt = found.head.next(end)
-            close = find_fence_close(text, end, fence.char, fence.length, nxt if nxt < n else None)
+            close = _close_before(ctx, end, fence, nxt)
             if close is not None:
                 end = close[1]
                 break
@@ -412,7 +423,7 @@ class Aider(Dialect):
             self._read_to(text, found, search_start, bound, far, fence, reach, watch)
             self._typos(text, replace_start, limit, diagnostics)
             fixes = []
-            close = find_fence_close(text, replace_start, fence.char, fence.length, limit) if fence else None
+            close = _close_before(ctx, replace_start, fence, limit) if fence else None
             if close is not None:  # the fence closes the block: the marker goes before it
                 eol = EOL.search(text, divider)
                 marker = ">>>>>>> REPLACE" + (eol.group(0) if eol else "\n")

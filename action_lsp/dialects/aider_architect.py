@@ -76,6 +76,32 @@ def _line_finder(text: str, rx: re.Pattern[str]) -> Forward:
     return Forward(len(text), search)
 
 
+class _LinesBefore:
+    """The start of the first line at or after a position and before a bound (a line start)
+    that ``rx`` matches from the line break before it (the bound: none), remembered for the
+    queries up to it with the same bound."""
+
+    __slots__ = ("memo", "rx", "text")
+
+    def __init__(self, text: str, rx: re.Pattern[str]) -> None:
+        self.text = text
+        self.rx = rx
+        self.memo = (-1, -1, -1)  # (searched from, bound, what was found)
+
+    def next(self, pos: int, bound: int) -> int:
+        q, b, found = self.memo
+        if b == bound and q <= pos <= found:
+            return found
+        text = self.text
+        if pos == 0 and self.rx.match("\n" + text[: line_end(text, 0)]) is not None:
+            found = 0 if bound > 0 else bound
+        else:
+            m = self.rx.search(text, max(0, pos - 1), bound)  # (a line's match ends on it)
+            found = m.start() + 1 if m is not None else bound
+        self.memo = (pos, bound, found)
+        return found
+
+
 class Turns:
     """The architect verdicts of one text (per scan)."""
 
@@ -83,8 +109,10 @@ class Turns:
         self.text = text
         lf = "\r" not in text
         self.users = _line_finder(text, _LF_USER if lf else _USER)
-        self.questions = _line_finder(text, _LF_QUESTION if lf else _QUESTION)
-        self.applied = _line_finder(text, _LF_APPLIED if lf else _APPLIED)
+        # Aider's question and its "Applied" line count only before the next user line: looked
+        # for up to it (not through the whole text, twice, for a history that has none).
+        self.questions = _LinesBefore(text, _LF_QUESTION if lf else _QUESTION)
+        self.applied = _LinesBefore(text, _LF_APPLIED if lf else _APPLIED)
         self.runs: dict[int, tuple[list[str], int]] = {}
 
     def verdict(self, pos: int) -> Verdict:
@@ -92,8 +120,10 @@ class Turns:
         text = self.text
         n = len(text)
         user = self.users.next(pos)
-        question = self.questions.next(pos)
-        applied = self.applied.next(pos)
+        # (Either at ``user`` when there is none before it: the verdict is the same as with
+        # the next one after it.)
+        question = self.questions.next(pos, user)
+        applied = self.applied.next(pos, user)
         if question < user and question < applied:
             return Verdict(True, line_end(text, question), ())
         if applied < user:

@@ -62,6 +62,14 @@ ECHO = "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match 
 _ECHO = re.compile(r"(?:> ?)?" + re.escape(ECHO))
 # What ends a reply's turn in the history (searched by its literal part, the line checked after).
 _TURN = re.compile(r"(?:Applied|Did not apply) edit to |SEARCH/REPLACE blocks? failed to match!|####[ \t]|\^\^\^ ")
+# _TURN's alternatives but a user message's line (:meth:`Reports._user_line`): a word and what
+# may follow it (one of these).
+_TURN_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Applied edit to ", ("",)),
+    ("Did not apply edit to ", ("",)),
+    ("SEARCH/REPLACE block", ("s failed to match!", " failed to match!")),
+    ("^^^ ", ("",)),
+)
 _REPORT_PREFIX = re.compile(r"(?:> ?)?# \d+ ")
 _QUOTE = re.compile(r"> ?")
 _HEAD = re.compile(r"<{5,9} SEARCH>?\s*$")
@@ -191,25 +199,29 @@ class Reports:
 
     def _turn_end(self, pos: int) -> int:
         """Line start of the first line at or after ``pos`` that ends a turn (len(text): none)."""
+        # The first match of _TURN whose line fits it, found without ``re`` (which cannot skip
+        # ahead to an alternation of words: it read 40 MB/s, a sixteenth of a history's scan).
+        # _TURN's matches never overlap, so they are the occurrences of its words; a user
+        # message's line (``####``) is the most frequent: found first (remembered), the other
+        # words are looked for before it only.
         text = self.text
-        found = len(text)
-        m = _TURN.search(text, pos)
-        while m is not None:
-            line = _line_start(text, m.start())
-            prefix = text[line : m.start()]
-            word = m.group(0)
-            if word.startswith("SEARCH"):
-                ok = _REPORT_PREFIX.fullmatch(prefix) is not None
-            elif word.startswith("#"):
-                ok = not prefix
-            elif word.startswith("^"):
-                ok = not prefix or _QUOTE.fullmatch(prefix) is not None
-            else:
-                ok = not prefix or _QUOTE.fullmatch(prefix) is not None
-            if ok and line >= pos:
-                found = line
-                break
-            m = _TURN.search(text, m.end())
+        best = self.users.next(pos)
+        found = best
+        for k, (word, tails) in enumerate(_TURN_WORDS):
+            stop = min(len(text), best - 1 + len(word))
+            at = text.find(word, pos, stop)
+            while at >= 0:
+                if any(text.startswith(t, at + len(word)) for t in tails):
+                    line = _line_start(text, at)
+                    prefix = text[line:at]
+                    if k == 2:  # SEARCH/REPLACE block(s) failed to match!
+                        ok = _REPORT_PREFIX.fullmatch(prefix) is not None
+                    else:
+                        ok = not prefix or _QUOTE.fullmatch(prefix) is not None
+                    if ok and line >= pos:
+                        best, found = at, line
+                        break
+                at = text.find(word, at + 1, stop)
         return found
 
     def after(self, pos: int) -> Turn:

@@ -87,6 +87,10 @@ class ScanContext(Protocol):
     def find_fence_close(self, body_start: int, char: str, length: int) -> tuple[int, int] | None:
         ...
 
+    def plain_fence_close(self, start: int, char: str, length: int) -> tuple[int, int] | None:
+        """``find_fence_close`` without the closers glued to a tag (Kilo Code's)."""
+        ...
+
     def in_code_span(self, pos: int) -> bool:
         """Is ``pos`` inside an inline code span (CommonMark backtick pairing)?"""
         ...

@@ -13,7 +13,7 @@ from action_lsp import document
 from action_lsp.cli import main
 from action_lsp.dialects import DialectSet, file_view
 from action_lsp.document import IncrementalDocument, analyze
-from action_lsp.model import Severity
+from action_lsp.model import Severity, Span
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dialects" / "aider"
 AIDER = DialectSet.named(["aider"])
@@ -368,3 +368,68 @@ def test_a_block_still_streaming_in_at_the_end_is_in_progress() -> None:
     assert blocks(doc.text) == [("a.py", "x = 1\n", "x = 2\n")]
     assert [a.fields["replace"].value for a in doc.analysis().actions] == ["x = 2\n"]
     assert doc.analysis().diagnostics == []
+
+
+def _plain_strip_filename(text: str, start: int, end: int) -> Span | None:
+    """Aider's cleaning of a file-name line, a character at a time (the definition)."""
+    from action_lsp.dialects.aider import _FENCES
+
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if text[start:end] == "...":
+        return None
+    fence = next((f for f in _FENCES if text.startswith(f, start, end)), None)
+    if fence is not None:
+        a = start + len(fence)
+        while fence == "```" and a < end and text[a] == "`":
+            a += 1
+        candidate = text[a:end]
+        return Span(a, end) if candidate and ("." in candidate or "/" in candidate) else None
+    while end > start and text[end - 1] == ":":
+        end -= 1
+    while start < end and text[start] == "#":
+        start += 1
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    for ch in "`*":
+        while start < end and text[start] == ch:
+            start += 1
+        while end > start and text[end - 1] == ch:
+            end -= 1
+    return Span(start, end) if end > start else None
+
+
+def test_file_name_lines_are_cleaned_as_aider_cleans_them() -> None:
+    """Random lines of blanks, backticks, stars, colons, hashes, fences and names: the file
+    name found where the character-by-character cleaning finds it."""
+    import random
+
+    from action_lsp.dialects.aider import strip_filename
+
+    rng = random.Random(19)
+    pieces = [" ", "\t", "\u00a0", "`", "```", "````", "*", "**", ":", "#", "# ", "...", "a.py", "src/x", "é", "<source>",
+              "<code>", "<pre>", "x", "."]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        assert strip_filename(text, start, end) == _plain_strip_filename(text, start, end), (text, start, end)
+
+
+def test_line_start_of_any_offset_by_lsp_line_endings() -> None:
+    """The start of the line holding an offset, with its shortcut at a line start: the last
+    ``\\n`` or ``\\r`` before it (a ``\\r\\n`` ends one line), on random texts."""
+    import random
+
+    from action_lsp.dialects.aider import _line_start
+
+    rng = random.Random(19)
+    for _ in range(3000):
+        text = "".join(rng.choice(["\n", "\r", "\r\n", "a", " "]) for _ in range(rng.randint(0, 10)))
+        for pos in range(len(text) + 2):
+            nl = text.rfind("\n", 0, pos)
+            assert _line_start(text, pos) == max(nl, text.rfind("\r", nl + 1, pos)) + 1, (text, pos)

@@ -148,3 +148,43 @@ def test_the_quote_is_compared_the_same_whatever_the_line_endings() -> None:
         assert _found(text) == [("requirements.txt", "write_file")], repr(text[:20])
     # The quote no longer repeats the changed line: an ordinary answer, its edits are actions.
     assert [p for p, _ in _found(inner)] == ["requirements.txt", "app.py", "requirements.txt"]
+
+
+def _plain_verdict(text: str, pos: int) -> tuple[bool, int, tuple[str, ...]]:
+    """The verdict with Aider's question and "Applied" line searched through the whole text."""
+    from action_lsp.dialects import aider_architect as arch
+    from action_lsp.markdown import line_end
+
+    lf = "\r" not in text
+    turns = arch.Turns(text)
+    user = turns.users.next(pos)
+    question = arch._line_finder(text, arch._LF_QUESTION if lf else arch._QUESTION).next(pos)
+    applied = arch._line_finder(text, arch._LF_APPLIED if lf else arch._APPLIED).next(pos)
+    if question < user and question < applied:
+        return True, line_end(text, question), ()
+    if applied < user:
+        return False, line_end(text, applied), ()
+    if user >= len(text):
+        return False, -1, arch.WATCH
+    quote, run_end = turns._run(user)
+    return turns._quotes(pos, user, quote), run_end, ()
+
+
+def test_verdicts_look_for_aiders_lines_before_the_next_user_line_only() -> None:
+    """Random histories of Aider's lines: each block's verdict (asked in order, as a scan
+    does) is the one found searching the whole text for Aider's question and "Applied" line."""
+    import random
+
+    from action_lsp.dialects.aider_architect import Turns
+
+    rng = random.Random(19)
+    lines = ["#### make it so  ", "#### make it so", "#### ", "> Edit the files? (Y)es/(N)o [Yes]: y", "> Applied edit to a.py",
+             "> Tokens: 1k sent  ", "make it so", "", "a.py", "```python", "```", "x = 1"]
+    for _ in range(300):
+        eol = rng.choice(["\n", "\r\n"])
+        text = eol.join(rng.choice(lines) for _ in range(rng.randint(1, 25)))
+        starts = [0] + [i + len(eol) for i in range(len(text)) if text.startswith(eol, i)]
+        turns = Turns(text)
+        for pos in sorted(rng.sample(starts, min(len(starts), 6))):
+            v = turns.verdict(pos)
+            assert (v.proposal, v.lookahead, v.watch) == _plain_verdict(text, pos), (text, pos)
