@@ -92,8 +92,10 @@ class LazyNode(JNode):
     def __getattr__(self, name: str) -> Any:
         # Called only for an unset slot: what is not made yet.
         if name == "source_map":
-            # (the decoded value given: a lazy map keeps the one copy the tree keeps)
-            made = _Parser(self._doc, self.span.end).string(self.span.start, self.value).source_map
+            # (the decoded value given: a lazy map keeps the one copy the tree keeps; and its end,
+            # in a text msgspec decoded: strict JSON, no body left to check)
+            end = self.span.end
+            made = _Parser(self._doc, end).string(self.span.start, self.value, end).source_map
             self.source_map = made
             return made
         if name != "members" and name != "items":
