@@ -61,6 +61,9 @@ _MARKERS = ('"tool_calls"', '"tool_use"', '"function_call"', '"custom_tool_call"
             '"functionCall"', '"toolCalls"', '"tool_name"', '"toolName"', '"recipient_name"', '"tool"',
             '"function"', '"assistant"', '"model"', '"gemini"')  # (assistant text is read too)
 
+# One pass over a line for all of them (they all begin with a quote: the search looks for it, then tries
+# each marker there), where one str.find per marker was fifteen.
+_MARKED = re.compile("|".join(map(re.escape, _MARKERS)))
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 
 
@@ -599,7 +602,7 @@ class ToolCalls(Dialect):
             payload = record.get("payload") if isinstance(record, dict) else None
             item: Any = payload if isinstance(payload, dict) else record
             outputs = isinstance(item, dict) and _type(item) in _OUTPUTS
-            shaped = not outputs and any(text.find(m, start, end) >= 0 for m in _MARKERS) and _wants(record)
+            shaped = not outputs and _MARKED.search(text, start, end) is not None and _wants(record)
             node = parse_json(text, start, end).node if shaped else None
             if node is not None:
                 errors: dict[str, tuple[str, Span]] = {}
