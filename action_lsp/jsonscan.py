@@ -178,8 +178,16 @@ def _strict_string(text: str, start: int, end: int) -> tuple[str | None, int]:
 
     The C decoder decides strictness in one pass, where the tolerant path runs three regular
     expressions over the body (its end, then control characters twice: about 100 MB/s each).
-    The closing quote is found first (the first quote after an even run of backslashes) so
-    that the decoder never reads past ``end``."""
+    It must not read past ``end``: it stops at a raw control character, so when one stands at
+    ``end`` or just before it (a JSON line, a fence's body, a value before a blank line), or
+    ``end`` is the end of the text, it is called at once; otherwise the closing quote is found
+    first (the first quote after an even run of backslashes)."""
+    if end >= len(text) or text[end] < " " or text[end - 1] < " ":
+        try:
+            value, after = _scanstring(text, start, True)
+        except ValueError:  # a raw control character or a bad escape: the tolerant path says where
+            return None, -1
+        return (value, after) if start + 9 < after <= end else (None, -1)
     q = text.find('"', start, end)
     while q >= 0:
         k = q - 1
@@ -192,9 +200,10 @@ def _strict_string(text: str, start: int, end: int) -> tuple[str | None, int]:
         return None, -1
     try:
         value, after = _scanstring(text, start, True)
-    except ValueError:  # a raw control character or a bad escape: the tolerant path says where
+    except ValueError:
         return None, -1
     return (value, after) if after == q + 1 else (None, -1)
+
 
 _DQ_ESCAPES = {
     '"': '"',

@@ -104,3 +104,14 @@ def test_the_strict_pass_finds_the_closing_quote_past_escaped_ones() -> None:
     assert jsonscan._strict_string(text, 1, len(text)) == ('say "hi" twice\\', 20)
     assert jsonscan._strict_string(text, 1, 19) == (None, -1)  # (its closing quote past the bound)
     assert jsonscan._strict_string('"a raw\ttab, escaped\\n"', 1, 23) == (None, -1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_BODY, st.sampled_from(["\n", "\r\n", "", " tail", '" more "', "\t"]), st.integers(0, 6))
+def test_a_bound_at_a_line_break_reads_as_the_tolerant_path(body: str, tail: str, back: int) -> None:
+    # A JSON line's bound (a raw line break at it) lets the C decoder run at once: same reading.
+    text = f'{{"k": "{body}"}}{tail}'
+    end = max(2, len(text) - len(tail) - back)
+    with pytest.MonkeyPatch.context() as mp:
+        old = _tolerant(text, 6, end, mp)
+    assert _read(text, 6, end) == old

@@ -92,6 +92,4 @@ def _reads_reference(v: dict[str, Any], arg_keys: tuple[str, ...]) -> bool:
         said = v.get("text")
         if isinstance(said, str) and (said.startswith("[") or "# Current Working Directory (" in said):
             return True
-    if any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS) and any(k in v for k in arg_keys):
-        return True
-    return False
+    return any(isinstance(v.get(k), str) and v[k] for k in _NAME_KEYS) and any(k in v for k in arg_keys)
