@@ -115,3 +115,14 @@ def test_a_bound_at_a_line_break_reads_as_the_tolerant_path(body: str, tail: str
     with pytest.MonkeyPatch.context() as mp:
         old = _tolerant(text, 6, end, mp)
     assert _read(text, 6, end) == old
+
+
+def test_a_string_of_many_escaped_quotes_inside_a_line_reads_as_the_tolerant_path() -> None:
+    body = '{\\"k\\": \\"v\\"} ' * 20  # (JSON in a JSON string: more escaped quotes than the strict pass steps over)
+    text = f'x = ["{body}", "{body}\\q"] and more prose'
+    end = text.index(" and more")
+    for pos in (5, text.index('"{', 6)):
+        with pytest.MonkeyPatch.context() as mp:
+            old = _tolerant(text, pos, end, mp)
+        assert _read(text, pos, end) == old
+    assert jsonscan._strict_string(text, 6, end) == (None, -1)
