@@ -171,42 +171,24 @@ _VALID_ESCAPE = re.compile(
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
-def _strict_string(text: str, start: int, end: int) -> tuple[str | None, int]:
+def _decoded_string(text: str, start: int, end: int) -> tuple[str | None, int]:
     """(decoded value, end just past the closing quote) of the double-quoted string whose
-    body starts at ``start``, when it closes before ``end``, is longer than 8 characters and is
-    strict JSON (no raw control character, every escape valid); else (None, -1).
+    body starts at ``start``, when it closes before ``end``, is longer than 8 characters and
+    its escapes are all valid; else (None, -1).
 
-    The C decoder decides strictness in one pass, where the tolerant path runs three regular
-    expressions over the body (its end, then control characters twice: about 100 MB/s each).
-    It must not read past ``end``: it stops at a raw control character, so when one stands at
-    ``end`` or just before it (a JSON line, a fence's body, a value before a blank line), or
-    ``end`` is the end of the text, it is called at once; otherwise the closing quote is found
-    first (the first quote after an even run of backslashes), among the first 16 quotes."""
-    if end >= len(text) or text[end] < " " or text[end - 1] < " ":
-        try:
-            value, after = _scanstring(text, start, True)
-        except ValueError:  # a raw control character or a bad escape: the tolerant path says where
-            return None, -1
-        return (value, after) if start + 9 < after <= end else (None, -1)
-    q = text.find('"', start, end)
-    for _ in range(16):  # (a string holding JSON has thousands of escaped quotes: the regular expression is faster)
-        if q < 0:
-            break
-        k = q - 1
-        while text[k] == "\\":  # (the opening quote stops it)
-            k -= 1
-        if (q - k) % 2:  # an even run of backslashes before it: the closing quote
-            break
-        q = text.find('"', q + 1, end)
-    else:
-        return None, -1
-    if q - start <= 8:  # (not found, or short: the tolerant path, as before)
+    The C decoder (not strict: a raw control character is read, the caller looks for them)
+    finds the closing quote as it decodes, where the tolerant path ran a regular expression over
+    the body first (about 100 MB/s). Not strict, it fails only on a bad escape or no closing
+    quote at all (it raises then, and the error it makes counts the lines before it: a search
+    from the start of the text), as it did when called after that regular expression: a string
+    with no quote before ``end`` is not given to it."""
+    if text.find('"', start, end) < 0:  # unterminated before the bound: the tolerant path says so
         return None, -1
     try:
-        value, after = _scanstring(text, start, True)
-    except ValueError:
+        value, after = _scanstring(text, start, False)
+    except ValueError:  # a bad escape: the tolerant path says where
         return None, -1
-    return (value, after) if after == q + 1 else (None, -1)
+    return (value, after) if start + 9 < after <= end else (None, -1)
 
 
 _DQ_ESCAPES = {
@@ -461,22 +443,24 @@ class _Parser:
                     text[start:j] if j - start > SHORT else share(text[start:j]),
                     source_map=SourceMap(start, j - start, j),
                 )
+            clean = strict_end >= 0  # (the caller knows: strict JSON, no raw control character, no stray escape)
             if strict_end < 0 and known is None:
-                known, strict_end = _strict_string(text, start, end)
+                known, strict_end = _decoded_string(text, start, end)
             if strict_end < 0:
                 body = _DQ_BODY.match(text, start, end)
             escapes = _DQ_ESCAPES
         else:
+            clean = False
             body = _SQ_BODY.match(text, start, end)
             escapes = _SQ_ESCAPES
-        clean = strict_end >= 0  # (then no raw control character and no stray escape: strict JSON)
-        if body is None and not clean:
+        if body is None and strict_end < 0:
             raise self.fatal(
                 pos,
                 "unterminated-string",
                 f"unterminated string: no closing {quote} before the end; add it",
             )
         j = strict_end - 1 if body is None else body.end() - 1
+        ctrl = None if clean else _CTRL.search(text, start, j)  # (once: it was searched for twice)
         stray = -1
         breaks: list[tuple[int, int]] = []
         fast_breaks: Breaks | None = None
@@ -494,7 +478,7 @@ class _Parser:
         elif decoded_fast is not None:
             value = decoded_fast
             if model.LAZY and text.find("\\u", start, j) < 0 and text.find("\\/", start, j) < 0 \
-                    and (clean or _CTRL.search(text, start, j) is None):
+                    and ctrl is None:
                 # Every escape decodes to a character that is never written raw: the breaks
                 # follow from the value alone, worked out when first read.
                 fast_breaks = Breaks.lazy(
@@ -577,7 +561,6 @@ class _Parser:
                 "single-quoted string: JSON strings use double quotes; replace the quotes",
                 fix,
             )
-        ctrl = None if clean else _CTRL.search(text, start, j)
         if ctrl is not None or stray >= 0:
             if fix is None:
                 fix = TextEdit(Span(start, j), _repair_content(text[start:j], stray >= 0))

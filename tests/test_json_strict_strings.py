@@ -1,13 +1,14 @@
-"""A JSON string read through the C decoder's strict pass is the string the tolerant path reads.
+"""A JSON string decoded by the C decoder first is the string the tolerant path reads.
 
-The tolerant parser reads an escaped string with three regular expressions over its body
-(where it ends, then raw control characters, twice). When the string is strict JSON the C
-decoder (``json.decoder.scanstring``, strict) says so in one pass, with the value, and its
-closing quote is found first with ``str.find`` (``jsonscan._strict_string``); a string in a
-tree made from msgspec's decode is strict JSON by construction (``jsonlazy``: its map is made
-from its known end). Either way the node -- value, span, every index of its source map --,
-the errors and the notes must be those of the tolerant path, on any text: escapes of every
-kind, raw control characters, stray backslashes, unterminated strings, bounds cutting a string.
+The tolerant parser read an escaped string with three regular expressions over its body
+(where it ends, then raw control characters, twice) and the C decoder. Now the C decoder
+(``json.decoder.scanstring``, not strict) finds the closing quote as it decodes
+(``jsonscan._decoded_string``), control characters are searched for once, and a string in a
+tree made from msgspec's decode (strict JSON by construction: ``jsonlazy``) is mapped from its
+known end with no search at all. Either way the node -- value, span, every index of its source
+map --, the errors and the notes must be those of the tolerant path, on any text: escapes of
+every kind, raw control characters, stray backslashes, unterminated strings, bounds cutting a
+string.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ _BODY = st.lists(_PIECES, min_size=0, max_size=16).map("".join)
 
 def _tolerant(text: str, pos: int, end: int, monkeypatch: pytest.MonkeyPatch) -> object:
     with monkeypatch.context() as m:
-        m.setattr(jsonscan, "_strict_string", lambda text, start, end: (None, -1))
+        m.setattr(jsonscan, "_decoded_string", lambda text, start, end: (None, -1))
         return _read(text, pos, end)
 
 
@@ -53,7 +54,7 @@ def _seen(node: jsonscan.JNode) -> object:
 
 @settings(max_examples=400, deadline=None)
 @given(_BODY, _BODY, st.integers(min_value=0, max_value=40))
-def test_strict_pass_reads_what_the_tolerant_path_reads(body: str, after: str, cut: int) -> None:
+def test_the_decoded_string_reads_as_the_tolerant_path(body: str, after: str, cut: int) -> None:
     text = f'[ "{body}"{after}'
     end = max(2, len(text) - cut)  # (a bound that may cut the string)
     with pytest.MonkeyPatch.context() as mp:
@@ -99,17 +100,17 @@ def test_a_string_closing_after_the_bound_is_unterminated() -> None:
         parser.string(0)
 
 
-def test_the_strict_pass_finds_the_closing_quote_past_escaped_ones() -> None:
+def test_the_decoder_finds_the_closing_quote_past_escaped_ones() -> None:
     text = '"say \\"hi\\" twice\\\\" and more "'
-    assert jsonscan._strict_string(text, 1, len(text)) == ('say "hi" twice\\', 20)
-    assert jsonscan._strict_string(text, 1, 19) == (None, -1)  # (its closing quote past the bound)
-    assert jsonscan._strict_string('"a raw\ttab, escaped\\n"', 1, 23) == (None, -1)
+    assert jsonscan._decoded_string(text, 1, len(text)) == ('say "hi" twice\\', 20)
+    assert jsonscan._decoded_string(text, 1, 19) == (None, -1)  # (its closing quote past the bound)
+    assert jsonscan._decoded_string('"a raw\ttab, escaped\\n"', 1, 23) == ("a raw\ttab, escaped\n", 22)
+    assert jsonscan._decoded_string('"a bad \\q escape, long"', 1, 24) == (None, -1)
 
 
 @settings(max_examples=300, deadline=None)
 @given(_BODY, st.sampled_from(["\n", "\r\n", "", " tail", '" more "', "\t"]), st.integers(0, 6))
 def test_a_bound_at_a_line_break_reads_as_the_tolerant_path(body: str, tail: str, back: int) -> None:
-    # A JSON line's bound (a raw line break at it) lets the C decoder run at once: same reading.
     text = f'{{"k": "{body}"}}{tail}'
     end = max(2, len(text) - len(tail) - back)
     with pytest.MonkeyPatch.context() as mp:
@@ -125,4 +126,4 @@ def test_a_string_of_many_escaped_quotes_inside_a_line_reads_as_the_tolerant_pat
         with pytest.MonkeyPatch.context() as mp:
             old = _tolerant(text, pos, end, mp)
         assert _read(text, pos, end) == old
-    assert jsonscan._strict_string(text, 6, end) == (None, -1)
+    assert jsonscan._decoded_string(text, 6, end)[1] == text.index('", "') + 1
