@@ -171,6 +171,31 @@ _VALID_ESCAPE = re.compile(
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
+# The text in which the C decoder last refused a string, as (id, length): its error counts the
+# lines from the start of the text (``JSONDecodeError``), so a text holding many bad escapes (a
+# session whose every other record has one) would be read in quadratic time. Once a text has
+# had one, its escaped strings are read by the Python path (linear), not offered to the decoder.
+# (An id is reused after a text is freed: a new text then takes the Python path, as correct.)
+_refused: tuple[int, int] = (0, -1)
+
+
+def _decoder_refused(text: str) -> bool:
+    return _refused == (id(text), len(text))
+
+
+def _scan_c(text: str, start: int) -> tuple[str, int] | None:
+    """The C decoder's reading of the string whose body starts at ``start`` (not strict), or
+    None where it refuses it (a bad escape, no closing quote) or refused one in ``text`` before."""
+    global _refused
+    if _decoder_refused(text):
+        return None
+    try:
+        return _scanstring(text, start, False)
+    except ValueError:
+        _refused = (id(text), len(text))
+        return None
+
+
 def _decoded_string(text: str, start: int, end: int) -> tuple[str | None, int]:
     """(decoded value, end just past the closing quote) of the double-quoted string whose
     body starts at ``start``, when it closes before ``end``, is longer than 8 characters and
@@ -184,10 +209,10 @@ def _decoded_string(text: str, start: int, end: int) -> tuple[str | None, int]:
     with no quote before ``end`` is not given to it."""
     if text.find('"', start, end) < 0:  # unterminated before the bound: the tolerant path says so
         return None, -1
-    try:
-        value, after = _scanstring(text, start, False)
-    except ValueError:  # a bad escape: the tolerant path says where
+    read = _scan_c(text, start)
+    if read is None:  # a bad escape: the tolerant path says where
         return None, -1
+    value, after = read
     return (value, after) if start + 9 < after <= end else (None, -1)
 
 
@@ -469,10 +494,8 @@ class _Parser:
             decoded_fast = known
         elif quote == '"' and j - start > 8:
             # The C decoder handles strings whose escapes are all valid; only the map is ours.
-            try:
-                decoded_fast = _scanstring(text, start, False)[0]
-            except ValueError:
-                decoded_fast = None
+            read = _scan_c(text, start)
+            decoded_fast = read[0] if read is not None else None
         if text.find("\\", start, j) < 0:
             value = text[start:j]
         elif decoded_fast is not None:

@@ -97,6 +97,13 @@ SHAPES: dict[str, Shape] = {
     # Sessions read as JSON records (Claude Code, Codex): broken and unfinished records.
     "session-records": lambda n: '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "a.py", "content": "x"}}]}}\n'
     + '{"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Write", "input": {"file_path": "\n' * n,
+    # A long string with a bad escape (``\q``) in every other record: the C decoder refuses
+    # each, and its error counts the lines before it from the start of the text.
+    "session-bad-escapes": lambda n: (
+        '{"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Write", "input": '
+        '{"file_path": "a.py", "content": "x = \\n1\\ny = \\q2 and a long line of text to read"}}]}}\n'
+        '{"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Write", "input": '
+        '{"file_path": "b.py", "content": "x = \\n1\\ny = \\t2 and a long line of text to read"}}]}}\n') * n,
     "tool-call-args": lambda n: '{"tool_calls": [{"function": {"name": "write_file", "arguments": "{\\"path\\": \\"' * n,
     "comments": lambda n: "```actions\n{" + "/* c */ // d\n" * n + "\n```\n",
     "headings": lambda n: "# user:\n<create_file>\n" * n,

@@ -126,4 +126,20 @@ def test_a_string_of_many_escaped_quotes_inside_a_line_reads_as_the_tolerant_pat
         with pytest.MonkeyPatch.context() as mp:
             old = _tolerant(text, pos, end, mp)
         assert _read(text, pos, end) == old
+    jsonscan._refused = (0, -1)  # (the decoder refused the second string of this text above)
     assert jsonscan._decoded_string(text, 6, end)[1] == text.index('", "') + 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(_BODY, _BODY)
+def test_strings_after_one_the_decoder_refused_read_the_same(body: str, after: str) -> None:
+    """Once the C decoder refuses a string of a text (its error counts every line before it:
+    quadratic on a session with many bad escapes), the text's other strings are read by the
+    tolerant path alone -- to the same node, errors and notes."""
+    text = f'[ "a bad \\q escape in a long string", "{body}"{after}'
+    second = text.index('", "') + 3
+    jsonscan._refused = (0, -1)
+    fresh = _read(text, second, len(text))
+    _read(text, 2, len(text))  # (refused: a bad escape)
+    assert jsonscan._decoder_refused(text)
+    assert _read(text, second, len(text)) == fresh
