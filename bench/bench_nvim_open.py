@@ -196,9 +196,12 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def generated_code_kept() -> str:
-    """Whether the server finds the code attrs and cattrs generate kept by an earlier start
-    (``action_lsp/codecache.py``; ``ACTION_LSP_CACHE_DIR=`` measures a start without it)."""
+def generated_code_kept(package: Path) -> str:
+    """Whether the server (the action-lsp in ``package``) finds the code attrs and cattrs
+    generate kept by an earlier start (``action_lsp/codecache.py``; ``ACTION_LSP_CACHE_DIR=``
+    measures a start without it)."""
+    if not (package / "codecache.py").exists():
+        return "no (this action-lsp does not keep it)"
     try:
         from action_lsp.codecache import cache_dir, cache_file
     except ImportError:
@@ -362,7 +365,7 @@ def main() -> int:
     if args.compile:
         compileall.compile_dir(str(package), quiet=1)
     print(f"  action_lsp's bytecode: {'cached' if bytecode_cached(package) else 'none: compiled at each start'}")
-    print(f"  generated code kept between starts: {generated_code_kept()}")
+    print(f"  generated code kept between starts: {generated_code_kept(package)}")
     with tempfile.TemporaryDirectory(prefix="bench-nvim-") as t:
         server = server_dir(Path(t), args.source, args.timeline)
         for warm in (False,) if args.cold else (False, True):
