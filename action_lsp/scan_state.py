@@ -65,6 +65,40 @@ def _searches(dialects: DialectSet) -> tuple[re.Pattern[str] | None, re.Pattern[
     return cached
 
 
+UNKNOWN = (-1, -1)  # (what _Closes.known says when no remembered search tells)
+
+
+class _Closes:
+    """The closing fences a scan found, per fence (character, length), remembered so that a
+    search from a line start is answered from an earlier one whenever it must give the same:
+    the last search that failed fails from any later start, and the last close found is the
+    close of every start from its search's start up to it."""
+
+    __slots__ = ("failed", "found")
+
+    def __init__(self) -> None:
+        self.failed: dict[tuple[str, int], int] = {}
+        self.found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
+
+    def known(self, start: int, char: str, length: int) -> tuple[int, int] | None:
+        """The close from ``start`` when a remembered search tells it (None: none), else
+        :data:`UNKNOWN`."""
+        key = (char, length)
+        failed = self.failed.get(key)
+        if failed is not None and start >= failed:
+            return None
+        since_found = self.found.get(key)
+        if since_found is not None and since_found[0] <= start <= since_found[1][0]:
+            return since_found[1]
+        return UNKNOWN
+
+    def note(self, start: int, char: str, length: int, found: tuple[int, int] | None) -> None:
+        if found is None:
+            self.failed[(char, length)] = start
+        else:
+            self.found[(char, length)] = (start, found)
+
+
 class ScanState:
     """The :class:`~action_lsp.dialects.ScanContext` handed to dialects."""
 
@@ -74,10 +108,8 @@ class ScanState:
         self.cache: dict[str, Any] = {}
         self.cr = "\r" in text  # any line ending other than \n (else faster searches serve)
         self._failed: dict[str, int] = {}
-        self._fence_failed: dict[tuple[str, int], int] = {}
-        self._fence_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
-        self._plain_failed: dict[tuple[str, int], int] = {}  # the same for plain_fence_close
-        self._plain_found: dict[tuple[str, int], tuple[int, tuple[int, int]]] = {}
+        self._fence_closes = _Closes()  # (find_fence_close's answers)
+        self._plain_closes = _Closes()  # (plain_fence_close's)
         self._next_tag: tuple[int, int] = (-1, -1)  # (query start, answer)
         self._next_fence: tuple[int, int] = (-1, -1)  # (query start, next fence line or end)
         self._code_spans: tuple[int, int, list[tuple[int, int]]] = (0, -1, [])
@@ -234,20 +266,13 @@ class ScanState:
         """The closing fence line at or after the line start ``body_start``. Both answers are
         remembered: a later block whose body starts before a found fence gets the same one
         (blocks that never close, before one far fence, would each search to it)."""
-        key = (char, length)
-        failed = self._fence_failed.get(key)
-        if failed is not None and body_start >= failed:
-            return None
-        since_found = self._fence_found.get(key)
-        if since_found is not None and since_found[0] <= body_start <= since_found[1][0]:
-            return since_found[1]
+        known = self._fence_closes.known(body_start, char, length)
+        if known is not UNKNOWN:
+            return known
         found = self.plain_fence_close(body_start, char, length)
         if self.glued is not None:
             found = glued_close(self.text, body_start, char, length, found, None, self.glued)
-        if found is None:
-            self._fence_failed[key] = body_start
-        else:
-            self._fence_found[key] = (body_start, found)
+        self._fence_closes.note(body_start, char, length, found)
         return found
 
     def plain_fence_close(self, start: int, char: str, length: int) -> tuple[int, int] | None:
@@ -255,18 +280,11 @@ class ScanState:
         (:func:`~action_lsp.markdown.find_fence_close` without ``glued``), remembered the
         same way: the scanner, :meth:`find_fence_close` and the dialects that read a fence's
         blocks up to its close ask it of the same fence in turn."""
-        key = (char, length)
-        failed = self._plain_failed.get(key)
-        if failed is not None and start >= failed:
-            return None
-        since_found = self._plain_found.get(key)
-        if since_found is not None and since_found[0] <= start <= since_found[1][0]:
-            return since_found[1]
+        known = self._plain_closes.known(start, char, length)
+        if known is not UNKNOWN:
+            return known
         found = _find_fence_close(self.text, start, char, length, cr=self.cr)
-        if found is None:
-            self._plain_failed[key] = start
-        else:
-            self._plain_found[key] = (start, found)
+        self._plain_closes.note(start, char, length, found)
         return found
 
     def next_tag_start(self, start: int) -> int:
