@@ -59,7 +59,10 @@ def cache_dir() -> Path | None:
         return Path(os.environ["XDG_CACHE_HOME"]) / "action-lsp"
     if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
         return Path(os.environ["LOCALAPPDATA"]) / "action-lsp" / "cache"
-    home = Path.home()
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError, OSError):  # no HOME and no user entry: keep nothing
+        return None
     if sys.platform == "darwin":
         return home / "Library" / "Caches" / "action-lsp"
     return home / ".cache" / "action-lsp"

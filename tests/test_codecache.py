@@ -170,3 +170,16 @@ print(json.dumps([repr(P(1)), P(1) == P(1), P(1) < P(2), hash(P(1)) == hash(P(1)
                                                text=True, check=True, timeout=60).stdout) for _ in range(2))
     assert first[:4] == second[:4] == ["P(x=1, y='a')", True, True, True]
     assert first[4] == 0 and second[4] > 0  # (the second run found what the first kept)
+
+
+def test_no_home_directory_keeps_nothing_and_the_server_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server started with no ``HOME`` and no user entry (a bare container): nowhere to keep
+    the code, so nothing is kept -- never an error at the start."""
+    import pwd
+
+    monkeypatch.delenv("ACTION_LSP_CACHE_DIR")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: (_ for _ in ()).throw(KeyError(uid)))
+    assert codecache.cache_dir() is None
+    assert codecache.install() is None  # (what `action-lsp serve` calls first: it goes on)
