@@ -218,6 +218,25 @@ def _expand(node: LazyNode) -> None:
         node._doc = None  # (the root keeps it: keys_unique asks it after other readers expanded it)
 
 
+def _member_value(doc: _Doc, pos: int, raw: Any, be: int, shift: int, decoded: Any) -> tuple[JNode, int, int] | None:
+    """The node of a member's (or an item's) value, whose ``Raw`` is ``raw``, at the byte
+    offset ``pos`` of a container ending at ``be``: (node, the byte offset after it, ``shift``
+    grown by its non-ASCII characters); None when its bytes are not ``raw`` there."""
+    buf = doc.buf
+    vend = pos + len(raw)
+    if vend > be or not buf.startswith(raw, pos):  # (a memoryview compares byte by byte)
+        return None
+    head = buf[pos]
+    start = pos + shift
+    if not doc.ascii and (head == 0x22 or head == 0x7B or head == 0x5B):
+        chunk = buf[pos:vend]
+        if not chunk.isascii():
+            shift += len(str(chunk, "utf-8")) - (vend - pos)
+    if head == 0x7B or head == 0x5B:  # { [
+        return _lazy("object" if head == 0x7B else "array", Span(start, vend + shift), decoded, doc, pos, vend), vend, shift
+    return _leaf(head, Span(start, vend + shift), decoded, doc.text), vend, shift
+
+
 def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:
     buf = doc.buf
     b, be = node._b, node._be
@@ -226,7 +245,6 @@ def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:
     assert decoders is not None
     raws = (decoders[1] if is_object else decoders[2])(doc.view[b:be])
     value = node.value
-    text = doc.text
     ascii_ = doc.ascii
     # Separators and whitespace are ASCII: between values a character is a byte. `shift` is
     # the character offset minus the byte offset, grown by each non-ASCII key or value.
@@ -257,23 +275,11 @@ def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:
                 if not ascii_:
                     shift += len(decoded) - len(body)
                 kspan = Span(kstart, kbe + shift)
-            pos = m.end()
-            vend = pos + len(raw)
-            if vend > be or not buf.startswith(raw, pos):  # (a memoryview compares byte by byte)
+            made = _member_value(doc, m.end(), raw, be, shift, value[key])
+            if made is None:
                 return None
-            head = buf[pos]
-            start = pos + shift
-            if not ascii_ and (head == 0x22 or head == 0x7B or head == 0x5B):
-                chunk = buf[pos:vend]
-                if not chunk.isascii():
-                    shift += len(str(chunk, "utf-8")) - (vend - pos)
-            if head == 0x7B or head == 0x5B:  # { [
-                child: JNode = _lazy("object" if head == 0x7B else "array", Span(start, vend + shift), value[key],
-                                     doc, pos, vend)
-            else:
-                child = _leaf(head, Span(start, vend + shift), value[key], text)
+            child, pos, shift = made
             append(JMember(share(key), kspan, child))
-            pos = vend
     else:
         sep = _FIRST_ITEM
         for k, raw in enumerate(raws):
@@ -281,23 +287,11 @@ def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:
             sep = _NEXT_ITEM
             if m is None:
                 return None
-            pos = m.end()
-            vend = pos + len(raw)
-            if vend > be or not buf.startswith(raw, pos):
+            made = _member_value(doc, m.end(), raw, be, shift, value[k])
+            if made is None:
                 return None
-            head = buf[pos]
-            start = pos + shift
-            if not ascii_ and (head == 0x22 or head == 0x7B or head == 0x5B):
-                chunk = buf[pos:vend]
-                if not chunk.isascii():
-                    shift += len(str(chunk, "utf-8")) - (vend - pos)
-            if head == 0x7B or head == 0x5B:
-                child = _lazy("object" if head == 0x7B else "array", Span(start, vend + shift), value[k], doc, pos,
-                              vend)
-            else:
-                child = _leaf(head, Span(start, vend + shift), value[k], text)
+            child, pos, shift = made
             append(child)
-            pos = vend
     m = _CLOSE.match(buf, pos)
     if m is None or m.end() != be or buf[be - 1] != (0x7D if is_object else 0x5D):
         return None
