@@ -63,23 +63,23 @@ class Verdict:
     watch: tuple[str, ...]
 
 
+def _first_line(text: str, rx: re.Pattern[str], pos: int, bound: int) -> int:
+    """The start of the first line at or after ``pos`` and before the line start ``bound`` that
+    ``rx`` matches from the line break before it (``bound``: none)."""
+    if pos == 0 and rx.match("\n" + text[: line_end(text, 0)]) is not None:
+        return 0 if bound > 0 else bound
+    m = rx.search(text, max(0, pos - 1), bound)  # (a line's match ends on it)
+    return m.start() + 1 if m is not None else bound
+
+
 def _line_finder(text: str, rx: re.Pattern[str]) -> Forward:
-    """The start of the first line at or after a position that ``rx`` matches from the line
-    break before it (``len(text)``: none), remembered."""
-
-    def search(pos: int) -> int:
-        if pos == 0 and rx.match("\n" + text[: line_end(text, 0)]) is not None:
-            return 0
-        m = rx.search(text, max(0, pos - 1))
-        return m.start() + 1 if m is not None else len(text)
-
-    return Forward(len(text), search)
+    """:func:`_first_line` up to the end of the text (``len(text)``: none), remembered."""
+    return Forward(len(text), lambda pos: _first_line(text, rx, pos, len(text)))
 
 
 class _LinesBefore:
-    """The start of the first line at or after a position and before a bound (a line start)
-    that ``rx`` matches from the line break before it (the bound: none), remembered for the
-    queries up to it with the same bound."""
+    """:func:`_first_line` before a bound, remembered for the queries up to its answer with
+    the same bound."""
 
     __slots__ = ("memo", "rx", "text")
 
@@ -92,12 +92,7 @@ class _LinesBefore:
         q, b, found = self.memo
         if b == bound and q <= pos <= found:
             return found
-        text = self.text
-        if pos == 0 and self.rx.match("\n" + text[: line_end(text, 0)]) is not None:
-            found = 0 if bound > 0 else bound
-        else:
-            m = self.rx.search(text, max(0, pos - 1), bound)  # (a line's match ends on it)
-            found = m.start() + 1 if m is not None else bound
+        found = _first_line(self.text, self.rx, pos, bound)
         self.memo = (pos, bound, found)
         return found
 
