@@ -5,6 +5,7 @@ made at a fixed point of the write by the kill-point interceptor (``hooks/save_r
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import shutil
 import sys
@@ -26,7 +27,10 @@ pytestmark = [
 ]
 
 HOOK = Path(__file__).with_name("hooks") / "save_race.py"
+# Made at import (the server's environment names it), so removed at exit too: a run that
+# collects this module without running its test leaves nothing in the temporary directory.
 PLACE = Path(tempfile.mkdtemp(prefix="action-lsp-save-race-"))
+atexit.register(shutil.rmtree, PLACE, True)
 ROOT = PLACE / "ws"
 SERVER = ClientServerConfig(
     server_command=[sys.executable, str(HOOK)],
