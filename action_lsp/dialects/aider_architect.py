@@ -100,9 +100,9 @@ class _LinesBefore:
 class Turns:
     """The architect verdicts of one text (per scan)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, cr: bool | None = None) -> None:
         self.text = text
-        lf = "\r" not in text
+        lf = not ("\r" in text if cr is None else cr)  # (the scan's answer: a pass through the text)
         self.users = _line_finder(text, _LF_USER if lf else _USER)
         # Aider's question and its "Applied" line count only before the next user line: looked
         # for up to it (not through the whole text, twice, for a history that has none).
@@ -180,7 +180,7 @@ class Turns:
 def turns(ctx: ScanContext) -> Turns:
     found = ctx.cache.get("aider-architect")
     if not isinstance(found, Turns):
-        found = ctx.cache["aider-architect"] = Turns(ctx.text)
+        found = ctx.cache["aider-architect"] = Turns(ctx.text, ctx.cr)
     return found
 
 

@@ -324,9 +324,9 @@ class _Turns:
     the list again at its own floor, found by walking back from it; a 4 MB history with a few
     such fences no longer lists its 100,000 line starts (40 ms of its scan)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, cr: bool | None = None) -> None:
         self.text = text
-        self.cr = "\r" in text
+        self.cr = "\r" in text if cr is None else cr  # (the scan's answer: a pass through the text)
         self.lines = [0]  # line starts from ``lines[0]`` (a line start) to ``to``
         self.roles: list[int] = []  # assistant and user role lines from ``lines[0]`` on, by position
         self.assistant: list[bool] = []  # for each of ``roles``: an assistant turn?
@@ -417,7 +417,7 @@ class _Turns:
         k = bisect.bisect_right(self.lines, start) - 1
         if k < CONTEXT_LINES and self.lines[0] > 0:
             # Before the lines listed (a query out of document order): read from scratch.
-            return _Turns(self.text).turn(start)
+            return _Turns(self.text, self.cr).turn(start)
         floor = self.lines[max(0, k - CONTEXT_LINES)]
         last = bisect.bisect_left(self.roles, start) - 1
         if last >= 0 and self.roles[last] >= floor:
@@ -430,7 +430,7 @@ class _Turns:
 def _turns(ctx: ScanContext) -> _Turns:
     turns = ctx.cache.get("chat-answer")
     if not isinstance(turns, _Turns):
-        turns = ctx.cache["chat-answer"] = _Turns(ctx.text)
+        turns = ctx.cache["chat-answer"] = _Turns(ctx.text, ctx.cr)
     return turns
 
 
@@ -440,7 +440,7 @@ def turn(ctx: ScanContext, start: int) -> tuple[str | None, int]:
     seen); and the start of the first line read."""
     turns = ctx.cache.get("chat-answer")
     if not isinstance(turns, _Turns):
-        turns = ctx.cache["chat-answer"] = _Turns(ctx.text)
+        turns = ctx.cache["chat-answer"] = _Turns(ctx.text, ctx.cr)
     return turns.turn(start)
 
 
@@ -451,7 +451,7 @@ def _locator(ctx: ScanContext) -> Callable[[int], tuple[int, int]]:
     def locate(start: int) -> tuple[int, int]:
         turns = ctx.cache.get("chat-answer-earlier")
         if not isinstance(turns, _Turns) or start < turns.to:
-            turns = ctx.cache["chat-answer-earlier"] = _Turns(ctx.text)
+            turns = ctx.cache["chat-answer-earlier"] = _Turns(ctx.text, ctx.cr)
         return turns.role_line(start)
     return locate
 
