@@ -72,6 +72,7 @@ from .tool_use import tool_rules
 
 #: How many lines before a fence the chat-role line opening its turn is looked for.
 CONTEXT_LINES = 250
+BREAKS_WINDOW = 64  # characters a line at most, for the first count of a stretch's breaks (_breaks_over)
 
 FENCE_INFO, PATH_COMMENT, PATH_LINE, AIDER_WHOLE = "fence-info", "path-comment", "path-line", "aider-whole"
 
@@ -340,6 +341,13 @@ class _Turns:
         t = self.text
         return t.count("\n", a, b) + (t.count("\r", a, b) if self.cr else 0)
 
+    def _breaks_over(self, a: int, b: int, k: int) -> bool:
+        """``_breaks(a, b) > k``, the end of the stretch counted first: a long stretch has that
+        many in its last ``BREAKS_WINDOW * k`` characters (the whole of it was counted for a
+        fence far from the one before: most of a long history, once per such fence)."""
+        tail = max(a, b - BREAKS_WINDOW * k)
+        return self._breaks(tail, b) > k or (tail > a and self._breaks(a, b) > k)
+
     def _back(self, start: int) -> int:
         """The start of the line ``CONTEXT_LINES`` lines before the one holding ``start`` (0
         when there are fewer), walking back a line at a time."""
@@ -363,7 +371,7 @@ class _Turns:
 
     def _read(self, start: int) -> None:
         t = self.text
-        if self._breaks(self.to, start) > CONTEXT_LINES + 2:
+        if self._breaks_over(self.to, start, CONTEXT_LINES + 2):
             # Nothing before the new floor is asked again: start the lists there.
             floor = self._back(start)
             if floor > self.to:
