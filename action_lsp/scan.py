@@ -317,7 +317,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
             filed = 0  # separators before the cuts so far
             for cut_at in _prose_cuts(text, pos, at, points, lines - prose):
                 while filed < len(seps) and seps[filed][0] < cut_at:
-                    unit.separators.append(Span(*seps[filed]))
+                    unit.separators.append(seps[filed])
                     filed += 1
                 unit.end = cut_at
                 unit.lookahead = max(unit.lookahead, cut_at)
@@ -327,7 +327,7 @@ def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | Non
             lines = text.count("\n", unit.start, at) if unit.start > pos else lines
             del seps[:filed]
         if seps:
-            unit.separators.extend(itertools.starmap(Span, seps))
+            unit.separators.extend(seps)
             seps.clear()
         if not kind:
             break
