@@ -186,11 +186,11 @@ def _assemble(
         if cache is not None and delta:
             fresh[id(unit)] = (unit, delta, unit_actions, unit_diagnostics)
         diagnostics.extend(unit_diagnostics)
-        for sep in unit.separators:
+        for sep, _ in unit.separators:
             if pending:
-                _message_group(line_at, actions, groups, pending, separators, sep.start + delta)
+                _message_group(line_at, actions, groups, pending, separators, sep + delta)
                 pending = []
-            separators.append(sep.start + delta)
+            separators.append(sep + delta)
         for a in unit_actions:
             if a.group is None:
                 a = copy_action(a)  # its message group is set below; the unit's copy stays as scanned

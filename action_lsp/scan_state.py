@@ -25,7 +25,7 @@ from .markdown import (
     glued_closer,
     line_end,
 )
-from .model import UNCLOSED_CODES, Action, Diagnostic, Span, mark_in_progress
+from .model import UNCLOSED_CODES, Action, Diagnostic, mark_in_progress
 
 __all__ = ["SPAN_CACHE_LINES", "ScanState", "Unit", "add_construct", "line_start_of"]
 
@@ -43,7 +43,9 @@ class Unit:
     lookahead: int
     actions: list[Action] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    separators: list[Span] = field(default_factory=list)  # message separators (headings, rules)
+    # Message separators (headings, rules, chat roles): (line start, line end), as the scanner
+    # finds them (no Span made for each of a long history's 10,000 `#### ` lines).
+    separators: list[tuple[int, int]] = field(default_factory=list)
     watch: list[str] = field(default_factory=list)  # see Construct.watch
     blocks: list[Construct] = field(default_factory=list)  # constructs that hold actions
     behind: int = -1  # the first offset a construct's look-behind read, when before ``start`` (else -1)

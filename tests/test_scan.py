@@ -314,7 +314,7 @@ def test_prose_is_cut_at_some_fences_and_long_prose_at_paragraphs() -> None:
     units = list(scan(text, DialectSet()))
     assert 10 < len(units) < 150
     assert all(text.startswith("```python", u.start) for u in units[1:])
-    assert [s.start for u in units for s in u.separators] == [0]
+    assert [s for u in units for s, _ in u.separators] == [0]
     prose = "".join(f"Paragraph {i} says something about item {i * 7 % 13}.\n\n" for i in range(400))
     units = list(scan(prose, DialectSet()))
     assert 10 < len(units) < 200

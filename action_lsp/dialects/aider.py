@@ -74,6 +74,7 @@ from .aider_architect import settle
 from .aider_mangled import HEAD as MANGLED
 from .aider_mangled import mangled_block
 from .aider_reports import MARKERS, WATCH, echo_heading, failure, reports, tool_message
+from .aider_users import user_lines
 from .base import Construct, Dialect, ScanContext
 from .tool_use import failed
 
@@ -101,9 +102,6 @@ _UPDATED = re.compile(r">>>>>>{0,4} (?:REPLACE|UPDATED)[ \t]*(?:\r|\n|\Z)")
 # What a SEARCH or REPLACE marker with a typo looks like (found, then told apart from the real one).
 _LOOSE_HEAD = r"<<<<*[ \t]*(?:SEARCH|ORIGINAL)"
 _LOOSE_HEAD_RX = re.compile(_LOOSE_HEAD)
-# Aider's chat history starts each user message with `#### `; its extractor reads one message at
-# a time, so no block reads on past one.
-_MESSAGE = re.compile(r"####[ \t]")
 # Lines Aider reads as fence lines when looking back for the file name: backticks, or the HTML-like
 # fences it asks some models for (``<source>``, ``<code>``, ...).
 _FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
@@ -146,7 +144,7 @@ class _Finders:
     head: Forward  # loose SEARCH markers (typos included)
     divider: Forward
     updated: Forward
-    message: Forward  # Aider's `#### ` user-message lines
+    message: Forward  # Aider's `#### ` user-message lines (its extractor reads one message at a time)
     paragraph: ForwardSearch  # a blank line, then text
 
 
@@ -154,7 +152,8 @@ def _finders(ctx: ScanContext) -> _Finders:
     found = ctx.cache.get("aider")
     if found is None:
         t = ctx.text
-        found = ctx.cache["aider"] = _Finders(_finder(t, _LOOSE_HEAD_RX), _finder(t, _DIVIDER), _finder(t, _UPDATED), _finder(t, _MESSAGE), ForwardSearch(t, PARAGRAPH))
+        users = Forward(len(t), user_lines(ctx.cache, t).line)  # (searched once for the reports too)
+        found = ctx.cache["aider"] = _Finders(_finder(t, _LOOSE_HEAD_RX), _finder(t, _DIVIDER), _finder(t, _UPDATED), users, ForwardSearch(t, PARAGRAPH))
     return found
 
 

@@ -36,21 +36,20 @@ import re
 from dataclasses import dataclass
 
 from ..markdown import Forward, line_end, next_line_start
+from .aider_users import UserLines, user_lines
 from .base import Construct, ScanContext
 
-# An Aider user line (the prompt, or the editor's prompt quoting the architect): `#### ` and
-# Aider's two-space line break at its end. Searched from the line break before it (a pattern
-# starting with a character class lets `re` skip ahead); the text's first line on its own.
-_USER = re.compile(r"[\r\n]#### [^\r\n]*  (?=\r|\n|\Z)")
-_QUESTION = re.compile(r"[\r\n]> Edit the files\? ")
-# Aider's line after an answer it applied: an architect's answer never has one (the editor's
-# output follows the quote, in the next turn).
-_APPLIED = re.compile(r"[\r\n]> Applied edit to ")
+# An Aider user line (the prompt, or the editor's prompt quoting the architect) is `#### ` and
+# Aider's two-space line break at its end (``UserLines.prompt``). Aider's question (``> Edit the
+# files? ``) and its line after an answer it applied (``> Applied edit to ``: an architect's
+# answer never has one, the editor's output follows the quote, in the next turn) are searched
+# together, the first one of them deciding. Searched from the line break before the line (a
+# pattern starting with a character class lets `re` skip ahead); the text's first line on its own.
+_QUESTION = "> Edit the files? "
+_SAID = re.compile(r"[\r\n]> (?:Edit the files\? |Applied edit to )")
 # The same for a text without \r (most histories): a literal first character lets `re` search
 # for the whole literal prefix at once (a 4 MB history: 4 ms a search through it, not 23).
-_LF_USER = re.compile(r"\n#### [^\n]*  (?=\n|\Z)")
-_LF_QUESTION = re.compile(r"\n> Edit the files\? ")
-_LF_APPLIED = re.compile(r"\n> Applied edit to ")
+_LF_SAID = re.compile(r"\n> (?:Edit the files\? |Applied edit to )")
 # The strings whose insertion after a block can make its turn the architect's.
 WATCH = ("#### ", "Edit the files?")
 _MIN_QUOTED = 2  # lines of the turn's end the quote must repeat (one line may be chance)
@@ -70,11 +69,6 @@ def _first_line(text: str, rx: re.Pattern[str], pos: int, bound: int) -> int:
         return 0 if bound > 0 else bound
     m = rx.search(text, max(0, pos - 1), bound)  # (a line's match ends on it)
     return m.start() + 1 if m is not None else bound
-
-
-def _line_finder(text: str, rx: re.Pattern[str]) -> Forward:
-    """:func:`_first_line` up to the end of the text (``len(text)``: none), remembered."""
-    return Forward(len(text), lambda pos: _first_line(text, rx, pos, len(text)))
 
 
 class _LinesBefore:
@@ -100,14 +94,14 @@ class _LinesBefore:
 class Turns:
     """The architect verdicts of one text (per scan)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, cr: bool | None = None, users: UserLines | None = None) -> None:
         self.text = text
-        lf = "\r" not in text
-        self.users = _line_finder(text, _LF_USER if lf else _USER)
+        lf = not ("\r" in text if cr is None else cr)  # (the scan's answer: a pass through the text)
+        # An editor's prompt (``_USER``), among the user lines the scan finds once for Aider's reader.
+        self.users = Forward(len(text), (users or UserLines(text)).prompt)
         # Aider's question and its "Applied" line count only before the next user line: looked
-        # for up to it (not through the whole text, twice, for a history that has none).
-        self.questions = _LinesBefore(text, _LF_QUESTION if lf else _QUESTION)
-        self.applied = _LinesBefore(text, _LF_APPLIED if lf else _APPLIED)
+        # for up to it (not through the whole text, for a history that has none), in one search.
+        self.said = _LinesBefore(text, _LF_SAID if lf else _SAID)
         self.runs: dict[int, tuple[list[str], int]] = {}
 
     def verdict(self, pos: int) -> Verdict:
@@ -117,12 +111,9 @@ class Turns:
         user = self.users.next(pos)
         # (Either at ``user`` when there is none before it: the verdict is the same as with
         # the next one after it.)
-        question = self.questions.next(pos, user)
-        applied = self.applied.next(pos, user)
-        if question < user and question < applied:
-            return Verdict(True, line_end(text, question), ())
-        if applied < user:
-            return Verdict(False, line_end(text, applied), ())  # (read no further: cheap to re-scan)
+        said = self.said.next(pos, user)
+        if said < user:  # the question (an architect's answer), or the "Applied" line: not one
+            return Verdict(text.startswith(_QUESTION, said), line_end(text, said), ())  # (read no further)
         if user >= n:
             return Verdict(False, -1, WATCH)
         run = self.runs.get(user)
@@ -180,7 +171,7 @@ class Turns:
 def turns(ctx: ScanContext) -> Turns:
     found = ctx.cache.get("aider-architect")
     if not isinstance(found, Turns):
-        found = ctx.cache["aider-architect"] = Turns(ctx.text)
+        found = ctx.cache["aider-architect"] = Turns(ctx.text, ctx.cr, user_lines(ctx.cache, ctx.text))
     return found
 
 

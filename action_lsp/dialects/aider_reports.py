@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 from ..markdown import Forward, line_end, next_line_start
 from ..model import Span
+from .aider_users import UserLines, user_lines
 
 # Lines after which Aider writes a multi-line tool message (see :func:`tool_message`): the user's
 # commands whose output it shows, and the link it prints before a report of failed blocks.
@@ -56,7 +57,6 @@ MARKERS = (*COMMANDS, EDIT_ERRORS)
 # The last line of a tool message: it ends with the two spaces of Aider's line break, and the
 # next line is another tool message, a user message, a blank line (a reply follows) or nothing.
 _MESSAGE_END = re.compile(r"  (?:\r\n|\n|\r)(?=>|####[ \t]|[ \t]*(?:\r|\n)|\Z)|  \Z")
-_USER = re.compile(r"####[ \t]")
 _TOOL_AFTER_BLANK = re.compile(r"(?:\r\n|\n|\r)[ \t]*(?:\r\n|\n|\r)(?=> [^\r\n]*  (?:\r|\n|\Z))")
 ECHO = "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in "
 _ECHO = re.compile(r"(?:> ?)?" + re.escape(ECHO))
@@ -166,13 +166,15 @@ class Reports:
     """The reports of one text, found from the blocks before them (memoized per scan: each
     search forward is answered for every position up to its answer)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, users: UserLines | None = None) -> None:
         self.text = text
         n = len(text)
+        # A user message's line: ``####`` and a blank at a line's start (the scan's search, shared).
+        self._users = users or UserLines(text)
         self.turns = Forward(n, self._turn_end)
         self.bounds = Forward(n, self._turn_end)  # where a report's parse stops (its own queries)
         self.tools = Forward(n, self._tool_line)
-        self.users = Forward(n, self._user_line)
+        self.users = Forward(n, self._users.unindented)
         self.message_ends = Forward(n, self._message_end)
         self.parsed: dict[int, Report] = {}
 
@@ -185,13 +187,6 @@ class Reports:
     def _tool_line(self, pos: int) -> int:
         m = _TOOL_AFTER_BLANK.search(self.text, max(0, pos - 1))
         return m.end() if m is not None else len(self.text)
-
-    def _user_line(self, pos: int) -> int:
-        text = self.text
-        m = _USER.search(text, pos)
-        while m is not None and _line_start(text, m.start()) != m.start():
-            m = _USER.search(text, m.end())
-        return m.start() if m is not None else len(text)
 
     def _message_end(self, pos: int) -> int:
         m = _MESSAGE_END.search(self.text, pos)
@@ -287,7 +282,7 @@ class Reports:
 def reports(cache: dict[str, object], text: str) -> Reports:
     found = cache.get("aider-reports")
     if not isinstance(found, Reports):
-        found = cache["aider-reports"] = Reports(text)
+        found = cache["aider-reports"] = Reports(text, user_lines(cache, text))
     return found
 
 

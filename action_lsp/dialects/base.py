@@ -79,6 +79,9 @@ class ScanContext(Protocol):
 
     text: str
     cache: dict[str, Any]  # per-scan memos a dialect may keep (keyed by the dialect's name)
+    # Whether the text holds a ``\r`` (a line ending other than ``\n``: the searches written
+    # for ``\n`` alone do not serve), found once per scan (a pass through the whole text).
+    cr: bool
 
     def find(self, needle: str, start: int) -> int:
         """``text.find(needle, start)``, remembering failures so a search never repeats."""

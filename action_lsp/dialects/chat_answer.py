@@ -72,6 +72,7 @@ from .tool_use import tool_rules
 
 #: How many lines before a fence the chat-role line opening its turn is looked for.
 CONTEXT_LINES = 250
+BREAKS_WINDOW = 64  # characters a line at most, for the first count of a stretch's breaks (_breaks_over)
 
 FENCE_INFO, PATH_COMMENT, PATH_LINE, AIDER_WHOLE = "fence-info", "path-comment", "path-line", "aider-whole"
 
@@ -324,9 +325,9 @@ class _Turns:
     the list again at its own floor, found by walking back from it; a 4 MB history with a few
     such fences no longer lists its 100,000 line starts (40 ms of its scan)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, cr: bool | None = None) -> None:
         self.text = text
-        self.cr = "\r" in text
+        self.cr = "\r" in text if cr is None else cr  # (the scan's answer: a pass through the text)
         self.lines = [0]  # line starts from ``lines[0]`` (a line start) to ``to``
         self.roles: list[int] = []  # assistant and user role lines from ``lines[0]`` on, by position
         self.assistant: list[bool] = []  # for each of ``roles``: an assistant turn?
@@ -339,6 +340,13 @@ class _Turns:
         """Line breaks in ``text[a:b]`` (a ``\r\n`` counted at most twice: an upper bound)."""
         t = self.text
         return t.count("\n", a, b) + (t.count("\r", a, b) if self.cr else 0)
+
+    def _breaks_over(self, a: int, b: int, k: int) -> bool:
+        """``_breaks(a, b) > k``, the end of the stretch counted first: a long stretch has that
+        many in its last ``BREAKS_WINDOW * k`` characters (the whole of it was counted for a
+        fence far from the one before: most of a long history, once per such fence)."""
+        tail = max(a, b - BREAKS_WINDOW * k)
+        return self._breaks(tail, b) > k or (tail > a and self._breaks(a, b) > k)
 
     def _back(self, start: int) -> int:
         """The start of the line ``CONTEXT_LINES`` lines before the one holding ``start`` (0
@@ -363,7 +371,7 @@ class _Turns:
 
     def _read(self, start: int) -> None:
         t = self.text
-        if self._breaks(self.to, start) > CONTEXT_LINES + 2:
+        if self._breaks_over(self.to, start, CONTEXT_LINES + 2):
             # Nothing before the new floor is asked again: start the lists there.
             floor = self._back(start)
             if floor > self.to:
@@ -417,7 +425,7 @@ class _Turns:
         k = bisect.bisect_right(self.lines, start) - 1
         if k < CONTEXT_LINES and self.lines[0] > 0:
             # Before the lines listed (a query out of document order): read from scratch.
-            return _Turns(self.text).turn(start)
+            return _Turns(self.text, self.cr).turn(start)
         floor = self.lines[max(0, k - CONTEXT_LINES)]
         last = bisect.bisect_left(self.roles, start) - 1
         if last >= 0 and self.roles[last] >= floor:
@@ -430,7 +438,7 @@ class _Turns:
 def _turns(ctx: ScanContext) -> _Turns:
     turns = ctx.cache.get("chat-answer")
     if not isinstance(turns, _Turns):
-        turns = ctx.cache["chat-answer"] = _Turns(ctx.text)
+        turns = ctx.cache["chat-answer"] = _Turns(ctx.text, ctx.cr)
     return turns
 
 
@@ -440,7 +448,7 @@ def turn(ctx: ScanContext, start: int) -> tuple[str | None, int]:
     seen); and the start of the first line read."""
     turns = ctx.cache.get("chat-answer")
     if not isinstance(turns, _Turns):
-        turns = ctx.cache["chat-answer"] = _Turns(ctx.text)
+        turns = ctx.cache["chat-answer"] = _Turns(ctx.text, ctx.cr)
     return turns.turn(start)
 
 
@@ -451,7 +459,7 @@ def _locator(ctx: ScanContext) -> Callable[[int], tuple[int, int]]:
     def locate(start: int) -> tuple[int, int]:
         turns = ctx.cache.get("chat-answer-earlier")
         if not isinstance(turns, _Turns) or start < turns.to:
-            turns = ctx.cache["chat-answer-earlier"] = _Turns(ctx.text)
+            turns = ctx.cache["chat-answer-earlier"] = _Turns(ctx.text, ctx.cr)
         return turns.role_line(start)
     return locate
 

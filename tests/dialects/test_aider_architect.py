@@ -5,6 +5,7 @@ editor-whole, ``/architect`` messages, auto-accepted or asked ``Edit the files?`
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from action_lsp.cli import main
@@ -150,16 +151,26 @@ def test_the_quote_is_compared_the_same_whatever_the_line_endings() -> None:
     assert [p for p, _ in _found(inner)] == ["requirements.txt", "app.py", "requirements.txt"]
 
 
+def _first_line(text: str, rx: str, pos: int) -> int:
+    """The start of the first line at or after ``pos`` that ``rx`` matches from the line break
+    before it (the text's first line: from an added one), searched through the whole text."""
+    pattern = re.compile(r"[\r\n]" + rx)
+    if pos == 0 and pattern.match("\n" + text) is not None:
+        return 0
+    m = pattern.search(text, max(0, pos - 1))
+    return m.start() + 1 if m is not None else len(text)
+
+
 def _plain_verdict(text: str, pos: int) -> tuple[bool, int, tuple[str, ...]]:
-    """The verdict with Aider's question and "Applied" line searched through the whole text."""
+    """The verdict with the next user line (``#### `` and a two-space break at its end), Aider's
+    question and its "Applied" line each searched through the whole text."""
     from action_lsp.dialects import aider_architect as arch
     from action_lsp.markdown import line_end
 
-    lf = "\r" not in text
     turns = arch.Turns(text)
-    user = turns.users.next(pos)
-    question = arch._line_finder(text, arch._LF_QUESTION if lf else arch._QUESTION).next(pos)
-    applied = arch._line_finder(text, arch._LF_APPLIED if lf else arch._APPLIED).next(pos)
+    user = _first_line(text, r"#### [^\r\n]*  (?=\r|\n|\Z)", pos)
+    question = _first_line(text, r"> Edit the files\? ", pos)
+    applied = _first_line(text, r"> Applied edit to ", pos)
     if question < user and question < applied:
         return True, line_end(text, question), ()
     if applied < user:
@@ -179,7 +190,8 @@ def test_verdicts_look_for_aiders_lines_before_the_next_user_line_only() -> None
 
     rng = random.Random(19)
     lines = ["#### make it so  ", "#### make it so", "#### ", "> Edit the files? (Y)es/(N)o [Yes]: y", "> Applied edit to a.py",
-             "> Tokens: 1k sent  ", "make it so", "", "a.py", "```python", "```", "x = 1"]
+             "> Tokens: 1k sent  ", "make it so", "", "a.py", "```python", "```", "x = 1", "  #### indented  ", "####\ttab  ",
+             "#### x ", "####   ", "#####  ", "a #### b  "]
     for _ in range(300):
         eol = rng.choice(["\n", "\r\n"])
         text = eol.join(rng.choice(lines) for _ in range(rng.randint(1, 25)))

@@ -9,6 +9,8 @@ import bisect
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from action_lsp.dialects import chat_answer
 from action_lsp.markdown import EOL
@@ -69,3 +71,17 @@ def test_a_long_history_lists_only_the_lines_around_its_queries() -> None:
     at = text.index("src/a.py")
     assert turns.turn(at) == reference(text, at)
     assert len(turns.lines) <= chat_answer.CONTEXT_LINES + 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["x", "long line of words", "\n", "\r\n", "\r", "é😀"]), max_size=300).map("".join),
+    st.integers(0, 2000), st.integers(0, 2000), st.integers(0, 40), st.integers(1, 64),
+)
+def test_more_breaks_than_is_the_plain_count(text: str, a: int, b: int, k: int, window: int) -> None:
+    """``_breaks_over`` (the stretch's end counted first) says what comparing its count does."""
+    a, b = sorted((min(a, len(text)), min(b, len(text))))
+    turns = chat_answer._Turns(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(chat_answer, "BREAKS_WINDOW", window)
+        assert turns._breaks_over(a, b, k) == (text.count("\n", a, b) + ("\r" in text) * text.count("\r", a, b) > k)
