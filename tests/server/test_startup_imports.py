@@ -103,3 +103,29 @@ def test_a_client_that_sends_its_document_at_once_gets_the_imports_before_its_do
     lines = out.splitlines()
     assert lines[0] == "answered []"
     assert "read ['numpy', 'rapidfuzz', 'tree_sitter']" in lines
+
+
+NOT_NEEDED = ("importlib.metadata", "email", "zipfile", "csv", "tempfile", "shutil")
+
+UNNEEDED = """
+import sys
+from action_lsp.server.server import create_server
+create_server()
+print(sorted(m for m in NOT_NEEDED if m in sys.modules))
+from action_lsp.dialects import NAMES
+from action_lsp.server.preview import PreviewFiles
+previews = PreviewFiles()
+written = previews.write("calc.py", "x = 1\\n")
+print(len(NAMES) > 10, written.read_text() == "x = 1\\n", "tempfile" in sys.modules)
+previews.remove()
+print(written.exists())
+""".replace("NOT_NEEDED", repr(NOT_NEEDED))
+
+
+def test_the_start_imports_no_module_only_other_work_needs() -> None:
+    """``importlib.metadata`` (with ``email``, ``zipfile``, ``csv``: the dialects' entry points
+    are read by ``action_lsp.entry_points``) and ``tempfile`` (with ``shutil``: a diff preview's
+    directory) are not imported by the start; the dialects are all found, and a preview written
+    and removed, when asked."""
+    out = subprocess.run([sys.executable, "-c", UNNEEDED], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "True True True", "False"]
