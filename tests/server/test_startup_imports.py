@@ -15,6 +15,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 DEFERRED = ("numpy", "tree_sitter", "rapidfuzz", "msgspec", "action_lsp.edit", "json_repair", "tomllib")
 
 CODE = """
@@ -129,3 +131,68 @@ def test_the_start_imports_no_module_only_other_work_needs() -> None:
     and removed, when asked."""
     out = subprocess.run([sys.executable, "-c", UNNEEDED], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "True True True", "False"]
+
+
+COLLECTOR = """
+import asyncio, gc, sys
+from action_lsp import collector
+collector.pause()
+from action_lsp.server.server import create_server
+import action_lsp.document as d
+_read = d.IncrementalDocument.__init__
+def _spy(self, *a, **k):
+    print("read", gc.isenabled(), gc.get_freeze_count() > 10000)
+    _read(self, *a, **k)
+d.IncrementalDocument.__init__ = _spy
+
+class Writer:
+    def write(self, data):
+        if b'"capabilities"' in data:
+            print("answered", gc.isenabled())
+
+async def main():
+    ls = create_server()
+    print("started", gc.isenabled())
+    ls.protocol.set_writer(Writer())
+    ls.protocol.handle_message(ls.protocol.structure_message(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}))
+    ls.protocol.handle_message(ls.protocol.structure_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    if OPEN_AT_ONCE:
+        ls.protocol.handle_message(ls.protocol.structure_message({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": "untitled:t.md", "languageId": "markdown", "version": 1, "text": "Hello.\\n"}}}))
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if gc.isenabled():
+            break
+    print("later", gc.isenabled(), gc.get_freeze_count() > 10000)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("at_once", [False, True])
+def test_the_collector_is_paused_until_initialize_is_answered(at_once: bool) -> None:
+    """``action-lsp serve`` pauses the cyclic garbage collector for its start (its passes over
+    the start's long-lived objects were a fifth of it); it runs again once ``initialize`` is
+    answered, the start's objects frozen out of its way, and before a document is read when
+    the client sends one at once."""
+    code = COLLECTOR.replace("OPEN_AT_ONCE", str(at_once))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert lines[:2] == ["started False", "answered False"]
+    assert lines[-1] == "later True True"
+    assert ("read True True" in lines) == at_once
+
+
+SERVE = """
+import gc
+import action_lsp.server.stdio as stdio
+stdio.serve_stdio = lambda server: print("serving", gc.isenabled())
+from action_lsp.cli import main
+main(["serve"])
+"""
+
+
+def test_serve_starts_with_the_collector_paused() -> None:
+    out = subprocess.run([sys.executable, "-c", SERVE], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["serving False"]
