@@ -291,19 +291,20 @@ class ActionLanguageServer(LanguageServer):
             self.features[name] = module.register(self)
 
     def warm_up_step(self) -> bool:
-        """One step of the warm-up (False: none was left): first the collector paused for the
-        start resumed (``collector.resume``), then one import of ``warm_names``."""
-        if collector.resume():
-            return True
+        """One step of the warm-up (False: none was left): one import of ``warm_names``, then
+        the collector paused for the start resumed, the start's garbage collected
+        (``collector.resume``)."""
         if self.warm_names:
             _import(self.warm_names.pop(0))
             return True
-        return False
+        return collector.resume()
 
     def warm_up_now(self) -> None:
-        """Do at once what the warm-up has not (see :func:`warm_up`)."""
-        while self.warm_up_step():
-            pass
+        """Do at once what the warm-up has not (see :func:`warm_up`); the collector resumed
+        without collecting the start's garbage (the work waits: ``collector.py``)."""
+        while self.warm_names:
+            _import(self.warm_names.pop(0))
+        collector.resume(collect=False)
 
     # -- registration helpers ----------------------------------------------------------
 
