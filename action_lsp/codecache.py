@@ -37,7 +37,6 @@ import __future__
 import atexit
 import builtins
 import functools
-import hashlib
 import importlib
 import importlib.util
 import marshal
@@ -48,6 +47,11 @@ import sys
 from pathlib import Path
 from types import CodeType
 from typing import Any
+
+try:  # (hashlib's blake2b itself, without the OpenSSL library hashlib loads: 3-12 ms of the start)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover  (an interpreter built without it)
+    from hashlib import blake2b
 
 # The modules whose ``compile`` calls make the code kept: attrs's classes, cattrs's converters;
 # and those whose ``exec`` of a source text does: the dataclasses (action-lsp's own, 311 methods).
@@ -110,7 +114,7 @@ class CodeCache:
             return builtins.compile(source, filename, mode, flags, True, optimize, **kwargs)
         level = optimize if optimize != -1 else sys.flags.optimize
         head = f"{mode}\0{flags}\0{level}\0{filename}\0".encode("utf-8", "surrogatepass")
-        key = hashlib.blake2b(head + source.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+        key = blake2b(head + source.encode("utf-8", "surrogatepass"), digest_size=20).digest()
         code = self.known.get(key)
         if code is None:
             code = builtins.compile(source, filename, mode, flags, True, optimize)

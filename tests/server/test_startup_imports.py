@@ -107,7 +107,7 @@ def test_a_client_that_sends_its_document_at_once_gets_the_imports_before_its_do
     assert "read ['numpy', 'rapidfuzz', 'tree_sitter']" in lines
 
 
-NOT_NEEDED = ("importlib.metadata", "email", "zipfile", "csv", "tempfile", "shutil")
+NOT_NEEDED = ("importlib.metadata", "email", "zipfile", "csv", "tempfile", "shutil", "hashlib")
 
 UNNEEDED = """
 import sys
@@ -127,8 +127,9 @@ print(written.exists())
 def test_the_start_imports_no_module_only_other_work_needs() -> None:
     """``importlib.metadata`` (with ``email``, ``zipfile``, ``csv``: the dialects' entry points
     are read by ``action_lsp.entry_points``) and ``tempfile`` (with ``shutil``: a diff preview's
-    directory) are not imported by the start; the dialects are all found, and a preview written
-    and removed, when asked."""
+    directory) and ``hashlib`` (OpenSSL's digests: the ledger's, the edit engine's; the code
+    cache takes blake2b from ``_blake2``) are not imported by the start; the dialects are all
+    found, and a preview written and removed, when asked."""
     out = subprocess.run([sys.executable, "-c", UNNEEDED], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "True True True", "False"]
 
