@@ -5,13 +5,14 @@ classes, their attributes and converters, the dialects, the scanner's tables), a
 collection on the way walks what the collections before it kept: 70-100 ms of CPU of a start of
 0.4-0.5 s, all of it before the answer to ``initialize``, which the editor waits for. ``action-lsp
 serve`` pauses the collector (:func:`pause`) before its first import; once that answer is
-written, the warm-up (``server.warm_up``) imports what the first open needs, then
-:func:`resume` collects the start's garbage once (mostly the classes attrs made and replaced:
-about 50,000 objects, 7 MB, 25-50 ms), moves what is left to the permanent generation
-(``gc.freeze``: no later collection walks it, the first scan's included) and resumes the
-collector. When a client asks for work before the warm-up is done (a ``didOpen`` sent at once),
-the collector resumes without that collection (``collect=False``): the work does not wait for
-it, and the start's garbage stays, frozen (at most those 7 MB, once).
+written and the warm-up (``server.warm_up``) has imported what the first open needs, or before
+the first message that asks for work, :func:`resume` moves everything the start made to the
+oldest generation at once (``gc.freeze`` then ``gc.unfreeze``: the lists are moved, nothing is
+walked, as ``document.gc_paused`` does after a large scan) and resumes the collector: no young
+collection walks the start's objects again. The start's garbage (mostly the classes attrs made
+and replaced: about 50,000 objects, 7 MB) is freed by the next full collection, as it would be
+if it had lived through the collections of the start; collecting it at once would cost another
+50-85 ms of CPU (measured: docs/performance.md, issue 19, tenth pass).
 """
 
 from __future__ import annotations
@@ -29,14 +30,13 @@ def pause() -> None:
         _paused = True
 
 
-def resume(collect: bool = True) -> bool:
+def resume() -> bool:
     """End the start's pause (see the module doc); False when :func:`pause` did not pause it."""
     global _paused
     if not _paused:
         return False
     _paused = False
-    if collect:
-        gc.collect()
-    gc.freeze()
+    gc.freeze()  # (every generation to the permanent one, then all of it to the oldest)
+    gc.unfreeze()
     gc.enable()
     return True

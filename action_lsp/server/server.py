@@ -292,19 +292,16 @@ class ActionLanguageServer(LanguageServer):
 
     def warm_up_step(self) -> bool:
         """One step of the warm-up (False: none was left): one import of ``warm_names``, then
-        the collector paused for the start resumed, the start's garbage collected
-        (``collector.resume``)."""
+        the collector paused for the start resumed (``collector.resume``)."""
         if self.warm_names:
             _import(self.warm_names.pop(0))
             return True
         return collector.resume()
 
     def warm_up_now(self) -> None:
-        """Do at once what the warm-up has not (see :func:`warm_up`); the collector resumed
-        without collecting the start's garbage (the work waits: ``collector.py``)."""
-        while self.warm_names:
-            _import(self.warm_names.pop(0))
-        collector.resume(collect=False)
+        """Do at once what the warm-up has not (see :func:`warm_up`)."""
+        while self.warm_up_step():
+            pass
 
     # -- registration helpers ----------------------------------------------------------
 
