@@ -24,7 +24,9 @@ compiles before it answers ``initialize``) before handing its code to ``_sre.com
 :func:`install` puts :meth:`CodeCache.compile_pattern` in its place, which keeps those arguments
 (found by the pattern and its flags; kept per interpreter build, ``sys.version`` and
 ``_sre.MAGIC``), so a later start gives ``_sre.compile`` the same code without parsing. A
-pattern made from kept code equals (``==``) the one ``re`` makes.
+pattern made from kept code equals (``==``) the one ``re`` makes. Only the patterns compiled
+while a module is imported are kept: those come from code; one compiled later may come from a
+document (a file name searched for), which is not written to the cache.
 
 ``ACTION_LSP_CACHE_DIR`` names the directory (empty: keep nothing); otherwise
 ``$XDG_CACHE_HOME/action-lsp``, ``~/.cache/action-lsp`` (``~/Library/Caches/action-lsp`` on macOS,
@@ -160,8 +162,9 @@ class CodeCache:
             indexgroup[i] = name
         args = (flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
         pattern = _sre.compile(p, *args)
-        self.patterns[key] = self.patterns_used[key] = args
-        self.patterns_compiled += 1
+        if _importing():  # (see the module doc: none made from a document is kept)
+            self.patterns[key] = self.patterns_used[key] = args
+            self.patterns_compiled += 1
         return pattern
 
     def save(self) -> bool:
@@ -186,6 +189,17 @@ class CodeCache:
             return False
         self.compiled = self.patterns_compiled = 0
         return True
+
+
+def _importing() -> bool:
+    """Whether the import system is running a module's code (somewhere up the stack)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "_call_with_frames_removed" and "importlib._bootstrap" in code.co_filename:
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
 
 
 def _read(path: Path) -> tuple[dict[bytes, CodeType], dict[tuple[str | bytes, int], PatternArgs]]:
