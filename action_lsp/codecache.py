@@ -61,12 +61,12 @@ MODULES = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
 EXEC_MODULES = ("dataclasses",)
 MAX_BYTES = 64 << 20  # a cache file larger than this is not read (not one this module wrote)
 
-# Every ``from __future__`` flag: the ones ``compile`` inherits from the code that calls it.
 # The interpreter build whose ``re`` wrote a kept pattern's code (a bug-fix release may change it).
 _RE_BUILD = (sys.version, getattr(re._compiler._sre, "MAGIC", 0))  # type: ignore[attr-defined]
 # What ``_sre.compile`` takes after the pattern: flags, code, groups, group index, index group.
 PatternArgs = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 
+# Every ``from __future__`` flag: the ones ``compile`` inherits from the code that calls it.
 _FUTURE = functools.reduce(operator.or_, (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names))
 
 

@@ -239,7 +239,9 @@ def warm_up(server: ActionLanguageServer, loop: asyncio.AbstractEventLoop) -> No
     (a ``didOpen`` sent at once) imports what is left before it is handled
     (:meth:`ActionLanguageServer.warm_up_now`): imported later, in the middle of a large scan,
     the same imports cost more (each of their collections walks the scan's objects: measured, a
-    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more)."""
+    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more). Its last step
+    resumes the cyclic garbage collector ``action-lsp serve`` paused for the start
+    (``collector.py``)."""
 
     def step() -> None:
         if server.warm_up_step():
