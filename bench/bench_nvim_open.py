@@ -143,6 +143,11 @@ if os.environ.get("BENCH_PROFILE"):
     profile = cProfile.Profile()
     profile.enable()
 try:
+    from action_lsp import collector
+    collector.pause()  # (as ``action-lsp serve`` does: the collector paused until initialize is answered)
+except ImportError:  # (a --source from before it)
+    pass
+try:
     from action_lsp import codecache
     codecache.install()  # (as ``action-lsp serve`` does: the code attrs generates, kept between starts)
 except ImportError:  # (a --source from before it)

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import re
 import subprocess
 import sys
+import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,3 +187,111 @@ def test_no_home_directory_keeps_nothing_and_the_server_starts(monkeypatch: pyte
     monkeypatch.setattr(pwd, "getpwuid", lambda uid: (_ for _ in ()).throw(KeyError(uid)))
     assert codecache.cache_dir() is None
     assert codecache.install() is None  # (what `action-lsp serve` calls first: it goes on)
+
+
+PATTERNS = [
+    (r"^(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<value>.+)$", 0),
+    (r"(?i)```\s*(\w+)?", 0),
+    (r"<(tool|function)_(call|result)\b[^>]*>", re.IGNORECASE | re.MULTILINE),
+    (r"""
+        (?P<open> <<<<<<< ) \s* (?P<label>\S*)   # a merge marker
+     """, re.VERBOSE),
+    (rb"\r?\n(?=[^\n])", 0),
+    (r"[\u00e9\u4e2d]+|\d{2,}", re.ASCII),
+]
+
+
+def _same(a: re.Pattern[Any], b: re.Pattern[Any]) -> bool:
+    """The same pattern: ``==`` compares the flags, the pattern and ``_sre``'s code."""
+    return a == b and a.groupindex == b.groupindex and a.groups == b.groups
+
+
+_imports = iter(range(1_000_000))
+
+
+def _compiled_by_an_import(cache: CodeCache, patterns: list[tuple[Any, int]], where: Path) -> list[Any]:
+    """``patterns`` compiled by ``cache`` from the code of a module being imported (as the
+    scanner's are: at the top of its modules)."""
+    name = f"_patterns_{next(_imports)}"
+    (where / f"{name}.py").write_text("import _holder\n_holder.made = [_holder.compile(*a) for a in _holder.patterns]\n")
+    holder = types.SimpleNamespace(compile=cache.compile_pattern, patterns=patterns, made=[])
+    sys.modules["_holder"] = holder  # type: ignore[assignment]
+    sys.path.insert(0, str(where))
+    try:
+        importlib.import_module(name)
+    finally:
+        sys.path.remove(str(where))
+        del sys.modules["_holder"], sys.modules[name]
+    made: list[Any] = holder.made
+    return made
+
+
+def test_a_later_start_gets_the_regular_expressions_an_earlier_one_compiled(tmp_path: Path) -> None:
+    first = CodeCache(cache_file(tmp_path))
+    made = _compiled_by_an_import(first, PATTERNS, tmp_path)
+    assert first.patterns_compiled == len(PATTERNS)
+    assert first.save()
+    later = CodeCache(cache_file(tmp_path))
+    kept = [later.compile_pattern(p, f) for p, f in PATTERNS]
+    assert later.patterns_found == len(PATTERNS) and later.patterns_compiled == 0
+    for (p, f), a, b in zip(PATTERNS, made, kept, strict=True):
+        assert _same(a, codecache._RE_COMPILE(p, f)) and _same(b, a)
+    assert kept[0].match("x = 1").groupdict() == {"name": "x", "value": "1"}
+    assert kept[2].search("<Tool_Result id=1>")  # (the flags kept with it)
+
+
+def test_a_pattern_compiled_after_the_imports_is_not_kept(tmp_path: Path) -> None:
+    """A pattern a function compiles at run time may hold a document's text (a file name the
+    scanner searches for): it is compiled as ``re`` would, and not written to the cache."""
+    cache = CodeCache(cache_file(tmp_path))
+    _compiled_by_an_import(cache, PATTERNS[:1], tmp_path)
+    searched = cache.compile_pattern(r"(?:[\w.@\-]+/)+" + re.escape("private_notes.py"), 0)
+    assert _same(searched, codecache._RE_COMPILE(r"(?:[\w.@\-]+/)+" + re.escape("private_notes.py"), 0))
+    assert cache.save()
+    assert b"private_notes" not in cache_file(tmp_path).read_bytes()
+    assert list(CodeCache(cache_file(tmp_path)).patterns) == [PATTERNS[0]]
+
+
+def test_patterns_kept_by_another_build_of_the_interpreter_are_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The code ``re`` writes may change with a bug-fix release (the bytecode's magic number,
+    in the file's name, does not): what another build kept is compiled again."""
+    first = CodeCache(cache_file(tmp_path))
+    first.compile(SOURCE, "<kept>", "exec")
+    _compiled_by_an_import(first, PATTERNS[:1], tmp_path)
+    first.save()
+    monkeypatch.setattr(codecache, "_RE_BUILD", ("3.11.0 (another build)", 0))
+    later = CodeCache(cache_file(tmp_path))
+    assert later.patterns == {} and len(later.known) == len(first.known) == 1
+    assert _same(later.compile_pattern(*PATTERNS[0]), re.compile(*PATTERNS[0]))
+
+
+def test_kept_code_an_interpreter_refuses_is_compiled_again(tmp_path: Path) -> None:
+    cache = CodeCache(cache_file(tmp_path))
+    cache.patterns[("a+b", 0)] = (0, [999, 1, 2], 0, {}, (None,))  # (not code _sre accepts)
+    (made,) = _compiled_by_an_import(cache, [("a+b", 0)], tmp_path)
+    assert _same(made, re.compile("a+b"))
+    assert cache.patterns_found == 0 and cache.patterns_compiled == 1
+
+
+def test_the_servers_patterns_made_from_kept_code_are_the_ones_re_makes(tmp_path: Path) -> None:
+    """Every regular expression the server compiles before it answers (the scanner's, about
+    240), made by a second start from what the first kept: equal to what ``re`` makes."""
+    script = """
+import json
+from action_lsp import codecache
+cache = codecache.install()
+import action_lsp.server.server as S
+S.create_server()
+print(json.dumps([cache.patterns_compiled, cache.patterns_found]))
+cache.save()
+"""
+    env = {**os.environ, "ACTION_LSP_CACHE_DIR": str(tmp_path)}
+    first, second = (json.loads(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                                               text=True, check=True, timeout=60).stdout) for _ in range(2))
+    assert first[0] > 100 and second == [0, first[0] + first[1]]
+    kept = CodeCache(cache_file(tmp_path)).patterns
+    assert len(kept) == first[0] + first[1]
+    for (p, f), args in kept.items():
+        assert _same(codecache._sre.compile(p, *args), codecache._RE_COMPILE(p, f)), p

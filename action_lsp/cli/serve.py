@@ -40,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
     tcp = _host_port(args.tcp) if args.tcp else None  # a usage error before the slow imports
     logging.basicConfig(level=getattr(logging, args.log_level), format="%(levelname)s %(name)s: %(message)s")
-    from .. import codecache
+    from .. import codecache, collector
 
+    collector.pause()  # (until initialize is answered: see collector.py)
     codecache.install()  # (before lsprotocol is imported: see codecache.py)
     from ..server import create_server
     from ..server.framing import serve_tcp

@@ -20,10 +20,10 @@ import pkgutil
 import re
 from collections.abc import Iterable
 from functools import cached_property
-from importlib import metadata
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
+from .. import entry_points as _entry_points
 from ..model import Action, FileView
 from .base import Construct, Dialect, ScanContext, TagOpen
 
@@ -61,14 +61,23 @@ def _builtin_modules() -> list[str]:
     return [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
 
 
-def load_dialects(entry_points: Iterable[metadata.EntryPoint] | None = None) -> tuple[Dialect, ...]:
+class EntryPoint(Protocol):
+    """An installed entry point (``importlib.metadata.EntryPoint`` or :mod:`action_lsp.entry_points`'s)."""
+
+    name: str
+    value: str
+
+    def load(self) -> Any: ...
+
+
+def load_dialects(entry_points: Iterable[EntryPoint] | None = None) -> tuple[Dialect, ...]:
     """Every registered dialect, ordered by ``Dialect.order`` then name.
 
     A dialect that fails to load is logged and skipped; a name registered twice keeps the
     first one loaded (built-ins are loaded first, so a plug-in cannot replace one silently).
     """
     if entry_points is None:
-        entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        entry_points = _entry_points.entry_points(ENTRY_POINT_GROUP)  # (without importlib.metadata)
     found: dict[str, Dialect] = {}
 
     def add(d: Dialect | None, origin: str) -> None:

@@ -15,7 +15,6 @@ open document's text then wins, see ``ActionLanguageServer.workspace_for``).
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,8 @@ _UNREADABLE = "unreadable"
 
 def disk_state(path: Path) -> str:
     """A digest of ``path``'s bytes (or ``missing`` / ``unreadable``)."""
+    import hashlib  # (here: the server's start needs no OpenSSL digest)
+
     try:
         with open(path, "rb") as fh:
             return hashlib.sha256(fh.read()).hexdigest()

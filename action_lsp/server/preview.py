@@ -12,8 +12,6 @@ from __future__ import annotations
 import atexit
 import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 _UNSAFE = re.compile(r"[^\w.+-]+")
@@ -43,6 +41,9 @@ class PreviewFiles:
                     return d
             except OSError:
                 pass  # removed meanwhile (a temp cleaner): make a new one
+        import shutil
+        import tempfile  # (here, not at the server's start: they import bz2, lzma, random ...)
+
         # The Neovim plugin knows a preview by "action-lsp-preview" in its path.
         d = Path(tempfile.mkdtemp(prefix="action-lsp-preview-"))
         self._dir = d
@@ -69,5 +70,7 @@ class PreviewFiles:
 
     def remove(self) -> None:
         if self._dir is not None:
+            import shutil
+
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None

@@ -42,7 +42,7 @@ from pygls.exceptions import (
 from pygls.lsp.server import LanguageServer
 from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
-from .. import __version__, codecache
+from .. import __version__, codecache, collector
 from ..deferred import FIRST_OPEN
 from ..project_root import find_root as marked_root
 from ..text import Encoding
@@ -239,11 +239,12 @@ def warm_up(server: ActionLanguageServer, loop: asyncio.AbstractEventLoop) -> No
     (a ``didOpen`` sent at once) imports what is left before it is handled
     (:meth:`ActionLanguageServer.warm_up_now`): imported later, in the middle of a large scan,
     the same imports cost more (each of their collections walks the scan's objects: measured, a
-    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more)."""
+    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more). Its last step
+    resumes the cyclic garbage collector ``action-lsp serve`` paused for the start
+    (``collector.py``)."""
 
     def step() -> None:
-        if server.warm_names:
-            _import(server.warm_names.pop(0))
+        if server.warm_up_step():
             loop.call_later(WARM_STEP, step)
         else:  # (the code attrs and cattrs wrote for the start, kept for the next: codecache.py)
             codecache.save()
@@ -291,10 +292,18 @@ class ActionLanguageServer(LanguageServer):
             module = importlib.import_module(f"{__package__}.{name}")
             self.features[name] = module.register(self)
 
-    def warm_up_now(self) -> None:
-        """Import at once what the warm-up has not (see :func:`warm_up`)."""
-        while self.warm_names:
+    def warm_up_step(self) -> bool:
+        """One step of the warm-up (False: none was left): one import of ``warm_names``, then
+        the collector paused for the start resumed (``collector.resume``)."""
+        if self.warm_names:
             _import(self.warm_names.pop(0))
+            return True
+        return collector.resume()
+
+    def warm_up_now(self) -> None:
+        """Do at once what the warm-up has not (see :func:`warm_up`)."""
+        while self.warm_up_step():
+            pass
 
     # -- registration helpers ----------------------------------------------------------
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 DEFERRED = ("numpy", "tree_sitter", "rapidfuzz", "msgspec", "action_lsp.edit", "json_repair", "tomllib")
 
 CODE = """
@@ -103,3 +105,104 @@ def test_a_client_that_sends_its_document_at_once_gets_the_imports_before_its_do
     lines = out.splitlines()
     assert lines[0] == "answered []"
     assert "read ['numpy', 'rapidfuzz', 'tree_sitter']" in lines
+
+
+NOT_NEEDED = ("importlib.metadata", "email", "zipfile", "csv", "tempfile", "shutil", "hashlib")
+
+UNNEEDED = """
+import sys
+from action_lsp.server.server import create_server
+create_server()
+print(sorted(m for m in NOT_NEEDED if m in sys.modules))
+from action_lsp.dialects import NAMES
+from action_lsp.server.preview import PreviewFiles
+previews = PreviewFiles()
+written = previews.write("calc.py", "x = 1\\n")
+print(len(NAMES) > 10, written.read_text() == "x = 1\\n", "tempfile" in sys.modules)
+previews.remove()
+print(written.exists())
+""".replace("NOT_NEEDED", repr(NOT_NEEDED))
+
+
+def test_the_start_imports_no_module_only_other_work_needs() -> None:
+    """``importlib.metadata`` (with ``email``, ``zipfile``, ``csv``: the dialects' entry points
+    are read by ``action_lsp.entry_points``) and ``tempfile`` (with ``shutil``: a diff preview's
+    directory) and ``hashlib`` (OpenSSL's digests: the ledger's, the edit engine's; the code
+    cache takes blake2b from ``_blake2``) are not imported by the start; the dialects are all
+    found, and a preview written and removed, when asked."""
+    out = subprocess.run([sys.executable, "-c", UNNEEDED], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "True True True", "False"]
+
+
+COLLECTOR = """
+import asyncio, gc, sys, weakref
+from action_lsp import collector
+collector.pause()
+class Cycle:
+    pass
+garbage = Cycle()
+garbage.me = garbage
+garbage = weakref.ref(garbage)  # (a cycle the start left)
+from action_lsp.server.server import create_server
+import action_lsp.document as d
+_read = d.IncrementalDocument.__init__
+def _spy(self, *a, **k):
+    print("read", gc.isenabled())
+    _read(self, *a, **k)
+d.IncrementalDocument.__init__ = _spy
+
+class Writer:
+    def write(self, data):
+        if b'"capabilities"' in data:
+            print("answered", gc.isenabled())
+
+async def main():
+    ls = create_server()
+    print("started", gc.isenabled())
+    ls.protocol.set_writer(Writer())
+    ls.protocol.handle_message(ls.protocol.structure_message(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}))
+    ls.protocol.handle_message(ls.protocol.structure_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    if OPEN_AT_ONCE:
+        ls.protocol.handle_message(ls.protocol.structure_message({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": "untitled:t.md", "languageId": "markdown", "version": 1, "text": "Hello.\\n"}}}))
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if gc.isenabled():
+            break
+    young = len(gc.get_objects(0)) + len(gc.get_objects(1))
+    print("later", gc.isenabled(), young < 10000 < len(gc.get_objects(2)), garbage() is not None)
+    gc.collect()
+    print("full collection", garbage() is None)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("at_once", [False, True])
+def test_the_collector_is_paused_until_initialize_is_answered(at_once: bool) -> None:
+    """``action-lsp serve`` pauses the cyclic garbage collector for its start (its passes over
+    the start's long-lived objects were a fifth of it); it runs again once ``initialize`` is
+    answered and the warm-up's imports are done, or before a document is read when the client
+    sends one at once: the start's objects are then in the oldest generation (no young
+    collection walks them), and its garbage is freed by the next full collection."""
+    code = COLLECTOR.replace("OPEN_AT_ONCE", str(at_once))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert lines[:2] == ["started False", "answered False"]
+    assert lines[-2:] == ["later True True True", "full collection True"]
+    assert ("read True" in lines) == at_once
+
+
+SERVE = """
+import gc
+import action_lsp.server.stdio as stdio
+stdio.serve_stdio = lambda server: print("serving", gc.isenabled())
+from action_lsp.cli import main
+main(["serve"])
+"""
+
+
+def test_serve_starts_with_the_collector_paused() -> None:
+    out = subprocess.run([sys.executable, "-c", SERVE], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["serving False"]
