@@ -59,6 +59,13 @@ except ImportError:  # pragma: no cover  (an interpreter built without it)
 # and those whose ``exec`` of a source text does: the dataclasses (action-lsp's own, 311 methods).
 MODULES = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
 EXEC_MODULES = ("dataclasses",)
+# The file's layout, in its name: two versions of action-lsp sharing the directory (one keeping
+# code only, the next code and patterns) each keep a file of their own instead of replacing
+# each other's at every start.
+FORMAT = "v2"
+# The Python versions whose ``re._compiler.compile`` :func:`_pattern_args` restates (read and
+# tested); on any other, patterns are compiled by ``re`` itself and none is kept.
+RE_VERSIONS = ((3, 11), (3, 12), (3, 13))
 MAX_BYTES = 64 << 20  # a cache file larger than this is not read (not one this module wrote)
 
 # The interpreter build whose ``re`` wrote a kept pattern's code (a bug-fix release may change it).
@@ -90,7 +97,7 @@ def cache_dir() -> Path | None:
 
 def cache_file(directory: Path) -> Path:
     """The file for this interpreter (its implementation, version and bytecode magic number)."""
-    return directory / f"generated-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal"
+    return directory / f"generated-code-{FORMAT}-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal"
 
 
 class CodeCache:
@@ -154,14 +161,11 @@ class CodeCache:
                 self.patterns_found += 1
                 self.patterns_used[key] = args
                 return pattern
-        parsed = re._parser.parse(p, flags)  # type: ignore[attr-defined]
-        code = list(map(int, re._compiler._code(parsed, flags)))  # type: ignore[attr-defined]  # (named opcodes)
-        groupindex = dict(parsed.state.groupdict)
-        indexgroup: list[str | None] = [None] * parsed.state.groups
-        for name, i in groupindex.items():
-            indexgroup[i] = name
-        args = (flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
-        pattern = _sre.compile(p, *args)
+        try:
+            args = _pattern_args(p, flags)
+            pattern = _sre.compile(p, *args)
+        except Exception:  # (a bad pattern, or re's internals not as read: re's own compile, nothing kept)
+            return _RE_COMPILE(p, flags)
         if _importing():  # (see the module doc: none made from a document is kept)
             self.patterns[key] = self.patterns_used[key] = args
             self.patterns_compiled += 1
@@ -189,6 +193,18 @@ class CodeCache:
             return False
         self.compiled = self.patterns_compiled = 0
         return True
+
+
+def _pattern_args(p: str | bytes, flags: int) -> PatternArgs:
+    """What ``re._compiler.compile`` hands to ``_sre.compile`` after the pattern (its body in
+    Python 3.11-3.13: see :data:`RE_VERSIONS`)."""
+    parsed = re._parser.parse(p, flags)  # type: ignore[attr-defined]
+    code = list(map(int, re._compiler._code(parsed, flags)))  # type: ignore[attr-defined]  # (named opcodes)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, i in groupindex.items():
+        indexgroup[i] = name
+    return (flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
 
 
 def _importing() -> bool:
@@ -253,7 +269,7 @@ def install() -> CodeCache | None:
         module.compile = cache.compile  # type: ignore[attr-defined]  # (shadows the builtin there)
     for module in exec_modules:
         module.exec = cache.exec  # type: ignore[attr-defined]
-    if re._compiler.compile is _RE_COMPILE:  # type: ignore[attr-defined]
+    if sys.version_info[:2] in RE_VERSIONS and re._compiler.compile is _RE_COMPILE:  # type: ignore[attr-defined]
         re._compiler.compile = cache.compile_pattern  # type: ignore[attr-defined]
     _installed = cache
     atexit.register(cache.save)

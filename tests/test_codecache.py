@@ -295,3 +295,35 @@ cache.save()
     assert len(kept) == first[0] + first[1]
     for (p, f), args in kept.items():
         assert _same(codecache._sre.compile(p, *args), codecache._RE_COMPILE(p, f)), p
+
+
+def test_when_re_s_internals_are_not_as_read_re_compiles_and_nothing_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another Python's ``re`` may write its code otherwise: whatever fails in restating it,
+    the pattern is the one ``re`` makes, and a bad pattern is re's own error."""
+    def changed(p: object, flags: int) -> Any:
+        raise AttributeError("module 're._parser' has no attribute 'parse'")
+
+    monkeypatch.setattr(codecache, "_pattern_args", changed)
+    cache = CodeCache(cache_file(tmp_path))
+    made = _compiled_by_an_import(cache, PATTERNS, tmp_path)
+    assert all(_same(m, codecache._RE_COMPILE(p, f)) for m, (p, f) in zip(made, PATTERNS, strict=True))
+    assert cache.patterns == {} and cache.patterns_compiled == 0
+    with pytest.raises(re.error):
+        cache.compile_pattern("a(b", 0)
+
+
+def test_on_a_python_whose_re_was_not_read_re_is_left_as_it_is(tmp_path: Path) -> None:
+    script = """
+import re
+from action_lsp import codecache
+codecache.RE_VERSIONS = ()
+before = re._compiler.compile
+assert codecache.install() is not None
+print(re._compiler.compile is before)
+"""
+    env = {**os.environ, "ACTION_LSP_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "True"
+
