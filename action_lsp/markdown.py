@@ -47,6 +47,16 @@ def line_end(text: str, pos: int) -> int:
     return m.start() if m else len(text)
 
 
+def blank_line_start(text: str, pos: int) -> int:
+    """The start of ``pos``'s line when only blanks (spaces, tabs) precede it there, else -1.
+    Reads back over the blanks only: a marker found many times in one long line costs a
+    character or two each, not the line up to it (the blank runs before two places are apart)."""
+    i = pos
+    while i and text[i - 1] in " \t":
+        i -= 1
+    return i if not i or text[i - 1] in "\n\r" else -1
+
+
 def next_line_start(text: str, pos: int) -> int:
     """Offset of the start of the line after the one containing ``pos`` (len(text) if none)."""
     m = EOL.search(text, pos)

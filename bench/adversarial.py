@@ -112,6 +112,10 @@ SHAPES: dict[str, Shape] = {
     "chat-path-lines-in-turn": lambda n: "_**Assistant**_\n\n" + "src/a.py\n```\nx\n```\n" * n,
     "chat-unclosed-path-lines": lambda n: "### Assistant\n" + "**a.py**\n```python\n" * n,
     "chat-unclosed-sources": lambda n: "# aider chat started at 2025\n" + "a.py\n<source>\nx\n" * n,
+    # Aider's user-line marker many times in one line after a block: each is not a user line,
+    # and telling so must not read back to the line's start every time.
+    "aider-user-markers-one-line": lambda n: "# aider chat started at 2025\n#### a  \n\nfoo.py\n```python\n"
+    "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n\n" + "y #### " * (4 * n) + "\n",
     "specstory-unclosed-tool-uses": lambda n: '<tool-use data-tool-type="write" data-tool-name="write">\n' * n,
     "specstory-tool-uses-one-close": lambda n: '<tool-use data-tool-type="write">\n<details>\n' * n + "</tool-use>\n",
     # SpecStory's 2025 Cursor diffs: fences closed only by an indented ``` (no closing line of

@@ -53,6 +53,7 @@ from ..markdown import (
     FenceOpen,
     Forward,
     ForwardSearch,
+    blank_line_start,
     line_end,
     next_line_start,
 )
@@ -116,12 +117,6 @@ def _line_start(text: str, pos: int) -> int:
     return max(nl, text.rfind("\r", nl + 1, pos)) + 1
 
 
-def _blank_before(text: str, pos: int) -> int:
-    """The line start of ``pos`` when only blanks precede it on its line, else -1."""
-    start = _line_start(text, pos)
-    return start if not text[start:pos].strip(" \t") else -1
-
-
 def _finder(text: str, rx: re.Pattern[str]) -> Forward:
     """The line start of the next line (at or after a position) matching a marker regex after
     its blanks (``len(text)``: none), remembered: a block that is never closed searches to the
@@ -130,7 +125,7 @@ def _finder(text: str, rx: re.Pattern[str]) -> Forward:
     def search(pos: int) -> int:
         m = rx.search(text, pos)
         while m is not None:
-            line = _blank_before(text, m.start())
+            line = blank_line_start(text, m.start())
             if line >= pos:
                 return line
             m = rx.search(text, m.start() + 1)

@@ -11,14 +11,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from ..markdown import line_end
+from ..markdown import blank_line_start, line_end
 
 _HASHES = re.compile(r"####[ \t]")
-
-
-def _line_start(text: str, pos: int) -> int:
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
 
 
 class UserLines:
@@ -59,8 +54,8 @@ class UserLines:
         m = _HASHES.search(text, pos)
         while m is not None:
             at = m.start()
-            start = at if at == 0 or text[at - 1] in "\n\r" else _line_start(text, at)
-            if start >= pos and not text[start:at].strip(" \t"):
+            start = blank_line_start(text, at)
+            if start >= pos:
                 return start
             m = _HASHES.search(text, at + 1)
         return self.n
