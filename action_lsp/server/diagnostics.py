@@ -441,14 +441,14 @@ class Diagnostics:
         for od in self.ls.documents:
             if od.path is not None and od.path in changed and len(changed) == 1:
                 continue  # its own edits are scheduled by on_changed
-            od.workspace.stale = True
+            od.workspace.mark_stale()
             uris.append(od.uri)
         self.schedule(uris)
 
     def on_reconfigured(self) -> None:
         self._caches.clear()
         for od in self.ls.documents:
-            od.workspace.stale = True
+            od.workspace.mark_stale()
             od.workspace.generation += 1
             self.publish(od)
         self.schedule([od.uri for od in self.ls.documents])
@@ -524,6 +524,7 @@ class Diagnostics:
         analysis = od.analysis()
         actions = list(analysis.actions)
         state = od.workspace
+        inputs = state.inputs
         if not any(a.kind.is_file_action for a in actions):
             from ..edit import Plan
 
@@ -539,8 +540,8 @@ class Diagnostics:
             found = workspace_only(analysis.diagnostics, plan.diagnostics)
         if self.ls.documents.get(od.uri) is not od:
             return False  # closed meanwhile (see _run)
-        if od.revision != revision:
-            return False  # the text changed meanwhile; a newer check is scheduled
+        if od.revision != revision or state.inputs != inputs:
+            return False  # the text or the files changed meanwhile; a newer check is scheduled
         summary = PlanSummary.of(plan)
         before = ([(d.code, d.message, d.span) for d in state.diagnostics], state.plan and state.plan.key)
         state.stale = False

@@ -79,6 +79,13 @@ class WorkspaceState:
     checked_revision: int = -1  # document revision the plan was computed for
     generation: int = 0  # bumps whenever the results change
     stale: bool = True  # files (or the text) changed since the last check
+    # Bumps with every change of what a check reads (the files, the text, the settings): a check
+    # that ran across one made its plan of inputs that are gone, and leaves ``stale`` set.
+    inputs: int = 0
+
+    def mark_stale(self) -> None:
+        self.stale = True
+        self.inputs += 1
 
 
 @dataclass(slots=True)
@@ -167,7 +174,7 @@ class DocumentStore:
             od.grew_at = time.monotonic()
         od.version = version
         od.revision += 1
-        od.workspace.stale = True
+        od.workspace.mark_stale()
         return od
 
 
