@@ -1,0 +1,55 @@
+"""How far a JSON value in prose may run (`scan._json_bound`): for the value that opens the
+text, with no carriage return after it, a pattern `re` finds by its first character; it must
+give what `ScanState.next_bound` gives, on any text (blank lines of spaces and tabs, fences of
+backticks and tildes indented 0-4 spaces, carriage returns before the value, none at all)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from action_lsp.dialects import DialectSet
+from action_lsp.scan import _LF_BOUND, _json_bound
+from action_lsp.scan_state import _BOUND, ScanState
+
+_PIECES = ["\n", "\n", "\r", "\r\n", " ", "   ", "\t", "`", "```", "~~~", "~~", "x", "{", '"a": 1', "é"]
+_TEXTS = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+_DIALECTS = DialectSet.named(None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(lead=st.lists(st.sampled_from([" ", "\t", "\n", "\r\n", "\r"]), max_size=4).map("".join), body=_TEXTS)
+def test_the_bound_of_the_opening_value_is_next_bounds(lead: str, body: str) -> None:
+    text = lead + "{" + body
+    at = len(lead)
+    assert _json_bound(ScanState(text, _DIALECTS), at) == ScanState(text, _DIALECTS).next_bound(at)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXTS, data=st.data())
+def test_any_other_value_asks_next_bound(text: str, data: st.DataObject) -> None:
+    at = data.draw(st.integers(0, len(text)))
+    assert _json_bound(ScanState(text, _DIALECTS), at) == ScanState(text, _DIALECTS).next_bound(at)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_TEXTS.map(lambda t: t.replace("\r", "")))
+def test_with_no_carriage_return_the_patterns_match_alike(text: str) -> None:
+    def ends(p: re.Pattern[str]) -> list[int]:
+        return [m.end() for m in p.finditer(text)]
+
+    assert ends(_LF_BOUND) == ends(_BOUND)
+
+
+def test_known_texts() -> None:
+    for text, bound in [
+        ('{"a": 1}\n\nprose', 9),
+        ('{"a": 1}\n  \t\nprose', 9),
+        ('{"a":\n   ```\n1}', 6),
+        ('{"a":\n    ```\n1}', 16),  # four spaces: no fence, to the end
+        ('{\n  "a": "```"\n}', 16),
+        ('{"a": 1}\r\n\r\n', 10),  # a carriage return: next_bound's own search
+    ]:
+        assert _json_bound(ScanState(text, _DIALECTS), 0) == bound == ScanState(text, _DIALECTS).next_bound(0)
