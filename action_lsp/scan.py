@@ -145,6 +145,13 @@ class _Events:
         on the way are added to ``seps``; tags in inline code are passed."""
         text, n = self.text, self.n
         while True:
+            q, line, lm = self._line
+            if not q <= pos <= line:
+                line, lm = self._line_event(pos)
+            if line == pos and lm is not None and lm.lastgroup != "sep":
+                # A line event right here comes first whatever the other kinds find (the tags
+                # and JSON objects of a whole JSON document are not searched for at its start).
+                return line, lm.lastgroup, lm  # type: ignore[return-value]
             q, tag_at, tm = self._tag
             if not q <= pos <= tag_at:
                 tm = self._tag_event(pos)
@@ -152,9 +159,6 @@ class _Events:
             q, json_at = self._json
             if not q <= pos <= json_at:
                 json_at = self._json_event(pos)
-            q, line, lm = self._line
-            if not q <= pos <= line:
-                line, lm = self._line_event(pos)
             if line <= tag_at and line <= json_at:
                 if lm is None:
                     return n, "", None
