@@ -548,19 +548,22 @@ def _gt_after(text: str, pos: int) -> int:
 # carriage return ends a line too), which is tried at every character (a 3.9 MB whole JSON
 # document: 45 ms -> 5 ms).
 _LF_BOUND = re.compile(r"\n(?=[ \t]*+[\r\n]| {0,3}+(?:```|~~~))")
-_LEADING_BLANKS = re.compile(r"[ \t\r\n]*+")
 
 
 def _json_bound(ctx: ScanState, at: int) -> int:
-    """``ctx.next_bound(at)``: how far the JSON value at ``at`` may run. For the value that
-    opens the text (a whole JSON document, searched to its end once per scan), with no carriage
-    return after it, found by :data:`_LF_BOUND` (same answer; ``ctx``'s memo is left alone)."""
+    """``ctx.next_bound(at)``: how far the JSON value at ``at`` may run (just past the next
+    blank line or fence line, or the text's end). In a text with no carriage return, found by
+    :data:`_LF_BOUND`, and remembered the same way: values in one paragraph share a search."""
+    if ctx.cr:
+        return ctx.next_bound(at)
     text = ctx.text
-    lead = _LEADING_BLANKS.match(text)
-    if lead is not None and lead.end() == at and text.find("\r", at) < 0:
-        m = _LF_BOUND.search(text, at)
-        return m.end() if m is not None else len(text)
-    return ctx.next_bound(at)
+    q, answer = ctx.cache.get("scan:json-bound", (-1, -1))
+    if q <= at and (at < answer or answer == at == len(text)):
+        return answer  # (no bound in [q, answer - 1): none in [at, answer - 1) either)
+    m = _LF_BOUND.search(text, at)
+    answer = m.end() if m is not None else len(text)
+    ctx.cache["scan:json-bound"] = (at, answer)
+    return answer
 
 
 def _prose_json(ctx: ScanState, at: int) -> tuple[Construct | None, int, int]:

@@ -1,7 +1,7 @@
-"""How far a JSON value in prose may run (`scan._json_bound`): for the value that opens the
-text, with no carriage return after it, a pattern `re` finds by its first character; it must
-give what `ScanState.next_bound` gives, on any text (blank lines of spaces and tabs, fences of
-backticks and tildes indented 0-4 spaces, carriage returns before the value, none at all)."""
+"""How far a JSON value in prose may run (`scan._json_bound`): in a text with no carriage
+return, a pattern `re` finds by its first character, its answers remembered; it must give what
+`ScanState.next_bound` gives, on any text (blank lines of spaces and tabs, fences of backticks
+and tildes indented 0-4 spaces, carriage returns or none) and any sequence of positions."""
 
 from __future__ import annotations
 
@@ -27,11 +27,14 @@ def test_the_bound_of_the_opening_value_is_next_bounds(lead: str, body: str) -> 
     assert _json_bound(ScanState(text, _DIALECTS), at) == ScanState(text, _DIALECTS).next_bound(at)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(text=_TEXTS, data=st.data())
-def test_any_other_value_asks_next_bound(text: str, data: st.DataObject) -> None:
-    at = data.draw(st.integers(0, len(text)))
-    assert _json_bound(ScanState(text, _DIALECTS), at) == ScanState(text, _DIALECTS).next_bound(at)
+def test_any_positions_asked_in_turn(text: str, data: st.DataObject) -> None:
+    """One scan asks for value after value (positions growing, or not): the remembered answer
+    must be the one a search from there gives."""
+    ctx = ScanState(text, _DIALECTS)
+    for at in data.draw(st.lists(st.integers(0, len(text)), min_size=1, max_size=8)):
+        assert _json_bound(ctx, at) == ScanState(text, _DIALECTS).next_bound(at)
 
 
 @settings(max_examples=500, deadline=None)
