@@ -185,21 +185,51 @@ def keys_unique(node: JNode) -> bool:
     """Is ``node`` the root of a tree made as read in whose text no object
     has a key twice? Then its decoded value shows every member of every object it holds (a
     decoded object keeps the last of two members with one key) and a reader may decide from
-    the value what to leave unread. (The C decoder of the standard library hands each object's
-    pairs, duplicates kept, to ``list.append``: C all the way.)"""
+    the value what to leave unread.
+
+    Decided by counting colons, C all the way: outside strings a strict JSON text has one
+    colon per member, and inside them the colons its strings decode to (a ``\\u003a`` escape
+    aside). The decoded value written out again (msgspec) has one per member it kept and the
+    same colons in its strings, less those of any member a duplicate key dropped: the counts
+    are equal exactly when no key is written twice. A text with an escaped colon is asked of
+    the standard library's decoder instead, which hands each object's pairs, duplicates kept,
+    to ``list.append`` (:func:`keys_unique_by_pairs`)."""
     if not isinstance(node, LazyNode) or node.kind == "string" or node._b != 0:
         return False
     doc = node._doc
     assert isinstance(doc, _Doc)
     if doc.unique is None:
-        pairs: list[list[tuple[str, Any]]] = []
-        try:
-            json.loads(doc.buf, object_pairs_hook=pairs.append)
-        except (ValueError, RecursionError):
-            doc.unique = False
-        else:
-            doc.unique = sum(map(len, pairs)) == sum(map(len, map(dict, pairs)))
+        buf = doc.buf
+        counted = _written_colons(node.value) if b"\\u003" not in buf else None
+        doc.unique = buf.count(b":") == counted if counted is not None else keys_unique_by_pairs(buf)
     return doc.unique
+
+
+_ENCODE: Callable[[Any], bytes] | None = None
+
+
+def _written_colons(value: Any) -> int | None:
+    """The colons of ``value`` written out as JSON (None: it cannot be)."""
+    global _ENCODE
+    if _ENCODE is None:
+        import msgspec
+
+        _ENCODE = msgspec.json.Encoder().encode
+    try:
+        return _ENCODE(value).count(b":")
+    except Exception:  # pragma: no cover - what msgspec decoded it encodes
+        return None
+
+
+def keys_unique_by_pairs(buf: bytes) -> bool:
+    """Does no object of the JSON text ``buf`` have a key twice (the standard library's
+    decoder; False when it cannot decode it, nested too deep for it among others)?"""
+    pairs: list[list[tuple[str, Any]]] = []
+    try:
+        json.loads(buf, object_pairs_hook=pairs.append)
+    except (ValueError, RecursionError):
+        return False
+    return sum(map(len, pairs)) == sum(map(len, map(dict, pairs)))
 
 
 def _expand(node: LazyNode) -> None:

@@ -141,8 +141,12 @@ class SourceMap:
     offset: int = 0  # added to every break's source offset: a shift costs O(1), not O(breaks)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.breaks, Breaks) and self.breaks:  # (lazy breaks stay unmade)
-            self.breaks = Breaks(self.breaks)
+        breaks = self.breaks
+        if breaks.__class__ is tuple:  # (the common case, asked first: Breaks is an ABC, slow to test)
+            if breaks:
+                self.breaks = Breaks(breaks)
+        elif not isinstance(breaks, Breaks) and breaks:  # (lazy breaks stay unmade)
+            self.breaks = Breaks(breaks)
 
     def _key(self) -> tuple[int, int, int, tuple[tuple[int, int], ...]]:
         off = self.offset
