@@ -277,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
             if change.kind == "mkdir":
                 print(f"would create directory {clean(change.rel)}/", file=err)
         if not plan.changes and not failed:
-            if _show_errors(path, text, found, plan.outcomes):
+            if not _already_done(plan) and _show_errors(path, text, found, plan.outcomes):
                 print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
                 return 1
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
@@ -289,7 +289,7 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
         return 1
-    if not plan.changes and _show_errors(path, text, found, plan.outcomes):
+    if not plan.changes and not _already_done(plan) and _show_errors(path, text, found, plan.outcomes):
         print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
         return 1
     try:
@@ -311,6 +311,13 @@ def run(args: argparse.Namespace) -> int:
     if not plan.changes:
         print("nothing to write.", file=err)
     return 0
+
+
+def _already_done(plan: Plan) -> bool:
+    """Whether a file action the run considered is history (applied, or superseded since):
+    nothing to write because it was written before (a second ``apply --write``), which is
+    no failure, whatever errors the transcript has where no considered action is."""
+    return any(o.history for o in plan.outcomes if not o.skipped)
 
 
 def _show_errors(path: str, text: str, found: Sequence[Diagnostic], outcomes: Sequence[ActionOutcome]) -> bool:
