@@ -225,7 +225,8 @@ def run(args: argparse.Namespace) -> int:
     only = parse_select(args.select, len(actions))
     choices = parse_candidates(args.accept_candidate, len(actions))
     merges = parse_select(args.accept_merge, len(actions)) or set()
-    ws = Workspace(root, allow_overwrite=args.force)
+    ws = Workspace(root, allow_overwrite=args.force,
+                   transcript=None if str(source) == "-" else source)
     def planned(only: set[int] | None) -> Plan:
         return plan_changes(
             actions, ws, only=only, accept_fuzzy=args.accept_fuzzy, choices=choices,
