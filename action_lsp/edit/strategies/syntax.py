@@ -147,11 +147,10 @@ def _by_tokens(
         last = first + len(s_keys) - 1
         spans.append((f_toks[f_idx[first]].start, f_toks[f_idx[last]].end, f_idx[first]))
     found = [
-        _unseen_comments(text, s, lang, _line_by_line(
-            text, s, lang, _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None)))
+        _line_by_line(text, s, lang, _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None))
         for start, end, first_tok in spans
     ]
-    return found[0] if len(found) == 1 else ambiguous(found, "syntax")
+    return _unseen_comments(text, s, lang, found[0]) if len(found) == 1 else ambiguous(found, "syntax")
 
 
 def _unseen_comments(text: FileText, s: SearchBlock, lang: Lang, found: Located) -> Located:
