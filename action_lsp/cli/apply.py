@@ -271,6 +271,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: {_actions(hidden)} more with an absolute path under a place named above: "
               "not applied, not listed", file=err)
 
+    if plan.changes:
+        _show_loose_errors(path, text, found, actions)
     failed = plan.failed
     if not args.write:
         _print_diff(unified_diff(plan), Style(use_color(args.color, sys.stdout)))
@@ -312,6 +314,40 @@ def run(args: argparse.Namespace) -> int:
     if not plan.changes:
         print("nothing to write.", file=err)
     return 0
+
+
+def _show_loose_errors(path: str, text: str, found: Sequence[Diagnostic], actions: Sequence[Action]) -> None:
+    """Name the transcript's error-severity findings that lie in no action (a patch too broken
+    to be one) when the others are applied: the user learns that part of the transcript is
+    not, instead of a silent success."""
+    import bisect
+
+    from ..codes import default_severity
+    from ..model import Severity
+    from ..text import LineIndex
+    from .output import clean
+
+    spans = sorted((a.span.start, max(a.span.end, a.span.start + 1)) for a in actions)
+    starts = [a for a, _ in spans]
+    reach: list[int] = []  # the furthest end of the actions starting up to each one
+    for _, end in spans:
+        reach.append(max(end, reach[-1]) if reach else end)
+
+    def loose(d: Diagnostic) -> bool:
+        k = bisect.bisect_right(starts, d.span.start) - 1
+        return k < 0 or reach[k] <= d.span.start
+
+    errors = [d for d in found if (d.severity or default_severity(d.code)) is Severity.ERROR and loose(d)]
+    if not errors:
+        return
+    lines = LineIndex(text)
+    for d in errors:
+        pos = lines.position(d.span.start, "utf-32")
+        print(f"{path}:{pos.line + 1}:{pos.character + 1}: error: {clean(d.message)} [{d.code}]",
+              file=sys.stderr)
+    said = ("the transcript's error above made no action: nothing of it is applied" if len(errors) == 1
+            else f"the transcript's {len(errors)} errors above made no action: nothing of them is applied")
+    print(f"{path}: {said}.", file=sys.stderr)
 
 
 def _already_done(plan: Plan) -> bool:

@@ -51,3 +51,19 @@ def test_errors_and_no_file_action_still_fail(tmp_path: Path, capsys) -> None:
     root, t = _setup(tmp_path, UNCLOSED)
     assert main(["apply", "--root", str(root), "--write", str(t)]) == 1
     assert "[unclosed-block]" in capsys.readouterr().err
+
+
+BROKEN_BESIDE_GOOD = (
+    "```\n*** Begin Patch\n*** Add File: new.txt\n+hello\n*** End Patch\n```\n\n"
+    "```\n*** Begin Patch\n*** Frobnicate File: a.py\n*** End Patch\n```\n"
+)
+
+
+@pytest.mark.parametrize("write", [[], ["--write"]], ids=["dry run", "write"])
+def test_an_error_that_made_no_action_is_named_when_the_others_are_applied(
+        tmp_path: Path, capsys, write: list[str]) -> None:
+    root, t = _setup(tmp_path, BROKEN_BESIDE_GOOD)
+    assert main(["apply", "--root", str(root), *write, str(t)]) == 0
+    err = capsys.readouterr().err
+    assert "[bad-patch]" in err and "made no action" in err
+    assert (root / "new.txt").exists() == bool(write)
