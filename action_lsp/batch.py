@@ -34,12 +34,15 @@ def check_text(
     dialects: Iterable[str] | None = None,
     root: str | Path | None = None,
     allow_overwrite: bool = False,
+    *,
+    path: str | Path | None = None,
 ) -> list[Diagnostic]:
     """Every diagnostic of one transcript, sorted by position.
 
     ``dialects`` limits the dialects recognised (default: all). With ``root``, the checks that
     need the workspace run too (targets exist, search text found once, overwrites, symlinks);
-    ``allow_overwrite`` checks as ``apply --force`` would apply.
+    ``allow_overwrite`` checks as ``apply --force`` would apply; ``path``, the transcript's
+    file, is never a target (``protected-path``, as ``apply`` refuses it).
     """
     names = list(dialects) if dialects is not None else None
     if root is None:
@@ -55,7 +58,7 @@ def check_text(
         from .edit.workspace import Workspace
         from .findings import merge
 
-        ws = Workspace(base, allow_overwrite=allow_overwrite)
+        ws = Workspace(base, allow_overwrite=allow_overwrite, transcript=path)
         blockers = blocking_diagnostics(found)
         found = merge(found, workspace_diagnostics(analysis.actions, ws, blockers=blockers, force=allow_overwrite))
     return found
@@ -77,7 +80,7 @@ def check_file(
 
     path = Path(path)
     if root is not None:
-        return check_text(read_transcript(path), dialects, root, allow_overwrite)
+        return check_text(read_transcript(path), dialects, root, allow_overwrite, path=path)
     names = list(dialects) if dialects is not None else None
     return [d for d, _ in placed_pieces(transcript_pieces(path), names, whole=lambda: read_transcript(path))]
 

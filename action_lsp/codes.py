@@ -76,12 +76,14 @@ CODES: dict[str, Code] = {
              "reserved on Windows; a component may hold at most 255 bytes), or it displays "
              "differently from what it is (a bidirectional override such as U+202E makes "
              "`src/\\u202etxt.exe` look like `src/exe.txt`)."),
-        Code("protected-path", E, "A path inside `.git`, `.hg`, `.svn`, `.jj` or action-lsp's journal (`.action-lsp-journal`), also through `..`, another letter case, a symbolic link or a hard link.",
+        Code("protected-path", E, "A path inside `.git`, `.hg`, `.svn`, `.jj` or action-lsp's journal (`.action-lsp-journal`), also through `..`, another letter case, a symbolic link or a hard link; or the transcript being applied itself.",
              "Changing version-control data can make the next `git status` or commit run a "
              "command (`core.fsmonitor` in `.git/config`, a hook renamed into place) or break "
              "the repository; the journal is what undoes an interrupted write. No action may "
              "create, change, rename or delete anything there, and nothing lifts this: not "
-             "`--force`, not \"Apply anyway\"."),
+             "`--force`, not \"Apply anyway\". The transcript's own file is protected the "
+             "same way: an action naming it would delete or overwrite the document being "
+             "read."),
         Code("runs-code", W, "A file that makes a tool run code by itself: `.vscode/`, `.idea/`, `.github/workflows/`, `.husky/`, `.devcontainer/`, `.envrc`, `.pre-commit-config.yaml`, shell start-up files (`.bashrc`, `.zshrc`, `.profile`, ...), `.nvim.lua` / `.exrc`, `*.code-workspace`.",
              "Writing such a file is how a transcript gets a command run when the folder is "
              "opened or entered, or at the next commit or push, without anyone running it. "

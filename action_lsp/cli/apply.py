@@ -225,7 +225,8 @@ def run(args: argparse.Namespace) -> int:
     only = parse_select(args.select, len(actions))
     choices = parse_candidates(args.accept_candidate, len(actions))
     merges = parse_select(args.accept_merge, len(actions)) or set()
-    ws = Workspace(root, allow_overwrite=args.force)
+    ws = Workspace(root, allow_overwrite=args.force,
+                   transcript=None if str(source) == "-" else source)
     def planned(only: set[int] | None) -> Plan:
         return plan_changes(
             actions, ws, only=only, accept_fuzzy=args.accept_fuzzy, choices=choices,
@@ -270,6 +271,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: {_actions(hidden)} more with an absolute path under a place named above: "
               "not applied, not listed", file=err)
 
+    if plan.changes:
+        _show_loose_errors(path, text, found, actions)
     failed = plan.failed
     if not args.write:
         _print_diff(unified_diff(plan), Style(use_color(args.color, sys.stdout)))
@@ -277,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
             if change.kind == "mkdir":
                 print(f"would create directory {clean(change.rel)}/", file=err)
         if not plan.changes and not failed:
-            if _show_errors(path, text, found, plan.outcomes):
+            if not _already_done(plan) and _show_errors(path, text, found, plan.outcomes):
                 print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
                 return 1
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
@@ -289,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
         return 1
-    if not plan.changes and _show_errors(path, text, found, plan.outcomes):
+    if not plan.changes and not _already_done(plan) and _show_errors(path, text, found, plan.outcomes):
         print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
         return 1
     try:
@@ -311,6 +314,47 @@ def run(args: argparse.Namespace) -> int:
     if not plan.changes:
         print("nothing to write.", file=err)
     return 0
+
+
+def _show_loose_errors(path: str, text: str, found: Sequence[Diagnostic], actions: Sequence[Action]) -> None:
+    """Name the transcript's error-severity findings that lie in no action (a patch too broken
+    to be one) when the others are applied: the user learns that part of the transcript is
+    not, instead of a silent success."""
+    import bisect
+
+    from ..codes import default_severity
+    from ..model import Severity
+    from ..text import LineIndex
+    from .output import clean
+
+    spans = sorted((a.span.start, max(a.span.end, a.span.start + 1)) for a in actions)
+    starts = [a for a, _ in spans]
+    reach: list[int] = []  # the furthest end of the actions starting up to each one
+    for _, end in spans:
+        reach.append(max(end, reach[-1]) if reach else end)
+
+    def loose(d: Diagnostic) -> bool:
+        k = bisect.bisect_right(starts, d.span.start) - 1
+        return k < 0 or reach[k] <= d.span.start
+
+    errors = [d for d in found if (d.severity or default_severity(d.code)) is Severity.ERROR and loose(d)]
+    if not errors:
+        return
+    lines = LineIndex(text)
+    for d in errors:
+        pos = lines.position(d.span.start, "utf-32")
+        print(f"{path}:{pos.line + 1}:{pos.character + 1}: error: {clean(d.message)} [{d.code}]",
+              file=sys.stderr)
+    said = ("the transcript's error above made no action: nothing of it is applied" if len(errors) == 1
+            else f"the transcript's {len(errors)} errors above made no action: nothing of them is applied")
+    print(f"{path}: {said}.", file=sys.stderr)
+
+
+def _already_done(plan: Plan) -> bool:
+    """Whether a file action the run considered is history (applied, or superseded since):
+    nothing to write because it was written before (a second ``apply --write``), which is
+    no failure, whatever errors the transcript has where no considered action is."""
+    return any(o.history for o in plan.outcomes if not o.skipped)
 
 
 def _show_errors(path: str, text: str, found: Sequence[Diagnostic], outcomes: Sequence[ActionOutcome]) -> bool:

@@ -127,11 +127,12 @@ def check_text(
     dialects: list[str] | None,
     root: Path | None,
     allow_overwrite: bool = False,
+    path: Path | None = None,
 ) -> list[Diagnostic]:
     """All diagnostics for one transcript (see :func:`action_lsp.batch.check_text`)."""
     from ..batch import check_text as batch_check_text
 
-    return batch_check_text(text, dialects, root, allow_overwrite)
+    return batch_check_text(text, dialects, root, allow_overwrite, path=path)
 
 
 # A file larger than this is read in pieces: a JSON Lines session is then checked a window at
@@ -199,7 +200,8 @@ def _placed(job: _Job, opts: _Options) -> Iterator[tuple[Diagnostic, Lines]]:
         _installed[0] = job.config
     if job.root is not None:  # the workspace checks plan every action: the whole analysis
         text = read_transcript(path)
-        found = check_text(text, opts.dialects, job.root, opts.force)
+        found = check_text(text, opts.dialects, job.root, opts.force,
+                           None if str(path) == STDIN else path)
         positions = TextPositions(text)
         return ((d, positions) for d in found)
     if str(path) != STDIN and _size(path) > STREAM_FROM:

@@ -10,9 +10,12 @@ record's ``message.content`` holds ``tool_use`` blocks ``{"type": "tool_use", "i
 A later user record answers each call with a ``tool_result`` block (``tool_use_id``,
 ``content``, ``is_error``).
 
-Absolute paths under the record's ``cwd`` (Claude Code always writes absolute paths) are read
+Absolute paths under the session's ``cwd`` (Claude Code always writes absolute paths) are read
 relative to it, so the session applies to any checkout of the project; a path outside ``cwd``
-stays absolute and is an ``absolute-path`` error. A call whose result was an error (a failed
+stays absolute and is an ``absolute-path`` error. The session's ``cwd`` is the first one it
+records (the project directory Claude Code was started in): the records after a ``cd`` in
+its shell (or a ``/cd``) carry the new directory, and reading ``/p/sub/b.py`` under ``/p/sub``
+would edit the project's ``b.py`` instead of ``sub/b.py``. A call whose result was an error (a failed
 ``Edit``, a call the user rejected) is shown with a ``tool-error`` hint and never applied.
 
 Each line is a unit; a call's line looks for its result in the lines after it (at most
@@ -21,11 +24,13 @@ Each line is a unit; a call's line looks for its result in the lines after it (a
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..jsonscan import JNode, parse_json
 from ..model import Action, Diagnostic, EditRules, Field, Fix, Span
 from .base import Construct, Dialect, ScanContext
+from .tool_calls import _CWD_MEMBER
 from .tool_use import (
     Call,
     Input,
@@ -75,11 +80,16 @@ class ClaudeCodeDialect(Dialect):
         actions: list[Action] = []
         diagnostics: list[Diagnostic] = []
         calls: dict[str, list[int]] = {}  # tool_use id -> indices into actions
+        first: tuple[str, int] | None = None
         if problem is not None:
             diagnostics.append(problem)
         elif isinstance(record, dict):
-            self._calls(ctx.text, start, end, record, actions, calls, diagnostics)
-        return Construct(Span(start, end), actions, diagnostics, lookahead=end), calls
+            first = _first_cwd(ctx)
+            self._calls(ctx.text, start, end, record, first, actions, calls, diagnostics)
+        construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
+        if isinstance(record, dict) and actions and first is not None and record.get("cwd") != first[0]:
+            construct.behind = first[1]  # (read under another record's cwd: an edit there re-reads it)
+        return construct, calls
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
         """The ``tool_result`` blocks of a user record: the first for each call id."""
@@ -100,8 +110,8 @@ class ClaudeCodeDialect(Dialect):
         return found
 
     def _calls(
-        self, text: str, a: int, b: int, record: dict[str, Any], actions: list[Action], calls: dict[str, list[int]],
-        diagnostics: list[Diagnostic],
+        self, text: str, a: int, b: int, record: dict[str, Any], first: tuple[str, int] | None,
+        actions: list[Action], calls: dict[str, list[int]], diagnostics: list[Diagnostic],
     ) -> None:
         """The ``tool_use`` blocks of an assistant record, as actions."""
         content = _content(record)
@@ -114,7 +124,7 @@ class ClaudeCodeDialect(Dialect):
         blocks = msg.value.get("content") if msg is not None else None
         if blocks is None or blocks.value.kind != "array":
             return
-        cwd = record.get("cwd") if isinstance(record.get("cwd"), str) else None
+        cwd = first[0] if first is not None else None
         line = Span(a, b)
 
         def relativize(f: Field) -> Field:
@@ -158,3 +168,24 @@ def _content(record: Any) -> list[Any] | None:
 
 
 DIALECT = ClaudeCodeDialect()
+
+
+def _first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
+    """The session's working directory -- the first ``"cwd"`` member of the text, the project
+    directory Claude Code started in -- and its offset; None when it records none. Found once
+    per scan. (Inside a JSON string the quotes are escaped: only a record's member matches.)"""
+    memo = ctx.cache.get("claude-code:cwd")
+    if memo is None:
+        memo = ctx.cache["claude-code:cwd"] = (_find_cwd(ctx.text),)
+    return memo[0]
+
+
+def _find_cwd(text: str) -> tuple[str, int] | None:
+    for m in _CWD_MEMBER.finditer(text):
+        try:
+            value = json.loads(m.group(1))
+        except ValueError:
+            continue
+        if isinstance(value, str):
+            return value, m.start()
+    return None

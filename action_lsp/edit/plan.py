@@ -1028,8 +1028,9 @@ def _question(found: Located, rel: str, text: str, span: Span, where: dict[str, 
     end = found.end_line(text)
     lines = f"line {found.line}" if end == found.line else f"lines {found.line}-{end}"
     score = f"score {found.score:.0f}, " if found.score is not None else ""
+    note = f": {found.note}" if found.note else ""
     msg = (f"{rel}: search text not found as written; the closest match, {lines} ({score}"
-           f"{found.strategy} strategy), differs in content and is not applied unless you "
+           f"{found.strategy} strategy{note}), differs in content and is not applied unless you "
            "choose it (quick fix \"Apply to the closest match\", or apply --accept-fuzzy)")
     return _diag("search-not-found", msg, span, candidate=_candidate(found, text), **where)
 

@@ -120,6 +120,18 @@ def _gitdir_of(gitfile: Path) -> list[Path]:
     return out
 
 
+def _identity(path: Path) -> tuple[Path, tuple[int, int] | None]:
+    """A file's real path and, when it has other names (hard links), its (device, inode);
+    None when it has one name (its real path says it all) or is not there (``-``)."""
+    real = path.resolve()
+    try:
+        st = os.stat(real)
+    except OSError:
+        return real, None
+    linked = stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and st.st_ino
+    return real, ((st.st_dev, st.st_ino) if linked else None)
+
+
 class Workspace:
     """The roots actions are resolved against, and the way files are read.
 
@@ -134,8 +146,15 @@ class Workspace:
         allow_overwrite: bool = False,
         read_override: Callable[[Path], str | None] | None = None,
         allow_readonly: bool = False,
+        *,
+        transcript: Path | str | None = None,
     ) -> None:
         self.root = Path(root).resolve()
+        #: The transcript being applied (its real path and its file's identity): no action of
+        #: it may change, rename or delete it -- nor a hard link to it (see :meth:`_resolve`).
+        self.transcript: tuple[Path, tuple[int, int] | None] | None = (
+            _identity(Path(transcript)) if transcript is not None else None
+        )
         self.roots: tuple[Path, ...] = (self.root, *(Path(r).resolve() for r in extra_roots))
         self.allow_overwrite = allow_overwrite
         self.read_override = read_override
@@ -180,6 +199,12 @@ class Workspace:
         part = protected_part(real.relative_to(inside).parts)
         if part is not None:  # a symlinked file or parent leading into .git, ...
             return protected_problem(rel, part, "leads through a symbolic link into")
+        if self.transcript is not None and self._is_transcript(real):
+            return PathProblem(
+                "protected-path",
+                f"`{rel}` is the transcript being applied; no action of it may change, rename "
+                "or delete it",
+            )
         if self._linked_into_protected(real):
             return PathProblem(
                 "protected-path",
@@ -187,6 +212,20 @@ class Workspace:
                 f"({', '.join(sorted(PROTECTED_DIRS))}); no action may change it",
             )
         return Target(real, posix, root)
+
+    def _is_transcript(self, real: Path) -> bool:
+        """Whether ``real`` is the transcript being applied (the same path, or a hard link)."""
+        assert self.transcript is not None
+        path, inode = self.transcript
+        if real == path:
+            return True
+        if inode is None:
+            return False
+        try:
+            st = os.stat(real)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == inode
 
     def runs_code(self, target: Target) -> str | None:
         """Why writing ``target`` would make a tool run code by itself (as typed, or where a

@@ -460,7 +460,7 @@ class ActionLanguageServer(LanguageServer):
 
         from ..edit import Workspace
 
-        return Workspace(root, extra, self.settings.allow_overwrite, override)
+        return Workspace(root, extra, self.settings.allow_overwrite, override, transcript=od.path)
 
     def document(self, uri: str) -> OpenDocument:
         od = self.documents.get(uri)

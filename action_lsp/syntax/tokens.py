@@ -68,6 +68,25 @@ def tokens(code: str, lang: Lang) -> list[Token]:
     return out
 
 
+def comments(code: str, lang: Lang) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each comment of ``code``, in order."""
+    parsed = parse(code, lang)
+    kinds = lang.comments
+    index = None if parsed.offsets.identity else parsed.offsets.index
+    out: list[tuple[int, int]] = []
+    stack: list[Node] = [parsed.root]
+    while stack:
+        node = stack.pop()
+        if node.type in kinds:
+            start, end = node.start_byte, node.end_byte
+            out.append((index(start), index(end)) if index is not None else (start, end))
+            continue
+        children = node.children
+        children.reverse()
+        stack.extend(children)
+    return out
+
+
 _FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )

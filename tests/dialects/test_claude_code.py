@@ -221,3 +221,36 @@ def test_apply_says_a_failed_call_failed_in_the_session(tmp_path: Path, capsys) 
     line = next(t for t in out.splitlines() if "skipped action 3 " in t)
     assert "failed in the session" in line and "String to replace not found in file" in line, line
     assert "(other)" not in line
+
+
+def _cd_session() -> str:
+    """A session that ran `cd sub` (Claude Code keeps the shell's directory, and the records
+    after it carry it as their ``cwd``), then edited ``sub/b.py`` by its absolute path."""
+    sub = CWD + "/sub"
+    return "\n".join([
+        _record("user", "go"),
+        _record("assistant", [_use("t1", "Bash", command="cd sub")]),
+        _record("user", [{"type": "tool_result", "tool_use_id": "t1", "content": ""}]),
+        _record("assistant", [_use("t2", "Edit", file_path=sub + "/b.py", old_string="y = 1",
+                                   new_string="y = 2")], cwd=sub),
+        _record("user", [{"type": "tool_result", "tool_use_id": "t2", "content": "ok"}], cwd=sub),
+    ]) + "\n"
+
+
+def test_paths_are_read_under_the_sessions_first_cwd_after_a_cd() -> None:
+    a = analyze(_cd_session())
+    [edit] = [x for x in a.actions if x.type == "Edit"]
+    assert edit.path == "sub/b.py"
+
+
+def test_apply_after_a_cd_edits_the_file_in_the_subdirectory(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "b.py").write_text("y = 1\n")  # the same text at the top: the wrong file
+    (root / "sub" / "b.py").write_text("y = 1\n")
+    t = tmp_path / "s.jsonl"
+    t.write_text(_cd_session())
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 0
+    assert (root / "sub" / "b.py").read_text() == "y = 2\n"
+    assert (root / "b.py").read_text() == "y = 1\n"

@@ -31,7 +31,7 @@ DRIFTED = {
     ),
     "util.cpp": (
         "namespace n {\nauto total(int a, int b) -> int {\n  return add(a,  // first\n             b);\n}\n}\n",
-        "return add(a, b);",
+        "return add(a, // first\n b);",  # (a comment it lacked would make the place a question)
         "return add(b, a);",
     ),
     "App.cs": (

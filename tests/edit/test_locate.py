@@ -98,7 +98,9 @@ def test_blank_lines_ambiguous() -> None:
 def test_syntax_rewrapped_call_and_trailing_comma() -> None:
     search = "    result = compute(width, height,)\n    return result\n"
     new, found = apply(PY, search, "    result = compute(height, width)\n    return result\n", "a.py")
-    assert found.strategy == "syntax"
+    # Found by its tokens; the file's `# keep`, which the search text lacks and the replacement
+    # would drop, makes the place a question (tests/edit/test_comments_kept.py).
+    assert found.strategy == "comments" and not found.certain and "# keep" in found.note
     assert "    result = compute(height, width)\n    return result\n\n\nclass" in new
 
 
@@ -125,7 +127,10 @@ def test_syntax_javascript_and_go_and_rust_and_json() -> None:
 def test_syntax_ignores_comments() -> None:
     search = "def area(width, height):\n    result = compute(width, height)\n    return result\n"
     _, found = apply(PY, search, "def area():\n    pass\n", "a.py")
-    assert found.strategy == "syntax"
+    assert found.strategy == "comments"  # found; the comment it would drop makes it a question
+    search = search.replace("height)\n", "height)  # keep\n")
+    _, found = apply(PY, search, "def area():\n    pass\n", "a.py")
+    assert found.strategy == "syntax" and found.certain
 
 
 def test_syntax_ambiguous() -> None:

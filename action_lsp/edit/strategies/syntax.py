@@ -21,7 +21,7 @@ from dataclasses import replace
 from rapidfuzz import fuzz
 
 from ...syntax import Lang, definitions, tokens
-from ...syntax.tokens import Token
+from ...syntax.tokens import Token, comments
 from .base import (
     FileText,
     Located,
@@ -150,7 +150,34 @@ def _by_tokens(
         _line_by_line(text, s, lang, _region(text, s, f_toks, first_tok, start, end, s_toks, "syntax", None))
         for start, end, first_tok in spans
     ]
-    return found[0] if len(found) == 1 else ambiguous(found, "syntax")
+    return _unseen_comments(text, s, lang, found[0]) if len(found) == 1 else ambiguous(found, "syntax")
+
+
+def _unseen_comments(text: FileText, s: SearchBlock, lang: Lang, found: Located) -> Located:
+    """A place found by its tokens whose lines hold a comment the search text does not
+    (whitespace aside) is a question (strategy ``comments``): the model never saw that comment,
+    and its replacement would drop it (or move it after the new code)."""
+    if found.strategy != "syntax":
+        return found
+    norm = text.norm
+    start, end = _norm_offset(text, found.start), _norm_offset(text, found.end)
+    a = norm.rfind("\n", 0, start) + 1
+    b = norm.find("\n", max(start, end - 1))
+    b = len(norm) if b < 0 else b
+    try:
+        spans = comments(norm, lang)
+    except Exception:  # a grammar failure must not break locating
+        return found
+    seen = " ".join(s.norm.split())
+    for c_start, c_end in spans:
+        if c_end <= a or c_start >= b:
+            continue
+        words = " ".join(norm[c_start:c_end].split())
+        if words and words not in seen:
+            shown = words if len(words) <= 60 else words[:57] + "..."
+            return replace(found, strategy="comments",
+                           note=f"the file holds a comment the search text does not: `{shown}`")
+    return found
 
 
 #: Grammars where indentation is syntax: a block whose indentation differs line by line from
