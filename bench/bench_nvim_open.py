@@ -207,10 +207,14 @@ def generated_code_kept(package: Path) -> str:
     measures a start without it)."""
     if not (package / "codecache.py").exists():
         return "no (this action-lsp does not keep it)"
-    try:
-        from action_lsp.codecache import cache_dir, cache_file
-    except ImportError:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_measured_codecache", package / "codecache.py")
+    if spec is None or spec.loader is None:
         return "no (this action-lsp does not keep it)"
+    measured = importlib.util.module_from_spec(spec)  # (that checkout's, whose file name may differ)
+    spec.loader.exec_module(measured)
+    cache_dir, cache_file = measured.cache_dir, measured.cache_file
     where = cache_dir()
     if where is None:
         return "no (ACTION_LSP_CACHE_DIR is empty)"
