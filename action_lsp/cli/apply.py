@@ -322,11 +322,6 @@ def _show_loose_errors(path: str, text: str, found: Sequence[Diagnostic], action
     not, instead of a silent success."""
     import bisect
 
-    from ..codes import default_severity
-    from ..model import Severity
-    from ..text import LineIndex
-    from .output import clean
-
     spans = sorted((a.span.start, max(a.span.end, a.span.start + 1)) for a in actions)
     starts = [a for a, _ in spans]
     reach: list[int] = []  # the furthest end of the actions starting up to each one
@@ -337,16 +332,11 @@ def _show_loose_errors(path: str, text: str, found: Sequence[Diagnostic], action
         k = bisect.bisect_right(starts, d.span.start) - 1
         return k < 0 or reach[k] <= d.span.start
 
-    errors = [d for d in found if (d.severity or default_severity(d.code)) is Severity.ERROR and loose(d)]
-    if not errors:
+    count = _print_errors(path, text, [d for d in found if loose(d)])
+    if not count:
         return
-    lines = LineIndex(text)
-    for d in errors:
-        pos = lines.position(d.span.start, "utf-32")
-        print(f"{path}:{pos.line + 1}:{pos.character + 1}: error: {clean(d.message)} [{d.code}]",
-              file=sys.stderr)
-    said = ("the transcript's error above made no action: nothing of it is applied" if len(errors) == 1
-            else f"the transcript's {len(errors)} errors above made no action: nothing of them is applied")
+    said = ("the transcript's error above made no action: nothing of it is applied" if count == 1
+            else f"the transcript's {count} errors above made no action: nothing of them is applied")
     print(f"{path}: {said}.", file=sys.stderr)
 
 
@@ -361,20 +351,26 @@ def _show_errors(path: str, text: str, found: Sequence[Diagnostic], outcomes: Se
     """Print the transcript's error-severity diagnostics that no action's outcome has shown
     (a broken patch that yields no action); whether there were any. A transcript with errors
     and nothing to apply is a failure, never "nothing to apply"."""
+    shown = {id(o.blocked_by) for o in outcomes if o.blocked_by is not None}
+    return _print_errors(path, text, [d for d in found if id(d) not in shown]) > 0
+
+
+def _print_errors(path: str, text: str, found: Sequence[Diagnostic]) -> int:
+    """Print the error-severity diagnostics of ``found`` (``path:line:column: error: ...``, to
+    stderr); how many there were."""
     from ..codes import default_severity
     from ..model import Severity
     from ..text import LineIndex
     from .output import clean
 
-    shown = {id(o.blocked_by) for o in outcomes if o.blocked_by is not None}
-    errors = [d for d in found if id(d) not in shown
-              and (d.severity or default_severity(d.code)) is Severity.ERROR]
-    lines = LineIndex(text)
-    for d in errors:
-        pos = lines.position(d.span.start, "utf-32")
-        print(f"{path}:{pos.line + 1}:{pos.character + 1}: error: {clean(d.message)} [{d.code}]",
-              file=sys.stderr)
-    return bool(errors)
+    errors = [d for d in found if (d.severity or default_severity(d.code)) is Severity.ERROR]
+    if errors:
+        lines = LineIndex(text)
+        for d in errors:
+            pos = lines.position(d.span.start, "utf-32")
+            print(f"{path}:{pos.line + 1}:{pos.character + 1}: error: {clean(d.message)} [{d.code}]",
+                  file=sys.stderr)
+    return len(errors)
 
 
 def _print_diff(diff: str, style: Style) -> None:
