@@ -24,13 +24,12 @@ Each line is a unit; a call's line looks for its result in the lines after it (a
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..jsonscan import JNode, parse_json
 from ..model import Action, Diagnostic, EditRules, Field, Fix, Span
 from .base import Construct, Dialect, ScanContext
-from .tool_calls import _CWD_MEMBER
+from .tool_calls import CWD_MEMBER, cwd_of
 from .tool_use import (
     Call,
     Input,
@@ -181,11 +180,8 @@ def _first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
 
 
 def _find_cwd(text: str) -> tuple[str, int] | None:
-    for m in _CWD_MEMBER.finditer(text):
-        try:
-            value = json.loads(m.group(1))
-        except ValueError:
-            continue
-        if isinstance(value, str):
-            return value, m.start()
+    for m in CWD_MEMBER.finditer(text):
+        cwd = cwd_of(m)
+        if cwd is not None:
+            return cwd, m.start()
     return None

@@ -321,7 +321,7 @@ def _said(obj: JNode) -> list[JNode]:
     return [said]
 
 
-_CWD_MEMBER = re.compile(r'"cwd"[ \t]*:[ \t]*("(?:[^"\\\r\n]|\\.)*")')
+CWD_MEMBER = re.compile(r'"cwd"[ \t]*:[ \t]*("(?:[^"\\\r\n]|\\.)*")')
 
 
 def _absolute(a: Action) -> bool:
@@ -345,19 +345,25 @@ def _last_cwd(ctx: ScanContext, start: int) -> int:
     return at
 
 
+def cwd_of(m: re.Match[str] | None) -> str | None:
+    """The directory a ``"cwd": "..."`` member matched by :data:`CWD_MEMBER` names (its string
+    decoded), or None (no match, or not a string)."""
+    if m is None:
+        return None
+    try:
+        cwd = json.loads(m.group(1))
+    except ValueError:
+        return None
+    return cwd if isinstance(cwd, str) else None
+
+
 def _session_cwd(text: str, at: int, actions: list[Action], construct: Construct) -> None:
     """Absolute paths of a record that records no working directory itself (a Codex call after
     its ``session_meta`` / ``turn_context`` records) are read under the ``cwd`` of the nearest
     record before it that gives one (its ``"cwd"`` at ``at``, found by :func:`_last_cwd`); the
     construct declares the look-behind, so an edit between there and here re-reads it."""
-    m = _CWD_MEMBER.match(text, at) if at >= 0 else None
-    if m is None:
-        return
-    try:
-        cwd = json.loads(m.group(1))
-    except ValueError:
-        return
-    if not isinstance(cwd, str):
+    cwd = cwd_of(CWD_MEMBER.match(text, at) if at >= 0 else None)
+    if cwd is None:
         return
     construct.behind = at
     for a in actions:
