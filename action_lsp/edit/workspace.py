@@ -120,16 +120,20 @@ def _gitdir_of(gitfile: Path) -> list[Path]:
     return out
 
 
+def _linked(st: os.stat_result) -> tuple[int, int] | None:
+    """(device, inode) of a regular file with other names (hard links); None for a file with
+    one name (its real path says it all), or whose file system gives no inode."""
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and st.st_ino else None
+
+
 def _identity(path: Path) -> tuple[Path, tuple[int, int] | None]:
-    """A file's real path and, when it has other names (hard links), its (device, inode);
-    None when it has one name (its real path says it all) or is not there (``-``)."""
+    """A file's real path and, when it has other names, its (device, inode) (:func:`_linked`;
+    None too when it is not there, ``-``)."""
     real = path.resolve()
     try:
-        st = os.stat(real)
+        return real, _linked(os.stat(real))
     except OSError:
         return real, None
-    linked = stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and st.st_ino
-    return real, ((st.st_dev, st.st_ino) if linked else None)
 
 
 class Workspace:
@@ -241,12 +245,10 @@ class Workspace:
         """Whether ``real`` is a file with other names, one of them inside a protected
         directory (a hard link into ``.git``): writing it in place would change that file."""
         try:
-            st = os.lstat(real)
+            linked = _linked(os.lstat(real))
         except OSError:
             return False
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2 or not st.st_ino:
-            return False
-        return (st.st_dev, st.st_ino) in self.protected_inodes()
+        return linked is not None and linked in self.protected_inodes()
 
     def protected_inodes(self) -> set[tuple[int, int]]:
         """(device, inode) of the files with several names in the protected directories of
@@ -258,11 +260,11 @@ class Workspace:
                 for dirpath, _dirs, files in os.walk(top):
                     for name in files:
                         try:
-                            st = os.lstat(os.path.join(dirpath, name))
+                            linked = _linked(os.lstat(os.path.join(dirpath, name)))
                         except OSError:
                             continue
-                        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-                            found.add((st.st_dev, st.st_ino))
+                        if linked is not None:
+                            found.add(linked)
             self._protected_files = found
         return self._protected_files
 
