@@ -151,6 +151,14 @@ class _Events:
         self._json = (pos, found)
         return found
 
+    def _sep_line(self, line: int) -> int:
+        """Pass the separator line starting at ``line`` (ended by ``\n``: a text with no ``\r``),
+        kept in ``seps``; the start of the line after it."""
+        text, n = self.text, self.n
+        pos = text.find("\n", line) + 1 or n
+        self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
+        return pos
+
     def next(self, pos: int) -> tuple[int, str, re.Match[str] | None]:
         """(offset, kind, match) of the first event at or after ``pos``; kind "" when none.
         Each kind's answer from ``q`` holds for every query in ``[q, answer]``. Separators
@@ -182,8 +190,7 @@ class _Events:
                     self.seps.append((line, eol.start() if eol is not None else n))
                     pos = eol.end() if eol is not None else n
                 else:
-                    pos = text.find("\n", line) + 1 or n
-                    self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
+                    pos = self._sep_line(line)
                     # The separator lines right after it (Aider's user message, a `#### ` line
                     # each) are the next events whatever follows: passed here, the lines ended
                     # by \n at once (matched, split and measured in C), the last line a step.
@@ -195,9 +202,7 @@ class _Events:
                         pos = run
                     kind = self._kind.match
                     while pos < n and (sm := kind(text, pos)) is not None and sm.lastgroup == "sep":
-                        line = pos
-                        pos = text.find("\n", line) + 1 or n
-                        self.seps.append((line, pos - 1 if pos < n or text.endswith("\n") else n))
+                        pos = self._sep_line(pos)
                 if pos >= n:
                     return n, "", None
             elif tag_at <= json_at:
