@@ -559,30 +559,6 @@ def _gt_after(text: str, pos: int) -> int:
     return m.end() if m else pos
 
 
-# A blank line or fence line in a text with no carriage return: what ScanState.next_bound
-# looks for, written so that `re` finds it by its first character (a line feed) and gives no
-# indentation back (possessive): the general pattern opens with an alternation (a lone
-# carriage return ends a line too), which is tried at every character (a 3.9 MB whole JSON
-# document: 45 ms -> 5 ms).
-_LF_BOUND = re.compile(r"\n(?=[ \t]*+[\r\n]| {0,3}+(?:```|~~~))")
-
-
-def _json_bound(ctx: ScanState, at: int) -> int:
-    """``ctx.next_bound(at)``: how far the JSON value at ``at`` may run (just past the next
-    blank line or fence line, or the text's end). In a text with no carriage return, found by
-    :data:`_LF_BOUND`, and remembered the same way: values in one paragraph share a search."""
-    if ctx.cr:
-        return ctx.next_bound(at)
-    text = ctx.text
-    q, answer = ctx.cache.get("scan:json-bound", (-1, -1))
-    if q <= at and (at < answer or answer == at == len(text)):
-        return answer  # (no bound in [q, answer - 1): none in [at, answer - 1) either)
-    m = _LF_BOUND.search(text, at)
-    answer = m.end() if m is not None else len(text)
-    ctx.cache["scan:json-bound"] = (at, answer)
-    return answer
-
-
 def _prose_json(ctx: ScanState, at: int) -> tuple[Construct | None, int, int]:
     """Offer a JSON value in prose to the dialects that look at prose JSON.
 
@@ -591,7 +567,7 @@ def _prose_json(ctx: ScanState, at: int) -> tuple[Construct | None, int, int]:
     from .jsonscan import parse_json
 
     text = ctx.text
-    bound = _json_bound(ctx, at)
+    bound = ctx.next_bound(at)
     result = parse_json(text, at, bound)
     if result.node is None or result.node.kind != "object":
         return None, max(result.end, at + 1), bound

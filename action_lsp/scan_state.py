@@ -30,6 +30,11 @@ from .model import UNCLOSED_CODES, Action, Diagnostic, mark_in_progress
 __all__ = ["SPAN_CACHE_LINES", "ScanState", "Unit", "add_construct", "line_start_of"]
 
 _BOUND = re.compile(r"(?:\n|\r(?!\n))(?=[ \t]*(?:\r|\n)| {0,3}(?:```|~~~))")  # blank line or fence
+# The same in a text with no carriage return, written so that `re` finds it by its first
+# character (a line feed) and gives no indentation back (possessive): `_BOUND` opens with an
+# alternation (a lone carriage return ends a line too), which is tried at every character (a
+# 3.9 MB whole JSON document: 45 ms -> 5 ms).
+_LF_BOUND = re.compile(r"\n(?=[ \t]*+[\r\n]| {0,3}+(?:```|~~~))")
 @dataclass(slots=True)
 class Unit:
     """A run of whole lines scanned together; what the incremental re-scan reuses or redoes.
@@ -175,7 +180,7 @@ class ScanState:
         q, answer = self._bound
         if q <= at and (at < answer or (answer == at == len(self.text))):
             return answer
-        m = _BOUND.search(self.text, at)
+        m = (_BOUND if self.cr else _LF_BOUND).search(self.text, at)
         answer = m.end() if m else len(self.text)
         self._bound = (at, answer)
         return answer
