@@ -42,4 +42,6 @@ numpy = Deferred("numpy")
 tree_sitter = Deferred("tree_sitter")
 
 # What the first open of a document needs and the start does not: see ``server.warm_up``.
-FIRST_OPEN = ("numpy", "tree_sitter", "rapidfuzz.distance")
+# msgspec decodes a long ``didOpen`` (``server/framing.py``) before anything else reads it, and
+# its import (10-40 ms) was on that way.
+FIRST_OPEN = ("msgspec", "numpy", "tree_sitter", "rapidfuzz.distance")
