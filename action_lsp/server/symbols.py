@@ -135,4 +135,4 @@ def register(ls: ActionLanguageServer) -> None:
             order.extend((is_group, j) for _, is_group, j in out)
             return [Later(symbol, n) for n in range(len(order))]
 
-        return (yield from in_steps(ls, od, items))
+        return (yield from in_steps(ls, od, items, values=True))  # (dicts: written by msgspec)

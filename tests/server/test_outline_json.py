@@ -55,3 +55,24 @@ def test_outline_reads_back_as_document_symbols(encoding: str) -> None:
     assert content.range.end.character == {"utf-8": len(line[: line.index("}") + 1].encode()),
                                            "utf-16": len(line[: line.index("}") + 1].encode("utf-16-le")) // 2,
                                            "utf-32": line.index("}") + 1}[encoding]
+
+
+LONE = "<create_file>\n<path>src/\ud800-é.py</path>\n<content>\nx\n</content>\n</create_file>\n\n"
+
+
+def test_outline_of_many_symbols_with_a_lone_surrogate_reads_back() -> None:
+    """The symbols are written by msgspec (``wire.values_encoder``); a title holding a lone
+    surrogate (a client may send one, escaped) cannot be UTF-8, and its batch is written by the
+    standard encoder, escaped, as before: every symbol is there, the surrogate read back."""
+    global TEXT
+    saved = TEXT
+    TEXT = "".join(f"<create_file>\n<path>src/f{i}-é.py</path>\n<content>\nx\n</content>\n</create_file>\n\n" for i in range(150))
+    TEXT += LONE + TEXT
+    try:
+        outline = _outline("utf-16")
+    finally:
+        TEXT = saved
+    names = [c["name"] for s in outline for c in s.get("children", [s])]
+    assert len(names) == 301
+    assert names[150] == "create_file src/\ud800-é.py"
+    assert names[0] == "create_file src/f0-é.py" and names[-1] == "create_file src/f149-é.py"
