@@ -226,6 +226,23 @@ class ActionProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
 
+# What a client sends when it opens a document (the outline, lenses, folding and links asked at
+# the open, then its edits): the warm-up structures one of each, so that the converter's hooks
+# for them (2-5 ms each, made at a message type's first use) are made while the client prepares
+# its document, not on the way to its first diagnostics and its outline.
+_WARM_URI = "untitled:action-lsp-warm-up"
+_WARM_DOC = {"textDocument": {"uri": _WARM_URI}}
+FIRST_MESSAGES: tuple[dict[str, Any], ...] = (
+    {"jsonrpc": "2.0", "method": types.TEXT_DOCUMENT_DID_OPEN,
+     "params": {"textDocument": {"uri": _WARM_URI, "languageId": "markdown", "version": 0, "text": ""}}},
+    *({"jsonrpc": "2.0", "id": 0, "method": method, "params": _WARM_DOC} for method in (
+        types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, types.TEXT_DOCUMENT_CODE_LENS,
+        types.TEXT_DOCUMENT_FOLDING_RANGE, types.TEXT_DOCUMENT_DOCUMENT_LINK)),
+    {"jsonrpc": "2.0", "method": types.TEXT_DOCUMENT_DID_CHANGE,
+     "params": {"textDocument": {"uri": _WARM_URI, "version": 1}, "contentChanges": [
+         {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]}},
+)
+
 # What a client says before it asks for work: the warm-up goes on through these.
 _BEFORE_WORK = frozenset({types.INITIALIZE, types.INITIALIZED, types.SET_TRACE, types.WORKSPACE_DID_CHANGE_CONFIGURATION})
 WARM_STEP = 0.005  # seconds between two imports of the warm-up: the client's messages go first
@@ -280,6 +297,7 @@ class ActionLanguageServer(LanguageServer):
         )
         self.documents = DocumentStore()
         self.warm_names = list(FIRST_OPEN)  # what the warm-up has still to import (see warm_up)
+        self.warm_messages = list(FIRST_MESSAGES)  # ... and to structure once (see FIRST_MESSAGES)
         self.ledger = Ledger()
         self.init_options: dict[str, Any] = {}
         self.settings = Settings()
@@ -294,14 +312,21 @@ class ActionLanguageServer(LanguageServer):
 
     def warm_up_step(self) -> bool:
         """One step of the warm-up (False: none was left): one import of ``warm_names``, then
-        the collector paused for the start resumed (``collector.resume``)."""
+        one message of ``warm_messages`` structured (and dropped), then the collector paused for
+        the start resumed (``collector.resume``)."""
         if self.warm_names:
             _import(self.warm_names.pop(0))
+            return True
+        if self.warm_messages:
+            with contextlib.suppress(Exception):  # (only its hooks are wanted)
+                self.protocol.structure_message(self.warm_messages.pop(0))
             return True
         return collector.resume()
 
     def warm_up_now(self) -> None:
-        """Do at once what the warm-up has not (see :func:`warm_up`)."""
+        """Do at once what the warm-up has not (see :func:`warm_up`), but for the messages: the
+        client's own are structured now, each at its own cost."""
+        self.warm_messages.clear()
         while self.warm_up_step():
             pass
 

@@ -206,3 +206,47 @@ main(["serve"])
 def test_serve_starts_with_the_collector_paused() -> None:
     out = subprocess.run([sys.executable, "-c", SERVE], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["serving False"]
+
+
+WARM_MESSAGES = """
+import asyncio, sys
+from action_lsp.server.server import create_server
+
+class Writer:
+    def write(self, data):
+        pass
+
+async def main():
+    ls = create_server()
+    ls.protocol.set_writer(Writer())
+    ls.protocol.handle_message(ls.protocol.structure_message(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}))
+    ls.protocol.handle_message(ls.protocol.structure_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if not getattr(ls, "warm_messages", ()) and not ls.warm_names:
+            break
+    await asyncio.sleep(0.05)
+    hooks = ls.protocol._converter._structure_func.dispatch
+    made = hooks.cache_info().misses
+    uri = "file:///tmp/history.md"
+    message = ls.protocol.structure_message({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": "Hello."}}})
+    symbols = ls.protocol.structure_message({"jsonrpc": "2.0", "id": 2, "method": "textDocument/documentSymbol",
+        "params": {"textDocument": {"uri": uri}}})
+    print(hooks.cache_info().misses - made, message.params.text_document.text, symbols.params.text_document.uri)
+    print(len(ls.documents))
+
+asyncio.run(main())
+"""
+
+
+def test_the_warm_up_makes_the_hooks_of_the_first_open_s_messages() -> None:
+    """While the client prepares its first document, the warm-up structures one message of
+    each kind an editor sends at the open (``server.FIRST_MESSAGES``): the converter's hooks
+    for them, 2-5 ms each at a type's first use, are made then, not on the way to the first
+    diagnostics and the outline. Nothing is opened by it."""
+    out = subprocess.run([sys.executable, "-c", WARM_MESSAGES], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == "0 Hello. file:///tmp/history.md"
+    assert lines[1] == "0"
