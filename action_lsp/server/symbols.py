@@ -29,6 +29,9 @@ KINDS = {
 }
 
 
+KIND_VALUES = {kind: symbol.value for kind, symbol in KINDS.items()}  # (an enum's .value is a call)
+GROUP_KIND = types.SymbolKind.Namespace.value
+
 CHUNK = 256  # symbols whose places are converted by one call
 
 
@@ -50,10 +53,17 @@ def register(ls: ActionLanguageServer) -> None:
             return a.span.start, a.span.end, a.name_span.start, a.name_span.end
 
         def group_bounds(g: Group) -> tuple[int, int]:
-            return (
-                min([g.span.start, *(actions[i].span.start for i in g.actions)]),
-                max([g.span.end, *(actions[i].span.end for i in g.actions)]),
-            )
+            start, end = g.span.start, g.span.end
+            for i in g.actions:
+                span = actions[i].span
+                if span.start < start:
+                    start = span.start
+                if span.end > end:
+                    end = span.end
+            return start, end
+
+        bounds: list[tuple[int, int]] = []  # each group's (see group_bounds), found once
+        details: dict[tuple[str, ActionKind], str] = {}  # an action's detail, by dialect and kind
 
         # The symbols in document order (by where each one's range starts): ``(True, k)`` is
         # group k, ``(False, i)`` action i outside every group.
@@ -77,7 +87,8 @@ def register(ls: ActionLanguageServer) -> None:
                     firsts.append(len(flat))
                     if grouped:
                         g = analysis.groups[j]
-                        flat += (*group_bounds(g), *itertools.chain.from_iterable(offsets(actions[i]) for i in g.actions))
+                        flat += bounds[j]
+                        flat += itertools.chain.from_iterable(offsets(actions[i]) for i in g.actions)
                     else:
                         flat += offsets(actions[j])
                 places = lines.positions(flat, enc)
@@ -99,12 +110,15 @@ def register(ls: ActionLanguageServer) -> None:
         # cattrs was most of an outline's time once the document was scanned.
         def action_symbol(i: int, places: list[tuple[int, int]], k: int) -> dict[str, Any]:
             a = actions[i]
+            detail = details.get((a.dialect, a.kind))
+            if detail is None:
+                detail = details[(a.dialect, a.kind)] = f"{a.dialect} · {a.kind.value}"
             return {
                 "name": a.title,
-                "kind": KINDS[a.kind].value,
+                "kind": KIND_VALUES[a.kind],
                 "range": rng(places, k),
                 "selectionRange": rng(places, k + 2),
-                "detail": f"{a.dialect} · {a.kind.value}",
+                "detail": detail,
             }
 
         def symbol(n: int) -> dict[str, Any]:
@@ -115,7 +129,7 @@ def register(ls: ActionLanguageServer) -> None:
             g = analysis.groups[j]
             return {
                 "name": g.label or "block",
-                "kind": types.SymbolKind.Namespace.value,
+                "kind": GROUP_KIND,
                 "range": rng(places, k),
                 "selectionRange": rng([places[k], places[end]], 0),
                 "detail": f"{len(g.actions)} action" + ("s" if len(g.actions) != 1 else ""),
@@ -129,7 +143,8 @@ def register(ls: ActionLanguageServer) -> None:
             grouped: set[int] = set()
             for k, g in enumerate(analysis.groups):
                 grouped.update(g.actions)
-                out.append((group_bounds(g)[0], True, k))
+                bounds.append(group_bounds(g))
+                out.append((bounds[k][0], True, k))
             out.extend((a.span.start, False, i) for i, a in enumerate(actions) if i not in grouped)
             out.sort(key=lambda item: item[0])
             order.extend((is_group, j) for _, is_group, j in out)

@@ -76,3 +76,29 @@ def test_outline_of_many_symbols_with_a_lone_surrogate_reads_back() -> None:
     assert len(names) == 301
     assert names[150] == "create_file src/\ud800-é.py"
     assert names[0] == "create_file src/f0-é.py" and names[-1] == "create_file src/f149-é.py"
+
+
+def test_each_group_of_a_long_outline_holds_its_actions() -> None:
+    """A long outline (message groups of several actions, blocks of one): every action lies
+    inside its group's range, whose selection starts where the range does."""
+    global TEXT
+    saved = TEXT
+    message = "# user é\n\nDo it.\n\n<create_file>\n<path>a{0}.py</path>\n<content>\nx\n</content>\n</create_file>\n" \
+        "<create_file>\n<path>b{0}.py</path>\n<content>\ny\n</content>\n</create_file>\n\n"
+    block = '```actions\n{{"actions": [{{"type": "create_file", "path": "c{0}.py", "content": "é"}}]}}\n```\n\n'
+    TEXT = "".join((message if i % 3 else block).format(i) for i in range(600))
+    try:
+        outline = _outline("utf-16")
+    finally:
+        TEXT = saved
+    assert len(outline) == 600
+
+    def at(p: dict[str, int]) -> tuple[int, int]:
+        return p["line"], p["character"]
+
+    for group in outline:
+        children = group["children"]
+        first, last = at(group["range"]["start"]), at(group["range"]["end"])
+        assert all(first <= at(c["range"]["start"]) and at(c["range"]["end"]) <= last for c in children)
+        assert at(group["selectionRange"]["start"]) == first
+    assert sum(len(g["children"]) for g in outline) == 400 * 2 + 200
