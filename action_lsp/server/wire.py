@@ -14,7 +14,9 @@ copies of the answer at once, a few hundred MB for a moment. Here:
   loop free in between (:func:`in_steps`): the outline of a 50 MB transcript is seconds of work,
   and other documents' requests are answered meanwhile.
 
-The JSON is what pygls would send (``tests/server/test_serialize.py``), written without spaces.
+The JSON is what pygls would send (``tests/server/test_serialize.py``), written without spaces;
+items that are JSON values already (the outline's symbols) are written by msgspec, with their
+non-ASCII characters as UTF-8 rather than escaped (:func:`values_encoder`).
 """
 
 from __future__ import annotations
