@@ -318,8 +318,10 @@ class ActionLanguageServer(LanguageServer):
             _import(self.warm_names.pop(0))
             return True
         if self.warm_messages:
-            with contextlib.suppress(Exception):  # (only its hooks are wanted)
-                self.protocol.structure_message(self.warm_messages.pop(0))
+            # (only its hooks are wanted; pygls's own method: ours would answer a request it
+            # cannot read, and this one the client never sent)
+            with contextlib.suppress(Exception):
+                LanguageServerProtocol.structure_message(self.protocol, self.warm_messages.pop(0))
             return True
         return collector.resume()
 

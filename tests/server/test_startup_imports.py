@@ -250,3 +250,26 @@ def test_the_warm_up_makes_the_hooks_of_the_first_open_s_messages() -> None:
     lines = out.splitlines()
     assert lines[0] == "0 Hello. file:///tmp/history.md"
     assert lines[1] == "0"
+
+
+def test_a_warm_up_message_that_cannot_be_read_sends_nothing() -> None:
+    """The warm-up's messages are the server's own: one that could not be structured (a
+    type lsprotocol changed) must not answer the client a request it never sent."""
+    from action_lsp.server.server import create_server
+
+    written: list[bytes] = []
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            written.append(bytes(data))
+
+        def close(self) -> None:
+            pass
+
+    ls = create_server()
+    ls.protocol.set_writer(Writer())
+    ls.warm_names = []
+    ls.warm_messages = [{"jsonrpc": "2.0", "id": 0, "method": "textDocument/documentSymbol", "params": {"textDocument": {}}}]
+    assert ls.warm_up_step()
+    assert not ls.warm_messages
+    assert written == []
