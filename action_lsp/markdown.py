@@ -44,6 +44,23 @@ def line_end(text: str, pos: int) -> int:
     return m.start() if m else len(text)
 
 
+def line_start(text: str, pos: int, cr: bool = True) -> int:
+    """Start of the line holding ``pos``: ``pos`` itself at a line start, else the offset after
+    the last ``\n`` or ``\r`` before it (a ``\r\n`` ends one line), searched back in growing
+    windows, so the cost is the distance to the line start even when one of ``\n``/``\r``
+    never occurs before it (``cr=False``: the text holds no ``\r``)."""
+    if pos == 0 or text[pos - 1 : pos] in ("\n", "\r"):  # (a marker's line, most often)
+        return pos
+    width = 1024
+    while True:
+        lo = max(0, pos - width)
+        nl = text.rfind("\n", lo, pos)
+        found = max(nl, text.rfind("\r", max(lo, nl + 1), pos)) if cr else nl
+        if found >= 0 or lo == 0:
+            return found + 1
+        width *= 4
+
+
 def blank_line_start(text: str, pos: int) -> int:
     """The start of ``pos``'s line when only blanks (spaces, tabs) precede it there, else -1.
     Reads back over the blanks only: a marker found many times in one long line costs a
