@@ -15,10 +15,7 @@ from .model import Span
 LINE_START = r"(?:\A|(?<=\n)|(?<=\r))"
 EOL = re.compile(r"\r\n|\r|\n")
 _OPENER = re.compile(r"( {0,3})(`{3,}|~{3,})([^\r\n]*)")
-# A closing fence line, found through the line ending before it: a pattern that starts with a
-# literal character lets `re` skip ahead quickly (a look-behind for the line start does not).
-_CLOSER = re.compile(r"(?:\n|\r(?!\n))( {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z))")
-_CLOSER_LF = re.compile(r"\n( {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z))")  # _CLOSER, for text without \r
+# A closing fence line, from its line start (found by its fence characters: _find_fence_close).
 _CLOSER_AT = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z)")
 
 
@@ -45,6 +42,23 @@ def line_end(text: str, pos: int) -> int:
     """Offset of the end of the line containing ``pos`` (before its line ending)."""
     m = EOL.search(text, pos)
     return m.start() if m else len(text)
+
+
+def line_start(text: str, pos: int, cr: bool = True) -> int:
+    """Start of the line holding ``pos``: ``pos`` itself at a line start, else the offset after
+    the last ``\n`` or ``\r`` before it (a ``\r\n`` ends one line), searched back in growing
+    windows, so the cost is the distance to the line start even when one of ``\n``/``\r``
+    never occurs before it (``cr=False``: the text holds no ``\r``)."""
+    if pos == 0 or text[pos - 1 : pos] in ("\n", "\r"):  # (a marker's line, most often)
+        return pos
+    width = 1024
+    while True:
+        lo = max(0, pos - width)
+        nl = text.rfind("\n", lo, pos)
+        found = max(nl, text.rfind("\r", max(lo, nl + 1), pos)) if cr else nl
+        if found >= 0 or lo == 0:
+            return found + 1
+        width *= 4
 
 
 def blank_line_start(text: str, pos: int) -> int:
@@ -102,8 +116,8 @@ def find_fence_close(
     """The closing fence after ``body_start``: (its line start, the offset after its line).
 
     A closing fence uses the opener's character, at least as many of them, and nothing else
-    on its line but spaces. Returns None when the block is never closed. ``cr=False`` says the
-    text holds no ``\r`` (a faster search). With ``glued`` (see :func:`glued_closer`), fence
+    on its line but spaces. Returns None when the block is never closed. (``cr``, whether the
+    text may hold ``\r``, is no longer needed: the search is the same.) With ``glued`` (see :func:`glued_closer`), fence
     characters at a line start followed by one of its tags close the fence too, before the tag:
     (the line start, the tag's offset).
     """
@@ -139,22 +153,26 @@ def glued_close(
 def _find_fence_close(
     text: str, body_start: int, char: str, length: int, limit: int | None = None, *, cr: bool = True
 ) -> tuple[int, int] | None:
+    # The fence's own three characters are looked for (``str.find``), each checked for a line
+    # start before it (up to 3 spaces back) and a closing line after it: a regex through the
+    # body tried a match at each of its line endings (a code block's every line), a tenth of
+    # a long history's scan. (``cr`` needs no other search: a lone ``\r`` ends a line either way.)
     end = len(text) if limit is None else limit
-    m = _CLOSER_AT.match(text, body_start, end)  # the body's first line (at a line start)
-    if m is not None and m.group(1)[0] == char and len(m.group(1)) >= length:
-        return m.start(), m.end()
-    pos = body_start
-    search = _CLOSER.search if cr else _CLOSER_LF.search
-    while True:
-        m = search(text, pos, end)
-        if m is None:
-            return None
-        fence = m.group(2)
-        if fence[0] == char and len(fence) >= length:
-            return m.start(1), m.end()
-        pos = m.end() - 1  # the line ending just matched may precede the next fence line
-        if pos + 1 >= end:
-            return None
+    needle = char * 3
+    at = text.find(needle, body_start, end)
+    while at >= 0:
+        line = at
+        while line > body_start and at - line < 3 and text[line - 1] == " ":
+            line -= 1
+        if line == body_start or text[line - 1] in "\n\r":
+            m = _CLOSER_AT.match(text, line, end)
+            if m is not None and len(m.group(1)) >= length and m.group(1)[0] == char:
+                return line, m.end()
+        at += 3
+        while at < end and text[at] == char:  # (the rest of this run: not at a line start)
+            at += 1
+        at = text.find(needle, at, end)
+    return None
 
 
 PARAGRAPH = re.compile(r"(?:\n|\r\n?)[ \t]*(?:\n|\r\n?)\s*\S")  # a blank line, then text

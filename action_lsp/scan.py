@@ -86,6 +86,17 @@ def _line_kinds(markers: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[s
 
 _KINDS: dict[tuple[str, ...], tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
 _SEP_RUNS: dict[tuple[str, ...], re.Pattern[str]] = {}  # see _line_kinds
+# The characters a separator line (``_SEP``) starts with: a line starting otherwise is none, and
+# needs no match of ``kind`` or of a separator run to say so.
+SEP_FIRSTS = frozenset("#-*_UuAaHhSsMm")
+
+
+def kind_firsts(markers: tuple[str, ...]) -> frozenset[str] | None:
+    """The characters a line event (a match of ``_line_kinds(markers)``'s ``kind``) starts
+    with (None: any, when a marker is empty)."""
+    if not all(markers):
+        return None
+    return frozenset({m[0] for m in markers} | set(" \t`~{") | SEP_FIRSTS)
 
 
 class _Events:
@@ -95,7 +106,9 @@ class _Events:
     skipping ahead by first character). Blank lines are no events (prose is cut by
     :func:`_prose_points` and at example fences)."""
 
-    __slots__ = ("_json", "_kind", "_line", "_line_re", "_sep_run", "_tag", "ctx", "dialects", "n", "seps", "text")
+    __slots__ = (
+        "_firsts", "_json", "_kind", "_line", "_line_re", "_sep_run", "_tag", "ctx", "dialects", "n", "seps", "text",
+    )
 
     def __init__(self, ctx: ScanState) -> None:
         text = ctx.text
@@ -108,6 +121,7 @@ class _Events:
         self.seps: list[tuple[int, int]] = []
         markers = tuple(m for m, _ in dialects._line_markers)
         self._kind, fast, general = _line_kinds(markers)
+        self._firsts = kind_firsts(markers)
         self._sep_run = _SEP_RUNS[markers].match
         self._line_re = general if ctx.cr else fast
         # Per kind: (searched from, found at, match); found at n + 1 = none.
@@ -119,7 +133,12 @@ class _Events:
         """The next line event at or after ``pos``: (its offset, its ``_kind`` match)."""
         text = self.text
         kind = self._kind
-        if pos == 0 or text[pos - 1] == "\n" or (text[pos - 1] == "\r" and not text.startswith("\n", pos)):
+        firsts = self._firsts
+        if (pos == 0 or text[pos - 1] == "\n" or (text[pos - 1] == "\r" and not text.startswith("\n", pos))) and (
+            firsts is None or text[pos : pos + 1] in firsts
+        ):
+            # (A line starting with no event's character, most lines after a construct, is
+            # told at once: a match of ``kind`` tries its many alternatives.)
             m = kind.match(text, pos)
             if m is not None:
                 self._line = (pos, pos, m)
@@ -194,15 +213,18 @@ class _Events:
                     # The separator lines right after it (Aider's user message, a `#### ` line
                     # each) are the next events whatever follows: passed here, the lines ended
                     # by \n at once (matched, split and measured in C), the last line a step.
-                    sr = self._sep_run(text, pos)  # (it matches: emptily at least)
-                    run = sr.end() if sr is not None else pos
-                    if run > pos:
-                        starts = list(itertools.accumulate(map((1).__add__, map(len, text[pos:run].split("\n"))), initial=pos))
-                        self.seps.extend(zip(starts[:-2], map((-1).__add__, starts[1:-1]), strict=True))
-                        pos = run
-                    kind = self._kind.match
-                    while pos < n and (sm := kind(text, pos)) is not None and sm.lastgroup == "sep":
-                        pos = self._sep_line(pos)
+                    # (A line starting with no separator's character is none: most often the
+                    # line after a user message, told without a match of the run or of `kind`.)
+                    if text[pos : pos + 1] in SEP_FIRSTS:
+                        sr = self._sep_run(text, pos)  # (it matches: emptily at least)
+                        run = sr.end() if sr is not None else pos
+                        if run > pos:
+                            starts = list(itertools.accumulate(map((1).__add__, map(len, text[pos:run].split("\n"))), initial=pos))
+                            self.seps.extend(zip(starts[:-2], map((-1).__add__, starts[1:-1]), strict=True))
+                            pos = run
+                        kind = self._kind.match
+                        while text[pos : pos + 1] in SEP_FIRSTS and (sm := kind(text, pos)) is not None and sm.lastgroup == "sep":
+                            pos = self._sep_line(pos)
                 if pos >= n:
                     return n, "", None
             elif tag_at <= json_at:

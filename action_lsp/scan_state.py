@@ -24,6 +24,7 @@ from .markdown import (
     glued_close,
     glued_closer,
     line_end,
+    line_start,
 )
 from .model import UNCLOSED_CODES, Action, Diagnostic, mark_in_progress
 
@@ -372,18 +373,7 @@ def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def line_start_of(text: str, pos: int, cr: bool = True) -> int:
-    """Start of the line holding ``pos``: searched back in growing windows, so the cost is the
-    distance to the line start even when one of ``\n``/``\r`` never occurs before it
-    (``cr=False``: the text holds no ``\r``)."""
-    width = 1024
-    while True:
-        lo = max(0, pos - width)
-        nl = text.rfind("\n", lo, pos)
-        found = max(nl, text.rfind("\r", max(lo, nl + 1), pos)) if cr else nl
-        if found >= 0 or lo == 0:
-            return found + 1
-        width *= 4
+line_start_of = line_start  # (markdown's: the dialects' readers use it too)
 
 
 def _marker_lines(markers: tuple[str, ...], cr: bool) -> re.Pattern[str]:

@@ -77,3 +77,37 @@ def test_remembered_closes_are_the_searches(text: str, data: st.DataObject) -> N
         for limit in [s for s in starts if s >= start]:
             fence = FenceOpen(0, char, length, "", "", Span(0, 0), start)
             assert _close_before(ctx, start, fence, limit) == find_fence_close(text, start, char, length, limit), limit
+
+
+_CLOSER = re.compile(r"(?:\n|\r(?!\n))( {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z))")
+_CLOSER_AT = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*(?:\r\n|\r|\n|\Z)")
+
+
+def _plain_close(text: str, body_start: int, char: str, length: int, limit: int | None) -> tuple[int, int] | None:
+    """The definition: the first line of the body (up to ``limit``, the end of the text for
+    its ``\\Z``) that is up to 3 spaces, at least ``length`` fence characters ``char`` and
+    blanks only; its line start and the offset after its line ending."""
+    end = len(text) if limit is None else limit
+    m = _CLOSER_AT.match(text, body_start, end)
+    if m is not None and m.group(1)[0] == char and len(m.group(1)) >= length:
+        return m.start(), m.end()
+    pos = body_start
+    while pos + 1 < end and (m := _CLOSER.search(text, pos, end)) is not None:
+        if m.group(2)[0] == char and len(m.group(2)) >= length:
+            return m.start(1), m.end()
+        pos = m.end() - 1
+    return None
+
+
+_CLOSE_PIECES = st.sampled_from(["`", "~", "```", "~~~", "````", "``", " ", "   ", "\t", "\n", "\r", "\r\n", "x", " ```", "\n```\n"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_CLOSE_PIECES, max_size=40).map("".join), st.sampled_from("`~"), st.integers(3, 5), st.data())
+def test_close_search_is_the_line_by_line_definition(text: str, char: str, length: int, data: st.DataObject) -> None:
+    """The close is found by looking for the fence's own characters (not at every line
+    ending of the body): the same answer as the definition, with and without a limit."""
+    body = data.draw(st.sampled_from([*_line_starts(text), len(text)]))
+    limit = data.draw(st.none() | st.integers(body, len(text)))
+    for cr in (True, False) if "\r" not in text else (True,):
+        assert _find_fence_close(text, body, char, length, limit, cr=cr) == _plain_close(text, body, char, length, limit)

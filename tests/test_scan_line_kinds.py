@@ -54,3 +54,23 @@ def test_line_kinds_find_what_the_plain_regexes_find(markers: tuple[str, ...], t
         assert (got and (got.lastgroup, got.span(), got.groupdict())) == (want and (want.lastgroup, want.span(), want.groupdict()))
         run, plain_run = runs.match(text, pos), plain_runs.match(text, pos)
         assert (run and run.span()) == (plain_run and plain_run.span())
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_MARKER, max_size=5, unique=True).map(tuple), st.lists(_PIECES, max_size=40).map("".join))
+def test_a_line_event_starts_with_one_of_its_first_characters(markers: tuple[str, ...], text: str) -> None:
+    """The scanner tells a line that is no event, or no separator, by its first character
+    (``kind_firsts``, ``SEP_FIRSTS``) before it tries a match: every match starts with one."""
+    kind, _, _ = scan_module._line_kinds(markers)
+    runs = scan_module._SEP_RUNS[markers]
+    firsts = scan_module.kind_firsts(markers)
+    for pos in range(len(text) + 1):
+        first = text[pos : pos + 1]
+        m = kind.match(text, pos)
+        if m is not None:
+            assert firsts is None or first in firsts
+            if m.lastgroup == "sep":
+                assert first in scan_module.SEP_FIRSTS
+        run = runs.match(text, pos)
+        if run is not None and run.end() > pos:
+            assert first in scan_module.SEP_FIRSTS

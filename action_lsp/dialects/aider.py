@@ -55,6 +55,7 @@ from ..markdown import (
     ForwardSearch,
     blank_line_start,
     line_end,
+    line_start,
     next_line_start,
 )
 from ..model import (
@@ -108,13 +109,6 @@ _LOOSE_HEAD_RX = re.compile(_LOOSE_HEAD)
 _FENCES = ("```", "<source>", "<code>", "<pre>", "<codeblock>", "<sourcecode>")
 _TOKENS = "\n> Tokens: "  # Aider's first line after a reply (how much it sent and received)
 _LOOSE_END = re.compile(r"(?:>{3,}[ \t]*(?:REPLACE|UPDATED)|={3,}|={10,})[^\r\n]*")
-
-
-def _line_start(text: str, pos: int) -> int:
-    if text[pos - 1 : pos] in ("\n", "\r") or pos == 0:  # (a marker's line, most often)
-        return pos
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
 
 
 def _finder(text: str, rx: re.Pattern[str]) -> Forward:
@@ -178,7 +172,7 @@ def strip_filename(text: str, start: int, end: int) -> Span | None:
     b = a + len(t)
     if t == "...":
         return None
-    fence = next((f for f in _FENCES if t.startswith(f)), None)
+    fence = next((f for f in _FENCES if t.startswith(f)), None) if t.startswith(_FENCES) else None
     if fence is not None:
         rest = t[len(fence) :]
         if fence == "```":
@@ -206,7 +200,7 @@ def _in_tag(text: str, head: int) -> int:
     if head == 0:
         return -1
     brk = head - 2 if text.startswith("\r\n", head - 2) else head - 1
-    prev = _line_start(text, brk)
+    prev = line_start(text, brk)
     line = text[prev:brk].strip()
     # Kilo's multi-file apply_diff opens its SEARCH text with `<content><![CDATA[`: no path either.
     tagged = line.endswith(">") or line.endswith("<![CDATA[")
@@ -214,6 +208,8 @@ def _in_tag(text: str, head: int) -> int:
 
 
 def _is_marker(text: str, span: Span) -> bool:
+    if text[span.start : span.start + 1] not in ("<", "=", ">"):
+        return False  # (each of these patterns and prefixes starts with one: most names, told at once)
     return any(rx.match(text, span.start, span.end + 1) for rx in (_HEAD, _DIVIDER, _UPDATED)) or (
         text.startswith(("<<<<<", "=====", ">>>>>"), span.start, span.end)
     )
@@ -230,7 +226,7 @@ def find_filename(text: str, head: int, read: list[int] | None = None) -> Span |
         if pos <= floor:
             break
         brk = pos - 2 if text.startswith("\r\n", pos - 2) else pos - 1  # the line break before
-        prev = _line_start(text, brk)
+        prev = line_start(text, brk)
         if read is not None:
             read.append(prev)
         stop = _content_end(text, prev)
@@ -326,7 +322,7 @@ class Aider(Dialect):
                 else:
                     if path is not None:
                         previous = path.span
-                        begin = min(begin, _line_start(text, path.span.start))
+                        begin = min(begin, line_start(text, path.span.start))
                     actions.append(action)
             if fence is None:
                 break
@@ -481,7 +477,7 @@ class Aider(Dialect):
             name = previous
         if name is not None:
             fields = {"path": Field("path", text[name.start : name.end], name), **fields}
-            start = min(head, _line_start(text, name.start))
+            start = min(head, line_start(text, name.start))
         else:
             start = head
         action = Action(self.name, TYPE, ActionKind.MODIFY_FILE, Span(start, closing_end), head_span, fields)
@@ -553,7 +549,7 @@ class Aider(Dialect):
         """A REPLACE marker with a typo inside the replacement: Aider read past it."""
         at = text.find("REPLACE", start, end)
         while at >= 0:
-            line = _line_start(text, at)
+            line = line_start(text, at)
             stop = _content_end(text, at)
             m = _LOOSE_END.match(text, line + len(text[line:stop]) - len(text[line:stop].lstrip(" \t")), stop)
             if m is not None and line >= start and text[m.start()] == ">":

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..markdown import line_end, next_line_start, text_finder
+from ..markdown import line_end, line_start, next_line_start, text_finder
 from ..model import Action, Diagnostic, Span
 from .aider_reports import lines_key, reports, same_file
 from .tool_use import failed
@@ -84,11 +84,6 @@ def _found(cache: dict[str, object], text: str) -> _Found:
     return found
 
 
-def _line_start(text: str, pos: int) -> int:
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
-
-
 def _turn_end(cache: dict[str, object], text: str, end: int) -> int:
     """Where the turn of a reply ending at ``end`` ends: the next user message (or the end)."""
     return reports(cache, text).users.next(end)
@@ -98,7 +93,7 @@ def _udiff_echoes(text: str, found: _Found, start: int, stop: int) -> list[HunkE
     echoes: list[HunkEcho] = []
     at = found.udiff.next(start)
     while at < stop:
-        line = _line_start(text, at)
+        line = line_start(text, at)
         head = _UDIFF.match(text, line)
         if head is not None and head.start("kind") == at:
             echo = _udiff_echo(text, line, stop)
@@ -137,7 +132,7 @@ def _patch_failures(text: str, found: _Found, start: int, stop: int) -> list[Pat
     for finder, needle in ((found.parse, "rror parsing patch"), (found.apply, "Error applying action '")):
         at = finder.next(start)
         while 0 <= at < stop:
-            line = _line_start(text, at)
+            line = line_start(text, at)
             m = _PATCH.match(text, line)
             if m is not None:
                 path = None if m.group("parse") else m.group("path").strip()

@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..markdown import Forward, line_end, next_line_start
+from ..markdown import Forward, line_end, line_start, next_line_start
 from ..model import Span
 from .aider_users import UserLines, user_lines
 
@@ -80,18 +80,13 @@ _END = "The SEARCH section must exactly match"
 WATCH = ("failed to match", "SearchReplaceNoExactMatch", "^^^ ")
 
 
-def _line_start(text: str, pos: int) -> int:
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
-
-
 def echo_heading(text: str, head: int) -> Span | None:
     """The ``## SearchReplaceNoExactMatch`` heading on the line before the SEARCH marker line at
     ``head`` (its whole line), or None: then the block is Aider's echo of a failed block."""
     if head == 0:
         return None
     brk = head - 2 if text.startswith("\r\n", head - 2) else head - 1
-    prev = _line_start(text, brk)
+    prev = line_start(text, brk)
     if _ECHO.match(text, prev, brk) is None:
         return None
     return Span(prev, brk)
@@ -207,7 +202,7 @@ class Reports:
             at = text.find(word, pos, stop)
             while at >= 0:
                 if any(text.startswith(t, at + len(word)) for t in tails):
-                    line = _line_start(text, at)
+                    line = line_start(text, at)
                     prefix = text[line:at]
                     if k == 2:  # SEARCH/REPLACE block(s) failed to match!
                         ok = _REPORT_PREFIX.fullmatch(prefix) is not None

@@ -425,11 +425,11 @@ def test_line_start_of_any_offset_by_lsp_line_endings() -> None:
     ``\\n`` or ``\\r`` before it (a ``\\r\\n`` ends one line), on random texts."""
     import random
 
-    from action_lsp.dialects.aider import _line_start
+    from action_lsp.markdown import line_start
 
     rng = random.Random(19)
     for _ in range(3000):
         text = "".join(rng.choice(["\n", "\r", "\r\n", "a", " "]) for _ in range(rng.randint(0, 10)))
         for pos in range(len(text) + 2):
             nl = text.rfind("\n", 0, pos)
-            assert _line_start(text, pos) == max(nl, text.rfind("\r", nl + 1, pos)) + 1, (text, pos)
+            assert line_start(text, pos) == max(nl, text.rfind("\r", nl + 1, pos)) + 1, (text, pos)

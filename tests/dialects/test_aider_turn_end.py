@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from action_lsp.dialects.aider_reports import _QUOTE, _REPORT_PREFIX, _TURN, Reports, _line_start
+from action_lsp.dialects.aider_reports import _QUOTE, _REPORT_PREFIX, _TURN, Reports
+from action_lsp.markdown import line_start
 
 _PIECES = st.sampled_from([
     "Applied edit to ", "Did not apply edit to ", "Applied edit t", "SEARCH/REPLACE blocks failed to match!",
@@ -20,7 +21,7 @@ def _plain_turn_end(text: str, pos: int) -> int:
     fits it, the matches searched one after the other."""
     m = _TURN.search(text, pos)
     while m is not None:
-        line = _line_start(text, m.start())
+        line = line_start(text, m.start())
         prefix = text[line : m.start()]
         word = m.group(0)
         if word.startswith("SEARCH"):
