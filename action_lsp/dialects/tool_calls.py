@@ -330,19 +330,23 @@ def _absolute(a: Action) -> bool:
     return isinstance(value, str) and (value.startswith("/") or (len(value) > 2 and value[1] == ":"))
 
 
-def _last_cwd(ctx: ScanContext, start: int) -> int:
-    """The offset of the last ``"cwd"`` before ``start`` (-1 if none). A scan asks for line
-    after line: each search goes back to where the one before it started, not to the start of
-    the text (a session with absolute paths and no working directory was read in n squared)."""
-    text = ctx.text
-    memo = ctx.cache.get("tool-calls:cwd")
-    if memo is not None and memo[0] <= start:
-        at = text.rfind('"cwd"', max(0, memo[0] - 4), start)  # (one that straddles the old bound too)
-        at = at if at >= 0 else memo[1]
-    else:
-        at = text.rfind('"cwd"', 0, start)
-    ctx.cache["tool-calls:cwd"] = (start, at)
-    return at
+def first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
+    """The session's working directory -- the first ``"cwd"`` member of the text, the project
+    directory the agent started in (Claude Code's first record, Codex's ``session_meta``) -- and
+    its offset; None when it records none. Found once per scan. (Inside a JSON string the quotes
+    are escaped: only a record's member matches.)"""
+    memo = ctx.cache.get("tool-calls:first-cwd")
+    if memo is None:
+        memo = ctx.cache["tool-calls:first-cwd"] = (_find_cwd(ctx.text),)
+    return memo[0]
+
+
+def _find_cwd(text: str) -> tuple[str, int] | None:
+    for m in CWD_MEMBER.finditer(text):
+        cwd = cwd_of(m)
+        if cwd is not None:
+            return cwd, m.start()
+    return None
 
 
 def cwd_of(m: re.Match[str] | None) -> str | None:
@@ -357,18 +361,18 @@ def cwd_of(m: re.Match[str] | None) -> str | None:
     return cwd if isinstance(cwd, str) else None
 
 
-def _session_cwd(text: str, at: int, actions: list[Action], construct: Construct) -> None:
+def _session_cwd(first: tuple[str, int] | None, actions: list[Action], construct: Construct) -> None:
     """Absolute paths of a record that records no working directory itself (a Codex call after
-    its ``session_meta`` / ``turn_context`` records) are read under the ``cwd`` of the nearest
-    record before it that gives one (its ``"cwd"`` at ``at``, found by :func:`_last_cwd`); the
-    construct declares the look-behind, so an edit between there and here re-reads it."""
-    cwd = cwd_of(CWD_MEMBER.match(text, at) if at >= 0 else None)
-    if cwd is None:
+    its ``session_meta`` / ``turn_context`` records) are read under the session's first ``cwd``
+    (:func:`first_cwd`), as Claude Code's are: a later ``turn_context`` may carry another
+    directory (a turn run in ``/p/sub``), and reading ``/p/sub/b.py`` under it would edit the
+    project's ``b.py``. The construct declares the look-behind, so an edit there re-reads it."""
+    if first is None:
         return
-    construct.behind = at
+    construct.behind = first[1]
     for a in actions:
         if _absolute(a):
-            a.fields["path"] = relative_path(a.fields["path"], cwd)
+            a.fields["path"] = relative_path(a.fields["path"], first[0])
 
 
 def _somewhere(value: Any, test: Callable[[dict[str, Any], bool], bool], speaking: bool = False,
@@ -646,7 +650,7 @@ class ToolCalls(Dialect):
                 waiting = {k: v for k, v in calls.items() if k not in answered}
         construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
         if any(_absolute(a) for a in actions):
-            _session_cwd(text, _last_cwd(ctx, start), actions, construct)
+            _session_cwd(first_cwd(ctx), actions, construct)
         return construct, waiting
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:

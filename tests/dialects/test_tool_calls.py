@@ -222,3 +222,41 @@ def test_codex_call_the_user_interrupted_is_not_shown_failed() -> None:
     [call] = [x for x in a.actions if x.path == "docker-compose.yml"]
     assert call.failure is None and call.kind is ActionKind.MODIFY_FILE
     assert "tool-error" not in [d.code for d in a.diagnostics]
+
+
+def _codex_cd_session() -> str:
+    """A Codex rollout started in /p whose later turn ran in /p/sub (its ``turn_context``
+    records carry the turn's directory: a session resumed from a subdirectory), then patched
+    ``sub/b.py`` by its absolute path."""
+    def rec(kind: str, payload: dict) -> str:
+        return json.dumps({"timestamp": "2026-03-24T19:25:50.000Z", "type": kind, "payload": payload})
+
+    patch = "*** Begin Patch\n*** Update File: /p/sub/b.py\n@@\n-y = 1\n+y = 2\n*** End Patch\n"
+    return "\n".join([
+        rec("session_meta", {"id": "s", "cwd": "/p"}),
+        rec("turn_context", {"cwd": "/p", "model": "m"}),
+        rec("turn_context", {"cwd": "/p/sub", "model": "m"}),
+        rec("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "c1",
+                              "name": "apply_patch", "input": patch}),
+        rec("response_item", {"type": "custom_tool_call_output", "call_id": "c1",
+                              "output": "Success. Updated the following files:\nM /p/sub/b.py\n"}),
+    ]) + "\n"
+
+
+def test_codex_paths_are_read_under_the_sessions_first_cwd_after_a_cd() -> None:
+    [edit] = [x for x in analyze(_codex_cd_session()).actions if x.kind is ActionKind.MODIFY_FILE]
+    assert edit.path == "sub/b.py"
+
+
+def test_codex_apply_after_a_cd_edits_the_file_in_the_subdirectory(tmp_path: Path) -> None:
+    pytest.importorskip("action_lsp.dialects.codex_patch")
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "b.py").write_text("y = 1\n")  # the same text at the top: the wrong file
+    (root / "sub" / "b.py").write_text("y = 1\n")
+    t = tmp_path / "rollout.jsonl"
+    t.write_text(_codex_cd_session())
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 0
+    assert (root / "sub" / "b.py").read_text() == "y = 2\n"
+    assert (root / "b.py").read_text() == "y = 1\n"
