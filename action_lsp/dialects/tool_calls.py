@@ -324,10 +324,30 @@ def _said(obj: JNode) -> list[JNode]:
 CWD_MEMBER = re.compile(r'"cwd"[ \t]*:[ \t]*("(?:[^"\\\r\n]|\\.)*")')
 
 
-def _absolute(a: Action) -> bool:
-    path = a.fields.get("path")
-    value = path.value if path is not None else None
+_PATH_FIELDS = ("path", "from", "to")  # (a patch's move: from and to)
+
+
+def _absolute_path(value: Any) -> bool:
     return isinstance(value, str) and (value.startswith("/") or (len(value) > 2 and value[1] == ":"))
+
+
+def _absolute(a: Action) -> bool:
+    return any(k in a.fields and _absolute_path(a.fields[k].value) for k in _PATH_FIELDS)
+
+
+def in_workdir(f: Field, workdir: Field | None) -> Field:
+    """A relative path of a patch run in ``workdir`` (Codex's ``shell`` call with a ``workdir``
+    member) as the absolute path it names there, to be read under the session's ``cwd`` like any
+    absolute path: ``b.py`` run in ``/p/sub`` is the project's ``sub/b.py``, not its ``b.py``, and
+    under a directory outside the project it stays an ``absolute-path`` error. (Its value is no
+    longer the text written: no source map, the span of the path as written.)"""
+    wd = workdir.value if workdir is not None else None
+    path = f.value
+    if not _absolute_path(wd) or not isinstance(path, str) or not path or _absolute_path(path):
+        return f
+    assert isinstance(wd, str)
+    sep = "\\" if wd[1:2] == ":" and "/" not in wd else "/"
+    return Field(f.name, wd.rstrip("/\\") + sep + path, f.span, f.key_span, None)
 
 
 def first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
@@ -371,8 +391,9 @@ def _session_cwd(first: tuple[str, int] | None, actions: list[Action], construct
         return
     construct.behind = first[1]
     for a in actions:
-        if _absolute(a):
-            a.fields["path"] = relative_path(a.fields["path"], first[0])
+        for key in _PATH_FIELDS:
+            if key in a.fields and _absolute_path(a.fields[key].value):
+                a.fields[key] = relative_path(a.fields[key], first[0])
 
 
 def _somewhere(value: Any, test: Callable[[dict[str, Any], bool], bool], speaking: bool = False,
@@ -833,11 +854,12 @@ class ToolCalls(Dialect):
         diagnostics.extend(call.diagnostics)
         patch = action.fields.get("patch")
         found = self._patch_actions(action, patch) if patch is not None else None
-        if found and call.relativize is not None:
-            for a in found[0]:
-                for key in ("path", "to"):
-                    if key in a.fields:
-                        a.fields[key] = call.relativize(a.fields[key])
+        workdir = action.fields.get("workdir")
+        for a in found[0] if found else ():
+            for key in _PATH_FIELDS:
+                if key in a.fields:
+                    f = in_workdir(a.fields[key], workdir)
+                    a.fields[key] = call.relativize(f) if call.relativize is not None else f
         added = found[0] if found else [action, *call.more]
         if isinstance(call_id, str):
             calls[call_id] = list(range(len(actions), len(actions) + len(added)))

@@ -260,3 +260,51 @@ def test_codex_apply_after_a_cd_edits_the_file_in_the_subdirectory(tmp_path: Pat
     assert main(["apply", "--root", str(root), "--write", str(t)]) == 0
     assert (root / "sub" / "b.py").read_text() == "y = 2\n"
     assert (root / "b.py").read_text() == "y = 1\n"
+
+
+def _codex_workdir_session(workdir: str) -> str:
+    """A Codex rollout in /p whose model ran ``apply_patch`` through ``shell`` with a
+    ``workdir`` (as real rollouts run ``npm test`` in ``backend``): the patch's relative paths
+    are relative to that directory."""
+    def rec(kind: str, payload: dict) -> str:
+        return json.dumps({"timestamp": "2026-03-24T19:25:50.000Z", "type": kind, "payload": payload})
+
+    patch = "*** Begin Patch\n*** Update File: b.py\n@@\n-y = 1\n+y = 2\n*** End Patch\n"
+    args = json.dumps({"command": ["apply_patch", patch], "workdir": workdir})
+    return "\n".join([
+        rec("session_meta", {"id": "s", "cwd": "/p"}),
+        rec("response_item", {"type": "function_call", "name": "shell", "arguments": args, "call_id": "c1"}),
+        rec("response_item", {"type": "function_call_output", "call_id": "c1",
+                              "output": json.dumps({"output": "Success.", "metadata": {"exit_code": 0}})}),
+    ]) + "\n"
+
+
+def test_codex_patch_paths_are_read_under_the_calls_workdir() -> None:
+    [edit] = [x for x in analyze(_codex_workdir_session("/p/sub")).actions if x.kind is ActionKind.MODIFY_FILE]
+    assert edit.path == "sub/b.py"
+    [same] = [x for x in analyze(_codex_workdir_session("/p")).actions if x.kind is ActionKind.MODIFY_FILE]
+    assert same.path == "b.py"
+
+
+def test_codex_patch_under_a_workdir_outside_the_project_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("action_lsp.dialects.codex_patch")
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "b.py").write_text("y = 1\n")
+    t = tmp_path / "rollout.jsonl"
+    t.write_text(_codex_workdir_session("/elsewhere"))
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 1
+    assert (root / "b.py").read_text() == "y = 1\n"
+
+
+def test_codex_apply_under_a_workdir_edits_the_file_there(tmp_path: Path) -> None:
+    pytest.importorskip("action_lsp.dialects.codex_patch")
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / "b.py").write_text("y = 1\n")  # the same text at the top: the wrong file
+    (root / "sub" / "b.py").write_text("y = 1\n")
+    t = tmp_path / "rollout.jsonl"
+    t.write_text(_codex_workdir_session("/p/sub"))
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 0
+    assert (root / "sub" / "b.py").read_text() == "y = 2\n"
+    assert (root / "b.py").read_text() == "y = 1\n"
