@@ -335,18 +335,17 @@ def _absolute(a: Action) -> bool:
     return any(k in a.fields and _absolute_path(a.fields[k].value) for k in _PATH_FIELDS)
 
 
-def in_workdir(f: Field, workdir: Field | None) -> Field:
-    """A relative path of a patch run in ``workdir`` (Codex's ``shell`` call with a ``workdir``
-    member) as the absolute path it names there, to be read under the session's ``cwd`` like any
-    absolute path: ``b.py`` run in ``/p/sub`` is the project's ``sub/b.py``, not its ``b.py``, and
-    under a directory outside the project it stays an ``absolute-path`` error. (Its value is no
-    longer the text written: no source map, the span of the path as written.)"""
-    wd = workdir.value if workdir is not None else None
+def in_workdir(f: Field, wd: Any) -> Field:
+    """A relative path of a patch run in the directory ``wd`` (Codex's ``shell`` call with a
+    ``workdir`` member) as the path it names: ``b.py`` run in ``/p/sub`` is ``/p/sub/b.py``, read
+    under the session's ``cwd`` like any absolute path (the project's ``sub/b.py``, not its
+    ``b.py``; outside the project an ``absolute-path`` error), and run in a relative ``backend``
+    it is ``backend/b.py``. (Its value is no longer the text written: no source map, the span of
+    the path as written.)"""
     path = f.value
-    if not _absolute_path(wd) or not isinstance(path, str) or not path or _absolute_path(path):
+    if not isinstance(wd, str) or wd in ("", ".", "./") or not isinstance(path, str) or not path or _absolute_path(path):
         return f
-    assert isinstance(wd, str)
-    sep = "\\" if wd[1:2] == ":" and "/" not in wd else "/"
+    sep = "\\" if "\\" in wd and "/" not in wd else "/"
     return Field(f.name, wd.rstrip("/\\") + sep + path, f.span, f.key_span, None)
 
 
@@ -854,7 +853,7 @@ class ToolCalls(Dialect):
         diagnostics.extend(call.diagnostics)
         patch = action.fields.get("patch")
         found = self._patch_actions(action, patch) if patch is not None else None
-        workdir = action.fields.get("workdir")
+        workdir = action.fields["workdir"].value if "workdir" in action.fields else None
         for a in found[0] if found else ():
             for key in _PATH_FIELDS:
                 if key in a.fields:
