@@ -25,6 +25,7 @@ dialect's parser when it is installed; otherwise shown as a call that is not app
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -347,6 +348,25 @@ def in_workdir(f: Field, wd: Any) -> Field:
         return f
     sep = "\\" if "\\" in wd and "/" not in wd else "/"
     return Field(f.name, wd.rstrip("/\\") + sep + path, f.span, f.key_span, None)
+
+
+def _opencode_added(a: Action) -> None:
+    """An ``*** Add File:`` of opencode's apply_patch as opencode writes it: its ``+`` lines
+    joined by newlines, the text ended by one newline -- a last ``+`` line that is empty adds no
+    blank line (Codex's, read by the codex-patch dialect, ends each line with one), and a lone
+    ``+`` makes an empty file. (opencode's own record of the files it added says so.)"""
+    content = a.fields.get("content")
+    if a.type != "add-file" or content is None or not isinstance(content.value, str):
+        return
+    text = content.value
+    if text != "\n" and not text.endswith("\n\n"):
+        return
+    n = len(text) - 1
+    smap = content.source_map
+    if smap is not None:
+        smap = dataclasses.replace(smap, length=n, source_end=smap.to_source(n))
+    span = Span(smap.base, smap.source_end) if smap is not None else content.span
+    a.fields["content"] = Field(content.name, text[:n], span, content.key_span, smap)
 
 
 def first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
@@ -835,6 +855,9 @@ class ToolCalls(Dialect):
         state = obj.get("state")  # opencode keeps the outcome in the call's state
         if state is not None and state.value.kind == "object":
             holder = state.value
+            if "callID" in obj.value:  # (opencode's patch: an added file as opencode writes it)
+                for a in actions[before:]:
+                    _opencode_added(a)
         status = holder.value.get("status")
         if status in ("error", "cancelled", "canceled") and len(actions) > before:
             # Gemini CLI's saved chats, opencode: the call records its own outcome.
