@@ -29,7 +29,7 @@ from typing import Any
 from ..jsonscan import JNode, parse_json
 from ..model import Action, Diagnostic, EditRules, Field, Fix, Span
 from .base import Construct, Dialect, ScanContext
-from .tool_calls import CWD_MEMBER, cwd_of
+from .tool_calls import first_cwd
 from .tool_use import (
     Call,
     Input,
@@ -83,7 +83,7 @@ class ClaudeCodeDialect(Dialect):
         if problem is not None:
             diagnostics.append(problem)
         elif isinstance(record, dict):
-            first = _first_cwd(ctx)
+            first = first_cwd(ctx)
             self._calls(ctx.text, start, end, record, first, actions, calls, diagnostics)
         construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
         if isinstance(record, dict) and actions and first is not None and record.get("cwd") != first[0]:
@@ -168,20 +168,3 @@ def _content(record: Any) -> list[Any] | None:
 
 DIALECT = ClaudeCodeDialect()
 
-
-def _first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
-    """The session's working directory -- the first ``"cwd"`` member of the text, the project
-    directory Claude Code started in -- and its offset; None when it records none. Found once
-    per scan. (Inside a JSON string the quotes are escaped: only a record's member matches.)"""
-    memo = ctx.cache.get("claude-code:cwd")
-    if memo is None:
-        memo = ctx.cache["claude-code:cwd"] = (_find_cwd(ctx.text),)
-    return memo[0]
-
-
-def _find_cwd(text: str) -> tuple[str, int] | None:
-    for m in CWD_MEMBER.finditer(text):
-        cwd = cwd_of(m)
-        if cwd is not None:
-            return cwd, m.start()
-    return None

@@ -25,6 +25,7 @@ dialect's parser when it is installed; otherwise shown as a call that is not app
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -324,25 +325,67 @@ def _said(obj: JNode) -> list[JNode]:
 CWD_MEMBER = re.compile(r'"cwd"[ \t]*:[ \t]*("(?:[^"\\\r\n]|\\.)*")')
 
 
-def _absolute(a: Action) -> bool:
-    path = a.fields.get("path")
-    value = path.value if path is not None else None
+_PATH_FIELDS = ("path", "from", "to")  # (a patch's move: from and to)
+
+
+def _absolute_path(value: Any) -> bool:
     return isinstance(value, str) and (value.startswith("/") or (len(value) > 2 and value[1] == ":"))
 
 
-def _last_cwd(ctx: ScanContext, start: int) -> int:
-    """The offset of the last ``"cwd"`` before ``start`` (-1 if none). A scan asks for line
-    after line: each search goes back to where the one before it started, not to the start of
-    the text (a session with absolute paths and no working directory was read in n squared)."""
-    text = ctx.text
-    memo = ctx.cache.get("tool-calls:cwd")
-    if memo is not None and memo[0] <= start:
-        at = text.rfind('"cwd"', max(0, memo[0] - 4), start)  # (one that straddles the old bound too)
-        at = at if at >= 0 else memo[1]
-    else:
-        at = text.rfind('"cwd"', 0, start)
-    ctx.cache["tool-calls:cwd"] = (start, at)
-    return at
+def _absolute(a: Action) -> bool:
+    return any(k in a.fields and _absolute_path(a.fields[k].value) for k in _PATH_FIELDS)
+
+
+def in_workdir(f: Field, wd: Any) -> Field:
+    """A relative path of a patch run in the directory ``wd`` (Codex's ``shell`` call with a
+    ``workdir`` member) as the path it names: ``b.py`` run in ``/p/sub`` is ``/p/sub/b.py``, read
+    under the session's ``cwd`` like any absolute path (the project's ``sub/b.py``, not its
+    ``b.py``; outside the project an ``absolute-path`` error), and run in a relative ``backend``
+    it is ``backend/b.py``. (Its value is no longer the text written: no source map, the span of
+    the path as written.)"""
+    path = f.value
+    if not isinstance(wd, str) or wd in ("", ".", "./") or not isinstance(path, str) or not path or _absolute_path(path):
+        return f
+    sep = "\\" if "\\" in wd and "/" not in wd else "/"
+    return Field(f.name, wd.rstrip("/\\") + sep + path, f.span, f.key_span, None)
+
+
+def _opencode_added(a: Action) -> None:
+    """An ``*** Add File:`` of opencode's apply_patch as opencode writes it: its ``+`` lines
+    joined by newlines, the text ended by one newline -- a last ``+`` line that is empty adds no
+    blank line (Codex's, read by the codex-patch dialect, ends each line with one), and a lone
+    ``+`` makes an empty file. (opencode's own record of the files it added says so.)"""
+    content = a.fields.get("content")
+    if a.type != "add-file" or content is None or not isinstance(content.value, str):
+        return
+    text = content.value
+    if text != "\n" and not text.endswith("\n\n"):
+        return
+    n = len(text) - 1
+    smap = content.source_map
+    if smap is not None:
+        smap = dataclasses.replace(smap, length=n, source_end=smap.to_source(n))
+    span = Span(smap.base, smap.source_end) if smap is not None else content.span
+    a.fields["content"] = Field(content.name, text[:n], span, content.key_span, smap)
+
+
+def first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
+    """The session's working directory -- the first ``"cwd"`` member of the text, the project
+    directory the agent started in (Claude Code's first record, Codex's ``session_meta``) -- and
+    its offset; None when it records none. Found once per scan. (Inside a JSON string the quotes
+    are escaped: only a record's member matches.)"""
+    memo = ctx.cache.get("tool-calls:first-cwd")
+    if memo is None:
+        memo = ctx.cache["tool-calls:first-cwd"] = (_find_cwd(ctx.text),)
+    return memo[0]
+
+
+def _find_cwd(text: str) -> tuple[str, int] | None:
+    for m in CWD_MEMBER.finditer(text):
+        cwd = cwd_of(m)
+        if cwd is not None:
+            return cwd, m.start()
+    return None
 
 
 def cwd_of(m: re.Match[str] | None) -> str | None:
@@ -357,18 +400,19 @@ def cwd_of(m: re.Match[str] | None) -> str | None:
     return cwd if isinstance(cwd, str) else None
 
 
-def _session_cwd(text: str, at: int, actions: list[Action], construct: Construct) -> None:
+def _session_cwd(first: tuple[str, int] | None, actions: list[Action], construct: Construct) -> None:
     """Absolute paths of a record that records no working directory itself (a Codex call after
-    its ``session_meta`` / ``turn_context`` records) are read under the ``cwd`` of the nearest
-    record before it that gives one (its ``"cwd"`` at ``at``, found by :func:`_last_cwd`); the
-    construct declares the look-behind, so an edit between there and here re-reads it."""
-    cwd = cwd_of(CWD_MEMBER.match(text, at) if at >= 0 else None)
-    if cwd is None:
+    its ``session_meta`` / ``turn_context`` records) are read under the session's first ``cwd``
+    (:func:`first_cwd`), as Claude Code's are: a later ``turn_context`` may carry another
+    directory (a turn run in ``/p/sub``), and reading ``/p/sub/b.py`` under it would edit the
+    project's ``b.py``. The construct declares the look-behind, so an edit there re-reads it."""
+    if first is None:
         return
-    construct.behind = at
+    construct.behind = first[1]
     for a in actions:
-        if _absolute(a):
-            a.fields["path"] = relative_path(a.fields["path"], cwd)
+        for key in _PATH_FIELDS:
+            if key in a.fields and _absolute_path(a.fields[key].value):
+                a.fields[key] = relative_path(a.fields[key], first[0])
 
 
 def _somewhere(value: Any, test: Callable[[dict[str, Any], bool], bool], speaking: bool = False,
@@ -646,7 +690,7 @@ class ToolCalls(Dialect):
                 waiting = {k: v for k, v in calls.items() if k not in answered}
         construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
         if any(_absolute(a) for a in actions):
-            _session_cwd(text, _last_cwd(ctx, start), actions, construct)
+            _session_cwd(first_cwd(ctx), actions, construct)
         return construct, waiting
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
@@ -811,6 +855,9 @@ class ToolCalls(Dialect):
         state = obj.get("state")  # opencode keeps the outcome in the call's state
         if state is not None and state.value.kind == "object":
             holder = state.value
+            if "callID" in obj.value:  # (opencode's patch: an added file as opencode writes it)
+                for a in actions[before:]:
+                    _opencode_added(a)
         status = holder.value.get("status")
         if status in ("error", "cancelled", "canceled") and len(actions) > before:
             # Gemini CLI's saved chats, opencode: the call records its own outcome.
@@ -829,11 +876,12 @@ class ToolCalls(Dialect):
         diagnostics.extend(call.diagnostics)
         patch = action.fields.get("patch")
         found = self._patch_actions(action, patch) if patch is not None else None
-        if found and call.relativize is not None:
-            for a in found[0]:
-                for key in ("path", "to"):
-                    if key in a.fields:
-                        a.fields[key] = call.relativize(a.fields[key])
+        workdir = action.fields["workdir"].value if "workdir" in action.fields else None
+        for a in found[0] if found else ():
+            for key in _PATH_FIELDS:
+                if key in a.fields:
+                    f = in_workdir(a.fields[key], workdir)
+                    a.fields[key] = call.relativize(f) if call.relativize is not None else f
         added = found[0] if found else [action, *call.more]
         if isinstance(call_id, str):
             calls[call_id] = list(range(len(actions), len(actions) + len(added)))

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from action_lsp.cli import main
 from action_lsp.dialects import file_view
 from action_lsp.document import IncrementalDocument, analyze
 from action_lsp.model import Action, ActionKind, Severity
@@ -559,3 +560,34 @@ def test_a_cline_task_replays_on_a_checkout(tmp_path: Path) -> None:
 def test_a_claude_code_2x_session_replays_on_a_checkout(tmp_path: Path) -> None:
     got = _apply(tmp_path, "session.jsonl", claude_2x_session(), {})
     assert got == {"src/greet.py": 'print("hi \\u263a ✓")\n\tdone\n'}
+
+
+def test_an_opencode_add_file_ending_in_an_empty_line_writes_what_opencode_wrote(tmp_path: Path) -> None:
+    """opencode's apply_patch joins an added file's ``+`` lines with newlines and ends the text
+    with one newline: a last ``+`` line that is empty adds no blank line, and a lone ``+`` (a
+    ``.gitkeep``) makes an empty file. Its own record says so (``metadata.files[].after``; in a
+    real export 11 of 88 added files, all as here). Codex's apply_patch would keep the blank line."""
+    root = "/Users/dev/proj"
+
+    def add(path: str, lines: str, after: str) -> dict:
+        patch = f"*** Begin Patch\n*** Add File: {root}/{path}\n{lines}\n*** End Patch"
+        return {"type": "tool", "callID": f"call_{path}", "tool": "apply_patch",
+                "state": {"status": "completed", "input": {"patchText": patch},
+                          "output": f"Success. Updated the following files:\nA {root[1:]}/{path}",
+                          "metadata": {"files": [{"filePath": f"{root}/{path}", "type": "add", "before": "",
+                                                  "after": after}]}}}
+
+    export = {"info": {"id": "ses_1", "directory": root}, "messages": [
+        {"info": {"id": "msg_1", "role": "assistant"}, "parts": [
+            add("docs/design.md", "+# Design\n+\n+Text.\n+", "# Design\n\nText.\n"),
+            add("app/__init__.py", "+", ""),
+            add("app/main.py", "+x = 1\n+y = 2", "x = 1\ny = 2\n"),
+        ]}]}
+    t = tmp_path / "session.json"
+    t.write_text(json.dumps(export, indent=2), encoding="utf-8")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert main(["apply", "--root", str(ws), "--write", str(t)]) == 0
+    assert (ws / "docs" / "design.md").read_bytes() == b"# Design\n\nText.\n"
+    assert (ws / "app" / "__init__.py").read_bytes() == b""
+    assert (ws / "app" / "main.py").read_bytes() == b"x = 1\ny = 2\n"
