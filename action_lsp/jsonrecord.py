@@ -26,7 +26,7 @@ import re
 from json.encoder import encode_basestring
 from typing import Any
 
-from .jsonscan import SHORT, JMember, JNode, _Parser, _scanstring
+from .jsonscan import LAZY_TREE, SHORT, JMember, JNode, _Parser, _scanstring, parse_json
 from .model import SourceMap, Span
 from .shared import share
 
@@ -81,6 +81,17 @@ def _string(text: str, pos: int, after: int, value: str) -> StringNode:
     node.items = None
     node._text = text
     return node
+
+
+def record_node(text: str, start: int, end: int, value: Any) -> JNode | None:
+    """The span-keeping tree of the record ``text[start:end]`` decoded as ``value``: built from
+    the value (:func:`record_tree`) when the line is that value written as strict JSON, else
+    (and for a line long enough for the tree made as read) :func:`parse_json`'s."""
+    if end - start < LAZY_TREE:
+        node = record_tree(text, start, end, value)
+        if node is not None:
+            return node
+    return parse_json(text, start, end).node
 
 
 def record_tree(text: str, start: int, end: int, value: Any) -> JNode | None:

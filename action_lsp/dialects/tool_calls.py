@@ -32,8 +32,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..jsonlazy import LazyNode, keys_unique
-from ..jsonrecord import record_tree
-from ..jsonscan import LAZY_TREE, JNode, JResult, parse_json
+from ..jsonrecord import record_node
+from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
 from .base import Construct, Dialect, ScanContext
@@ -143,18 +143,6 @@ def _decoded_results(value: Any, text: str, start: int, end: int,
     for item in value.values():
         if isinstance(item, dict | list):
             _decoded_results(item, text, start, end, found, depth + 1)
-
-
-def _record_node(text: str, start: int, end: int, record: Any) -> JNode | None:
-    """The span-keeping tree of the record ``text[start:end]`` decoded as ``record``: built
-    from the decoded value (:func:`~action_lsp.jsonrecord.record_tree`) when the line is that
-    value written as strict JSON, else (and for a line long enough for the tree made as read)
-    the tolerant parser's."""
-    if end - start < LAZY_TREE:
-        node = record_tree(text, start, end, record)
-        if node is not None:
-            return node
-    return parse_json(text, start, end).node
 
 
 def _type(record: dict[str, Any]) -> str | None:
@@ -648,7 +636,7 @@ class ToolCalls(Dialect):
             item: Any = payload if isinstance(payload, dict) else record
             outputs = isinstance(item, dict) and _type(item) in _OUTPUTS
             shaped = not outputs and _MARKED.search(text, start, end) is not None and _wants(record)
-            node = _record_node(text, start, end, record) if shaped else None
+            node = record_node(text, start, end, record) if shaped else None
             if node is not None:
                 errors: dict[str, tuple[str, Span]] = {}
                 answered: set[str] = set()
