@@ -432,6 +432,8 @@ class RecordReader(Dialect):
     def __init__(self, readers: tuple[Dialect, ...], prose: tuple[Dialect, ...]) -> None:
         self.readers = readers
         self.prose = prose
+        # the prose dialects that may claim a record by its shape (the others claim none)
+        self._claimers = tuple(d for d in prose if type(d).claims_json is not Dialect.claims_json)
         self.result_markers = tuple(dict.fromkeys(m for d in readers for m in d.result_markers))
         self._known: dict[str, bool] = {}  # record types: an action type of a prose dialect?
 
@@ -451,7 +453,7 @@ class RecordReader(Dialect):
         if not self.prose:
             return False
         if isinstance(record, list):
-            return any(d.claims_json(record) for d in self.prose)
+            return any(d.claims_json(record) for d in self._claimers)
         if not isinstance(record, dict):
             return False
         if "action" in record or "actions" in record:
@@ -463,7 +465,7 @@ class RecordReader(Dialect):
                 known = self._known[kind] = any(d.spec(kind) is not None for d in self.prose)
             if known:
                 return True
-        return any(d.claims_json(record) for d in self.prose)
+        return any(d.claims_json(record) for d in self._claimers)
 
     def claims_records(self, first: Any) -> bool:
         return True

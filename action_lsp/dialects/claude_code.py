@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jsonscan import JNode, parse_json
+from ..jsonrecord import record_node
+from ..jsonscan import JNode
 from ..model import Action, Diagnostic, EditRules, Field, Fix, Span
 from .base import Construct, Dialect, ScanContext
 from .tool_calls import first_cwd
@@ -116,7 +117,7 @@ class ClaudeCodeDialect(Dialect):
         content = _content(record)
         if content is None or not any(isinstance(c, dict) and c.get("type") == "tool_use" for c in content):
             return
-        node = parse_json(text, a, b).node  # the record again, with the range of every value
+        node = record_node(text, a, b, record)  # the record again, with the range of every value
         if node is None:
             return
         msg = node.get("message")

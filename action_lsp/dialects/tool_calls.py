@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..jsonlazy import LazyNode, keys_unique
+from ..jsonrecord import record_node
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
@@ -679,7 +680,7 @@ class ToolCalls(Dialect):
             item: Any = payload if isinstance(payload, dict) else record
             outputs = isinstance(item, dict) and _type(item) in _OUTPUTS
             shaped = not outputs and _MARKED.search(text, start, end) is not None and _wants(record)
-            node = parse_json(text, start, end).node if shaped else None
+            node = record_node(text, start, end, record) if shaped else None
             if node is not None:
                 errors: dict[str, tuple[str, Span]] = {}
                 answered: set[str] = set()
