@@ -162,16 +162,42 @@ def lazy_tree(text: str, start: int, stop: int) -> tuple[JNode, int] | None:
     global _REFUSED
     if _REFUSED[0] == id(text) and _REFUSED[1] == len(text) and _REFUSED[2] == end and _REFUSED[3] <= start:
         return None  # a text from before this one to the same end was no one value: nor is this one
+    made = _tree(text, start, end, decoders[0])
+    if made is None:
+        # Prose offers value after value up to the same bound: try each text once. (A wrong
+        # match, an id reused, only sends a text to the tolerant parser.)
+        _REFUSED = (id(text), len(text), end, start)
+    return made
+
+
+def strict_tree(text: str) -> tuple[JNode, int] | None:
+    """:func:`lazy_tree` of all of a short ``text`` (a tool call's decoded ``arguments``
+    string), whatever its length and without the memo of refused texts (each string is read
+    once). None when it is not one strict JSON object or array."""
+    decoders = _decoders()
+    if decoders is None:
+        return None
+    start, end = 0, len(text)
+    while start < end and text[start] in _WS_CHARS:
+        start += 1
+    if start >= end or text[start] not in "{[":
+        return None
+    while text[end - 1] in _WS_CHARS:
+        end -= 1
+    if text[end - 1] != ("}" if text[start] == "{" else "]"):
+        return None
+    return _tree(text, start, end, decoders[0])
+
+
+def _tree(text: str, start: int, end: int, decode: Decode) -> tuple[JNode, int] | None:
+    """The lazy root of ``text[start:end]``, a strict JSON object or array, and its end."""
     paused = gc.isenabled()
     if paused:
         gc.disable()  # (no cycles in the decoded values)
     try:
         buf = text[start:end].encode("utf-8")
-        value = decoders[0](buf)
+        value = decode(buf)
     except Exception:  # not strict JSON (or a lone surrogate): the tolerant parser decides
-        # Prose offers value after value up to the same bound: try each text once. (A wrong
-        # match, an id reused, only sends a text to the tolerant parser.)
-        _REFUSED = (id(text), len(text), end, start)
         return None
     finally:
         if paused:

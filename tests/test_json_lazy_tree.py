@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from action_lsp import jsonscan
-from action_lsp.jsonlazy import LazyNode
+from action_lsp.dialects.tool_use import parse_arguments
+from action_lsp.jsonlazy import LazyNode, strict_tree
 from action_lsp.jsonscan import JNode, JResult, parse_eager, parse_json
 
 
@@ -178,3 +179,22 @@ def test_not_strict_json_is_read_by_the_tolerant_parser(lazy_from_any_size: None
         r = parse_json(text)
         assert not isinstance(r.node, LazyNode)
         assert _result(r) == _result(parse_eager(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=documents())
+def test_a_decoded_arguments_string_reads_as_the_eager_parse(text: str) -> None:
+    """A tool call's ``arguments`` string, however short, is read through the tree made as read
+    when it is strict JSON (:func:`strict_tree`), else by the tolerant parser: the same result."""
+    made = strict_tree(text)
+    if made is not None:
+        assert isinstance(made[0], LazyNode)
+        assert _result(JResult(made[0], [], [], made[1])) == _result(parse_eager(text))
+    assert _result(parse_arguments(text)) == _result(parse_eager(text))
+
+
+def test_an_arguments_string_that_is_not_strict_json_is_read_by_the_tolerant_parser() -> None:
+    for text in ('{"a": 1,}', '{"a": 1} {"b": 2}', '{"a": "\ud800"}', ' "str" ', "[1, 2", "", "  "):
+        assert strict_tree(text) is None
+        assert _result(parse_arguments(text)) == _result(parse_eager(text))
+    assert strict_tree(' \n{"path": "é", "n": [1]}\r\n') is not None  # (whitespace around it)

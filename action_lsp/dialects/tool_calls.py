@@ -26,6 +26,7 @@ dialect's parser when it is installed; otherwise shown as a call that is not app
 from __future__ import annotations
 
 import dataclasses
+import gc
 import importlib
 import json
 import re
@@ -725,7 +726,16 @@ class ToolCalls(Dialect):
         diagnostics: list[Diagnostic] = []
         calls: dict[str, list[int]] = {}
         errors: dict[str, tuple[str, Span]] = {}
-        self._visit(node, group, label, actions, diagnostics, calls, errors, None, dialects)
+        # The nodes, fields and actions made here hold no cycles: the cyclic collector, which
+        # would go over the document's decoded value again and again as they are made, waits.
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self._visit(node, group, label, actions, diagnostics, calls, errors, None, dialects)
+        finally:
+            if paused:
+                gc.enable()
         _resolve(actions, diagnostics, calls, errors)
         return actions, diagnostics
 

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import model
+from ..jsonlazy import strict_tree
 from ..jsonscan import JMember, JNode, JResult, parse_json, trailing_data_error
 from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
 from ..paths import under_root
@@ -96,7 +98,11 @@ def parse_arguments(value: str, keep: bool = False) -> JResult:
     then for its input), so the parse is kept for that one read instead of parsing it twice."""
     global _kept_parse
     kept, _kept_parse = _kept_parse, None  # (kept for the next read only, whatever it reads)
-    result = kept[1] if kept is not None and kept[0] is value else parse_json(value, 0, len(value))
+    if kept is not None and kept[0] is value:
+        result = kept[1]
+    else:
+        made = strict_tree(value) if model.LAZY else None  # (the eager parse's nodes, made as read)
+        result = JResult(made[0], [], [], made[1]) if made is not None else parse_json(value, 0, len(value))
     if keep:
         _kept_parse = (value, result)
     return result

@@ -132,6 +132,8 @@ def test_a_tool_json_read_twice_is_parsed_once_and_only_for_that_string(monkeypa
     parsed: list[str] = []
     real = tool_use.parse_json
     monkeypatch.setattr(tool_use, "parse_json", lambda v, *a: parsed.append(v) or real(v, *a))
+    strict = tool_use.strict_tree  # (strict JSON is read through the tree made as read)
+    monkeypatch.setattr(tool_use, "strict_tree", lambda v: parsed.append(v) or strict(v))
     one = json.dumps({"tool": "newFileCreated", "path": "a.py", "content": "x"})
     other = "".join(one)  # (an equal string, another object: not what was kept)
     assert other == one and other is not one
