@@ -26,7 +26,6 @@ dialect's parser when it is installed; otherwise shown as a call that is not app
 from __future__ import annotations
 
 import dataclasses
-import gc
 import importlib
 import json
 import re
@@ -726,16 +725,7 @@ class ToolCalls(Dialect):
         diagnostics: list[Diagnostic] = []
         calls: dict[str, list[int]] = {}
         errors: dict[str, tuple[str, Span]] = {}
-        # The nodes, fields and actions made here hold no cycles: the cyclic collector, which
-        # would go over the document's decoded value again and again as they are made, waits.
-        paused = gc.isenabled()
-        if paused:
-            gc.disable()
-        try:
-            self._visit(node, group, label, actions, diagnostics, calls, errors, None, dialects)
-        finally:
-            if paused:
-                gc.enable()
+        self._visit(node, group, label, actions, diagnostics, calls, errors, None, dialects)
         _resolve(actions, diagnostics, calls, errors)
         return actions, diagnostics
 
