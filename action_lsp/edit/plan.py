@@ -205,6 +205,14 @@ def _text(f: Field, action: Action) -> str:
     raise ActionFailed(_diag("bad-argument", msg, f.span), msg)
 
 
+def _line_aligned(text: str, lines: str, start: int) -> int:
+    """Where ``lines`` first stands in ``text`` at or after ``start``, starting a line (-1: nowhere)."""
+    at = text.find(lines, start)
+    while at > 0 and text[at - 1] not in "\n\r":
+        at = text.find(lines, at + 1)
+    return at
+
+
 def _norm(text: str) -> str:
     return text.replace("\r\n", "\n")
 
@@ -675,6 +683,14 @@ class _Planner:
                 if bare is not None:
                     replace = bare[0]
             if search and _norm(search) == _norm(replace):
+                if edit is not None and edit.after_previous and search == replace:
+                    # A chunk of context lines only (Codex's, opencode's): it changes nothing,
+                    # and the next chunk is searched after it, as Codex's applier goes on.
+                    at = _line_aligned(as_str() or "", search, start)
+                    if at >= 0:
+                        floor = at + len(search)
+                        already += 1
+                        continue
                 outcome.diagnostics.append(_diag(
                     "noop-edit", "the replacement equals the search text; nothing changes", r_span
                 ))

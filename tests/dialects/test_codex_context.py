@@ -118,6 +118,23 @@ def test_a_chunk_is_searched_after_the_chunk_before_it(tmp_path: Path) -> None:
     assert diags[0].code == "search-not-found"
 
 
+def test_a_chunk_of_context_lines_only_moves_the_search_on(tmp_path: Path) -> None:
+    # Codex's applier finds a chunk with no - or + line and goes on after it; here the next
+    # chunk's `X` is the one after `c` (not the first), and nothing warns that the chunk changes
+    # nothing (a real opencode export has 38 such chunks).
+    src = "a\nX\nb\nY\nc\nX\n"
+    code, files, diags = run(tmp_path, patch("@@\n c\n@@\n-X\n+Z\n").replace("shapes.py", "s.txt"),
+                             {"s.txt": src}, "--write")
+    assert code == 0 and files["s.txt"] == "a\nX\nb\nY\nc\nZ\n"
+    assert not [d for d in diags if d.code == "noop-edit"]
+    # context that is not in the file (or not once) moves nothing: the next chunk is judged as
+    # before, here refused as ambiguous rather than guessed
+    code, files, diags = run(tmp_path, patch("@@\n q\n@@\n-X\n+Z\n").replace("shapes.py", "t.txt"),
+                             {"t.txt": src}, "--write")
+    assert code == 1 and files["t.txt"] == src
+    assert [d.code for d in diags] == ["noop-edit", "search-ambiguous"]
+
+
 @pytest.mark.parametrize("written", ["class Square:", "class Square:   ", "  class Square:", "class Square:\r"])
 def test_context_lines_are_sought_as_codex_seeks_them(written: str) -> None:
     text = SHAPES.replace("class Square:\n", written + "\n")
