@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 
-from ..markdown import line_end, next_line_start
+from ..markdown import line_end, line_start, next_line_start
 from ..model import (
     Action,
     ActionKind,
@@ -113,7 +113,7 @@ class Avante(Dialect):
     # -- the model's form ---------------------------------------------------------------
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
         text = ctx.text
-        line = _line_start(text, tag.start)
+        line = line_start(text, tag.start)
         m = _PATH_LINE.match(text, line)
         if m is None or not m.group("path") or text[line : tag.start].strip(" \t"):
             end = next_line_start(text, tag.start)
@@ -200,7 +200,7 @@ class Avante(Dialect):
         fence = _FENCE_OPEN.match(text, first)
         if fence is not None and fence.end() <= last:
             first = fence.end()
-            prev = _line_start(text, last - 1) if last > first else last
+            prev = line_start(text, last - 1) if last > first else last
             if last > first and _FENCE_CLOSE.fullmatch(text, prev, last):
                 last = prev
         value = text[first:last]
@@ -232,11 +232,6 @@ class Avante(Dialect):
 
     def field_syntax(self, type_name: str, field: str) -> str:
         return ""
-
-
-def _line_start(text: str, pos: int) -> int:
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
 
 
 def _tag_span(text: str, start: int) -> Span:

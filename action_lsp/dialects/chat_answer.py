@@ -51,7 +51,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from ..markdown import EOL, FenceOpen, next_line_start
+from ..markdown import EOL, FenceOpen, line_start, next_line_start
 from ..model import (
     Action,
     ActionKind,
@@ -258,7 +258,7 @@ def _closing_line(ctx: ScanContext, closer: str, start: int) -> re.Match[str] | 
     t = ctx.text
     at = ctx.find(closer, start)
     while at >= 0:
-        line = _line_start(t, at)
+        line = line_start(t, at)
         if line >= start and _CLOSERS_BEFORE.fullmatch(t, line, at):
             m = _CLOSER_LINE.match(t, at)
             if m is not None:
@@ -272,11 +272,6 @@ def _closing_line(ctx: ScanContext, closer: str, start: int) -> re.Match[str] | 
 _OTHER_FORMAT = re.compile(r"(?:(?<=\n)|(?<=\r)|\A)[ \t]*(?:<<<<|>>>>>|=======|diff --git |--- |\+\+\+ |@@ |\*\*\* Begin Patch)")
 _CLOSER_LINE = re.compile(r"</[\w-]+>[ \t]*(?=\r|\n|\Z)")
 _CLOSERS_BEFORE = re.compile(r"[ \t]{0,3}(?:</[\w-]+>[ \t]*){0,3}")  # `</details></tool-use>`
-
-
-def _line_start(text: str, pos: int) -> int:
-    nl = text.rfind("\n", 0, pos)
-    return max(nl, text.rfind("\r", nl + 1, pos)) + 1
 
 
 def _aider_name(text: str, a: int, b: int) -> Span | None:
@@ -684,7 +679,7 @@ class ChatAnswer(Dialect):
         names the file in an Aider history; an example block otherwise. A ``<source src=...>``
         of HTML in prose is no block."""
         t = ctx.text
-        line = _line_start(t, tag.start)
+        line = line_start(t, tag.start)
         if tag.name == "tool-use":
             return self._tool_use(ctx, tag, line)
         opener = _SOURCE_OPEN.match(t, line)

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..jsonscan import JMember, JNode, parse_json
-from ..markdown import EOL, FenceOpen, fence_open_at, find_fence_close, next_line_start
+from ..markdown import EOL, FenceOpen, fence_open_at, find_fence_close, line_start, next_line_start
 from ..model import Action, ActionKind, Diagnostic, Field, SourceMap, Span
 from .tool_use import Call, Input, call_action, failed, first_line
 
@@ -228,7 +228,7 @@ def result_of(text: str, call: re.Match[str], end: int, floor: int) -> tuple[str
     results that follow the batch."""
     call_id = call.group("id")
     back = text.rfind(_RESULT, floor, call.start())
-    behind = _line_start(text, back) if back >= 0 else floor
+    behind = line_start(text, back) if back >= 0 else floor
     k = sum(1 for _, use in _events(text, behind, call.start()) if use)
     seen = 0
     for at, use in _events(text, end, len(text)):
@@ -252,17 +252,13 @@ def _events(text: str, start: int, stop: int) -> Iterator[tuple[int, bool]]:
     """The call and result lines starting in ``text[start:stop]``: (line start, is a call)."""
     i = text.find("**Tool ", start, stop)
     while i >= 0:
-        line = _line_start(text, i)
+        line = line_start(text, i)
         if line >= start and i - line <= 8 and "*" not in text[line:i]:
             if text.startswith(_USE, i):
                 yield line, True
             elif text.startswith(_RESULT, i):
                 yield line, False
         i = text.find("**Tool ", i + 7, stop)
-
-
-def _line_start(text: str, pos: int) -> int:
-    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
 
 
 def _failure(text: str, at: int) -> tuple[str | None, int]:
