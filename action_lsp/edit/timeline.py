@@ -136,6 +136,23 @@ def _added(search: str, replace: str, f: _File) -> bool:
     return bool(new) and all(f.has(line) for line in new)
 
 
+def _partly_there(appended: str, f: _File) -> bool:
+    """Whether the file already holds a good part of the lines an empty search's text writes
+    (at least 3, a third of them): the file that text made, changed since (by hand, or by the
+    steps after it). Appending it again would write it twice -- as a replay, where the later
+    steps would then find their search text in that copy."""
+    words = _words(appended)
+    there = sum(1 for line in words if f.has(line))
+    return there >= 3 and 3 * there >= len(words)
+
+
+def _partly_in(appended: str, text: ChunkedText | _Flat) -> bool:
+    """:func:`_partly_there` on a replay's collapsed text."""
+    words = _words(appended)
+    there = sum(1 for line in words if text.find(f"\n{line}\n") >= 0)
+    return there >= 3 and 3 * there >= len(words)
+
+
 def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
     """Whether the file is past ``step``, and whether it holds all of its result.
 
@@ -162,6 +179,9 @@ def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
             weak += 1
         elif f.has(replace) or (kept and _added(search, replace, f)):
             strong += 1
+        elif _blank(search) and _partly_there(replace, f):
+            strong += 1  # a file it made (or text it appended), changed since: never again
+            weak += 1
         elif _blank(search) or (kept and f.has(search)):
             return False, False  # an insertion (or an append) whose lines are not there
         else:
@@ -335,6 +355,8 @@ def _replays(steps: Sequence[Step], f: _File) -> bool:
                     return False
                 text = make(r)
             elif _blank(search):
+                if _partly_in(replace, text):
+                    return False  # it would write that text twice: not how the file got here
                 text.replace(len(text), len(text), r[1:])
             elif (at := text.find(s)) >= 0:
                 text.replace(at, at + len(s), r if not _blank(replace) else "\n")

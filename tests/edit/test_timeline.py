@@ -369,3 +369,88 @@ def test_a_written_file_with_lines_added_since_is_not_written_back_unless_forced
     assert (root / "crypto.ts").read_text() == (holds if added else WRITTEN)
     assert apply(root, t, "--write", "--force").returncode == 0
     assert (root / "crypto.ts").read_text() == WRITTEN
+
+
+# -- a file an Aider block created (empty SEARCH), changed by hand since ---------------------
+# Modelled on a real Aider history (diff format) replayed in its repository: frontend/ui.ts was
+# created by an empty-SEARCH block, edited by the next ones, then by hand (a commit Aider made
+# of the user's changes before its next edit); `apply --write` appended the whole created text
+# to the file again, and the later edits then landed in that copy.
+
+_CREATED = """\
+const load = async () => {
+    const response = await fetch('results.json');
+    return response.json();
+};
+
+const draw = (values: number[]) => {
+    console.log("drawing", values.length);
+    ctx.moveTo(padding, padding);
+};
+"""
+
+_AIDER_CREATE = f"""
+# aider chat started at 2025-12-03 14:43:45
+
+> Model: openrouter/openai/gpt-4o-mini with diff edit format  
+
+#### draw the results in ui.ts  
+
+ui.ts
+```ts
+<<<<<<< SEARCH
+=======
+{_CREATED}>>>>>>> REPLACE
+```
+
+> Tokens: 1.2k sent, 300 received.  
+> ui.ts  
+> Create new file? (Y)es/(N)o [Yes]: y  
+> Applied edit to ui.ts  
+> Commit 1b2614a feat: draw the results  
+"""
+
+_AIDER_FLIP = """
+#### flip the y axis  
+
+ui.ts
+```ts
+<<<<<<< SEARCH
+    ctx.moveTo(padding, padding);
+=======
+    ctx.moveTo(padding, height + padding);
+>>>>>>> REPLACE
+```
+
+> Tokens: 1.2k sent, 300 received.  
+> Applied edit to ui.ts  
+> Commit 45d01cf fix: flip the y axis  
+"""
+
+# The user's change since: one line of the created text.
+_HAND_EDITED = _CREATED.replace("fetch('results.json')", "fetch('/api/results.json')")
+
+
+@pytest.mark.parametrize("later", ["", _AIDER_FLIP], ids=["created-only", "created-then-edited"])
+def test_a_created_file_changed_since_is_never_appended_again(tmp_path: Path, later: str) -> None:
+    (tmp_path / "ui.ts").write_text(_HAND_EDITED)
+    t = tmp_path / "t.md"
+    t.write_text(_AIDER_CREATE + later)
+    out = apply(tmp_path, t, "--write")
+    assert out.returncode == 0, out.stderr
+    want = _HAND_EDITED.replace("ctx.moveTo(padding, padding)", "ctx.moveTo(padding, height + padding)") \
+        if later else _HAND_EDITED
+    assert (tmp_path / "ui.ts").read_text() == want
+    assert "the file was changed since" in out.stderr or "superseded by action 2" in out.stderr
+
+
+def test_an_append_to_a_file_of_other_text_is_still_applied(tmp_path: Path) -> None:
+    """An empty SEARCH on a file holding other text appends to it, as Aider does (two lines of
+    the appended text -- a closing line, a common call -- already in the file do not stop it)."""
+    (tmp_path / "ui.ts").write_text("const other = () => {\n    return response.json();\n};\n")
+    t = tmp_path / "t.md"
+    t.write_text(_AIDER_CREATE)
+    out = apply(tmp_path, t, "--write")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "ui.ts").read_text() == \
+        "const other = () => {\n    return response.json();\n};\n" + _CREATED
