@@ -392,9 +392,9 @@ const draw = (values: number[]) => {
 _AIDER_CREATE = f"""
 # aider chat started at 2025-12-03 14:43:45
 
-> Model: openrouter/openai/gpt-4o-mini with diff edit format  
+> Model: openrouter/openai/gpt-4o-mini with diff edit format
 
-#### draw the results in ui.ts  
+#### draw the results in ui.ts
 
 ui.ts
 ```ts
@@ -403,15 +403,15 @@ ui.ts
 {_CREATED}>>>>>>> REPLACE
 ```
 
-> Tokens: 1.2k sent, 300 received.  
-> ui.ts  
-> Create new file? (Y)es/(N)o [Yes]: y  
-> Applied edit to ui.ts  
-> Commit 1b2614a feat: draw the results  
+> Tokens: 1.2k sent, 300 received.
+> ui.ts
+> Create new file? (Y)es/(N)o [Yes]: y
+> Applied edit to ui.ts
+> Commit 1b2614a feat: draw the results
 """
 
 _AIDER_FLIP = """
-#### flip the y axis  
+#### flip the y axis
 
 ui.ts
 ```ts
@@ -422,9 +422,9 @@ ui.ts
 >>>>>>> REPLACE
 ```
 
-> Tokens: 1.2k sent, 300 received.  
-> Applied edit to ui.ts  
-> Commit 45d01cf fix: flip the y axis  
+> Tokens: 1.2k sent, 300 received.
+> Applied edit to ui.ts
+> Commit 45d01cf fix: flip the y axis
 """
 
 # The user's change since: one line of the created text.
