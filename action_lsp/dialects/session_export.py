@@ -20,7 +20,9 @@ repositories:
   ``**Tool: Edit**``, ``File: `...```, then ``Old: `...``` / ``New: `...``` backtick spans over
   several lines (a backtick inside is text: ``Old`` ends at the backtick before the ``New:``
   line, ``New`` at the backtick that ends a line followed by a blank line and the next bold
-  heading). ``$CLAUDE_PROJECT_DIR/`` (or ``$PWD/``, ``./``) is the workspace root.
+  heading). ``$CLAUDE_PROJECT_DIR/`` (or ``$PWD/``, ``./``) is the workspace root. The exporter
+  joins the lines "```", the content and "```" with line breaks: the content is the fence's body
+  less its last line break (a file ending in a line break shows a blank line before the fence).
 
 A text the export cut short (it ends in ``... (truncated)``) is a ``truncated-content`` error:
 the call is listed, never applied. A call whose result is one of Claude Code's error messages
@@ -199,6 +201,13 @@ def tool_edit(dialect: str, text: str, start: int) -> Found:
     return [action, *call.more], diagnostics, end, max(end, reach)
 
 
+def _last_break(text: str, a: int, b: int) -> int:
+    """The length of the line break ending ``text[a:b]`` (0: none)."""
+    if b - a >= 2 and text.startswith("\r\n", b - 2):
+        return 2
+    return 1 if b > a and text[b - 1] in "\r\n" else 0
+
+
 def file_write(
     dialect: str, text: str, tool: re.Match[str], file: re.Match[str], fence: FenceOpen, body_end: int, end: int
 ) -> tuple[Action, list[Diagnostic]]:  # ``file`` may be ``tool`` itself (the path on the tool's line)
@@ -207,6 +216,8 @@ def file_write(
     root = _ROOT.match(text, a, b)
     if root is not None:
         a = root.end()
+    if file is not tool:  # a "# Transcript" export: the content, then a line break, then the fence
+        body_end -= _last_break(text, fence.body_start, body_end)
     content = Field("content", text[fence.body_start:body_end], Span(fence.body_start, body_end), None,
                     SourceMap.verbatim(fence.body_start, body_end))
     fields = {"path": Field("path", text[a:b], Span(a, b)), "content": content}

@@ -165,3 +165,46 @@ def test_a_log_of_absolute_paths_is_one_error_and_nothing_is_written(tmp_path: P
     assert "1 action more with an absolute path under a place named above: not applied, not listed" in err
     assert (root / "README.md").read_text() == "# Shop\n\nSee `docs/`.\n"
     assert sorted(p.name for p in root.iterdir()) == ["README.md"]
+
+
+# -- a Write in a "# Transcript" export: the content is the fence's body less one line break --
+# The exporter (claude-reliability's compile_transcript.py) writes the lines "```", the content,
+# "```" joined by line breaks: a content ending in a line break shows a blank line before the
+# closing fence. Replayed on its project, every file written from such an export had one blank
+# line more at its end than the session wrote (its directory snapshot and its JSONL say so).
+
+REALWORLD = Path(__file__).resolve().parents[1] / "fixtures" / "realworld"
+
+
+def _session_writes(jsonl: Path) -> dict[str, str]:
+    """The ``Write`` calls' contents of a Claude Code JSONL session, by file name."""
+    import json
+
+    out: dict[str, str] = {}
+    for line in jsonl.read_text().splitlines():
+        content = (json.loads(line).get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use" and block.get("name") == "Write":
+                out[Path(block["input"]["file_path"]).name] = block["input"]["content"]
+    return out
+
+
+def test_transcript_export_write_is_the_sessions_content(tmp_path: Path) -> None:
+    wrote = _session_writes(REALWORLD / "claude-code-jsonl" / "claude-reliability-hello-world-script.jsonl")
+    assert wrote["hello.sh"].endswith('echo "Hello world"\n')
+    root = _workspace(tmp_path, {})
+    md = REALWORLD / "claude-md-export" / "claude-reliability-hello-world-script.md"
+    assert main(["apply", "--root", str(root), "--write", str(md)]) == 0
+    assert (root / "hello.sh").read_text() == wrote["hello.sh"]
+
+
+def test_transcript_export_write_of_no_final_line_break(tmp_path: Path) -> None:
+    """A content without a final line break shows none before the fence: written as it is."""
+    text = ("# Transcript\n\n**Tool: Write**\nFile: `$CLAUDE_PROJECT_DIR/a.txt`\n```\none\ntwo\n```\n\n"
+            "**Output:**\n```\nFile created successfully at: $CLAUDE_PROJECT_DIR/a.txt\n```\n")
+    [a] = _actions(text)
+    assert a.text("content") == "one\ntwo"
+    root = _workspace(tmp_path, {})
+    (tmp_path / "t.md").write_text(text)
+    assert main(["apply", "--root", str(root), "--write", str(tmp_path / "t.md")]) == 0
+    assert (root / "a.txt").read_text() == "one\ntwo"
