@@ -155,6 +155,17 @@ def _close_before(ctx: ScanContext, start: int, fence: FenceOpen, limit: int) ->
     return close if close is not None and close[0] < limit else None
 
 
+def _last_blank_line(text: str, start: int, end: int) -> int:
+    """How many characters of ``text[start:end]`` (whole lines) Aider's ``strip_quoted_wrapping``
+    drops at its end: its lines joined by line breaks, one added after them, lose the line break
+    of a last empty line (and a lone empty line is nothing)."""
+    for eol in ("\r\n", "\n", "\r"):
+        if text.startswith(eol, end - len(eol)) and end - len(eol) >= start:
+            before = end - len(eol)
+            return len(eol) if before == start or text[before - 1] in "\r\n" else 0
+    return 0
+
+
 def _content_end(text: str, start: int) -> int:
     """End of the line at ``start``, without its line break."""
     return line_end(text, start)
@@ -467,10 +478,12 @@ class Aider(Dialect):
                 )
             )
         self._typos(text, replace_start, closing, diagnostics)
-        search = Field("search", text[search_start:divider], Span(search_start, divider), None, SourceMap.verbatim(search_start, divider))
+        search_end = divider - _last_blank_line(text, search_start, divider)
+        search = Field("search", text[search_start:search_end], Span(search_start, search_end), None, SourceMap.verbatim(search_start, search_end))
         if not search.value.strip():  # blank lines only: empty for Aider (do_replace strips it)
             search = Field("search", "", Span(search_start, search_start), None, SourceMap.verbatim(search_start, search_start))
-        replace = Field("replace", text[replace_start:closing], Span(replace_start, closing), None, SourceMap.verbatim(replace_start, closing))
+        replace_end = closing - _last_blank_line(text, replace_start, closing)
+        replace = Field("replace", text[replace_start:replace_end], Span(replace_start, replace_end), None, SourceMap.verbatim(replace_start, replace_end))
         fields = {"search": search, "replace": replace}
         name = find_filename(text, head, read)
         if name is None:

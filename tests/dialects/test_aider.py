@@ -433,3 +433,25 @@ def test_line_start_of_any_offset_by_lsp_line_endings() -> None:
         for pos in range(len(text) + 2):
             nl = text.rfind("\n", 0, pos)
             assert line_start(text, pos) == max(nl, text.rfind("\r", nl + 1, pos)) + 1, (text, pos)
+
+
+def test_a_last_blank_line_of_search_or_replace_is_dropped_as_aider_drops_it(tmp_path: Path) -> None:
+    """Aider's do_replace reads each text through strip_quoted_wrapping (its lines joined by
+    line breaks, one added at the end): the last blank line of a SEARCH or a REPLACE is gone.
+    Modelled on a real history (diff-fenced, Simple-Calulator's src/styles.css): a REPLACE that
+    ended with a blank line left none in the file Aider committed; `apply` wrote one."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "styles.css").write_text("button:active {\n  background: lightgray;\n}\n.a {\n  color: red;\n}\n")
+    transcript = (
+        "```css\nstyles.css\n<<<<<<< SEARCH\nbutton:active {\n  background: lightgray;\n}\n=======\n"
+        "button:active {\n  top: 3px;\n}\n\n>>>>>>> REPLACE\n```\n\n"
+        "```css\nstyles.css\n<<<<<<< SEARCH\n.a {\n\n=======\n.b {\n>>>>>>> REPLACE\n```\n"
+    )
+    [(_, _, replace), (_, search, _)] = blocks(transcript)
+    assert replace == "button:active {\n  top: 3px;\n}\n"
+    assert search == ".a {\n"
+    t = tmp_path / "t.md"
+    t.write_text(transcript)
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 0
+    assert (root / "styles.css").read_text() == "button:active {\n  top: 3px;\n}\n.b {\n  color: red;\n}\n"
