@@ -102,7 +102,7 @@ def main() -> None:
     check_some = document.IncrementalDocument.check_some
 
     def checked(self: Any, units: int) -> bool:
-        if events and not _done[0] and self.scanned:
+        if _large[0] and not _done[0] and self.scanned:
             event("rules of scanned units")
         return check_some(self, units)
 
@@ -111,7 +111,7 @@ def main() -> None:
     def scanned(self: Any, chars: int, *, rules: bool = True) -> bool:
         was = self.scanned
         done = scan_some(self, chars, rules=rules)
-        if events and not _done[0] and done and not was:
+        if _large[0] and not _done[0] and done and not was:
             event("the text is scanned")
         return done
 
