@@ -26,7 +26,9 @@ compiles before it answers ``initialize``) before handing its code to ``_sre.com
 ``_sre.MAGIC``), so a later start gives ``_sre.compile`` the same code without parsing. A
 pattern made from kept code equals (``==``) the one ``re`` makes. Only the patterns compiled
 while a module is imported are kept: those come from code; one compiled later may come from a
-document (a file name searched for), which is not written to the cache.
+document (a file name searched for), which is not written to the cache. The one exception is
+asked for by name: the server's warm-up scans a sample of its own (``server/warm.py``) inside
+:func:`keeping`, and the patterns the scanner builds from the enabled dialects there are kept.
 
 ``ACTION_LSP_CACHE_DIR`` names the directory (empty: keep nothing); otherwise
 ``$XDG_CACHE_HOME/action-lsp``, ``~/.cache/action-lsp`` (``~/Library/Caches/action-lsp`` on macOS,
@@ -38,6 +40,7 @@ import __future__
 
 import atexit
 import builtins
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -46,6 +49,7 @@ import operator
 import os
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import CodeType
 from typing import Any
@@ -114,6 +118,7 @@ class CodeCache:
         self.found = 0
         self.patterns_compiled = 0  # (the same for the regular expressions)
         self.patterns_found = 0
+        self.keep = 0  # > 0: inside :func:`keeping` (patterns kept as an import's are)
 
     def compile(self, source: Any, filename: Any, mode: str, flags: int = 0, dont_inherit: bool = False,
                 optimize: int = -1, **kwargs: Any) -> Any:
@@ -166,7 +171,9 @@ class CodeCache:
             pattern = _sre.compile(p, *args)
         except Exception:  # (a bad pattern, or re's internals not as read: re's own compile, nothing kept)
             return _RE_COMPILE(p, flags)
-        if _importing():  # (see the module doc: none made from a document is kept)
+        if self.keep:  # (kept, but no save of its own is due: see keeping)
+            self.patterns[key] = self.patterns_used[key] = args
+        elif _importing():  # (see the module doc: none made from a document is kept)
             self.patterns[key] = self.patterns_used[key] = args
             self.patterns_compiled += 1
         return pattern
@@ -274,6 +281,24 @@ def install() -> CodeCache | None:
     _installed = cache
     atexit.register(cache.save)
     return cache
+
+
+@contextlib.contextmanager
+def keeping() -> Iterator[None]:
+    """Keep the patterns compiled meanwhile, as those compiled by an import are (for code that
+    compiles only patterns made from code: the warm-up's scan of its own sample). They are
+    written with the next save, but call for none of their own: one of them changes from run to
+    run (``markdown.glued_closer`` lists a set's tag names in the set's order, which follows
+    the strings' hashes), and a save, 10-20 ms, would come at every start."""
+    cache = _installed
+    if cache is None:
+        yield
+        return
+    cache.keep += 1
+    try:
+        yield
+    finally:
+        cache.keep -= 1
 
 
 def save() -> bool:

@@ -50,7 +50,12 @@ def line_starts(text: str, base: int = 0) -> list[int]:
     return [base] + [m.end() + base for m in _EOL.finditer(text)]
 
 
-LINE_CHUNK = 1 << 20  # characters of a text looked at a time by _line_start_array (4 MB as UTF-32)
+# Characters of a text looked at a time by _line_start_array (256 KB as UTF-32). Chunks of a
+# million characters (4 MB each, as each step's arrays) were fresh memory each, the pages of
+# which the first open of a process faulted in one by one: for a 4 MB history 29 ms and 3,967
+# page faults at its first open, 18-21 ms later; a chunk this size stays in the CPU's cache and
+# reuses its memory: 17-18 ms and 440 faults first, 15-16 ms later (docs/performance.md).
+LINE_CHUNK = 1 << 16
 
 
 def _line_start_array(text: str) -> np.ndarray[Any, np.dtype[np.int64]]:

@@ -17,7 +17,8 @@ objects by this client (cattrs, 676 symbols for Aider's history) it cost the cli
 which the time measured included; ``--typed`` does that again (the numbers before 2026-11-26
 17:30 were measured so). ``--trace FILE`` starts the server through ``serve_traced.py`` and
 writes its trace of the open there (``--profile FILE``: and a cProfile of it): the server's own
-steps, with its CPU time, from the arrival of the ``didOpen`` to the outline written.
+steps, with its CPU time and page faults, from the arrival of the ``didOpen`` to the outline
+written (``--trace-start``: from the server's start on).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def cpu_seconds(pid: int | None) -> float | None:
 
 async def run(
     transcript: Path, root: Path, source: Path | None, typed: bool = False,
-    trace: Path | None = None, profile: Path | None = None,
+    trace: Path | None = None, profile: Path | None = None, trace_start: bool = False,
 ) -> None:
     client = make_test_lsp_client()
     if not typed:  # (see the module doc)
@@ -77,6 +78,8 @@ async def run(
     if trace is not None or profile is not None:
         serve = [str(Path(__file__).with_name("serve_traced.py"))]
         env["TRACE_OUT"] = str((trace or Path(os.devnull)).resolve())
+        if trace_start:
+            env["TRACE_START"] = "1"
         if profile is not None:
             env["PROFILE_OUT"] = str(profile.resolve())
     await client.start_io(*python, *serve, env=env, cwd=str(root.resolve()))
@@ -125,8 +128,9 @@ def main() -> int:
     p.add_argument("--typed", action="store_true", help="turn the outline into lsprotocol objects (as before)")
     p.add_argument("--trace", type=Path, help="write the server's trace of the open here (serve_traced.py)")
     p.add_argument("--profile", type=Path, help="write a cProfile of the server's open here")
+    p.add_argument("--trace-start", action="store_true", help="the trace from the server's start on (with --trace)")
     args = p.parse_args()
-    asyncio.run(run(args.transcript, args.root, args.source, args.typed, args.trace, args.profile))
+    asyncio.run(run(args.transcript, args.root, args.source, args.typed, args.trace, args.profile, args.trace_start))
     return 0
 
 

@@ -327,3 +327,32 @@ print(re._compiler.compile is before)
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "True"
 
+
+
+def test_patterns_compiled_while_keeping_are_kept_without_a_save_of_their_own(tmp_path: Path) -> None:
+    """The warm-up's scan of its own sample compiles the scanner's patterns from the dialects
+    (``codecache.keeping``): they are kept like an import's, written with the next save, but do
+    not call for one (one of them changes from run to run: see ``keeping``)."""
+    cache = CodeCache(cache_file(tmp_path))
+    codecache._installed, installed = cache, codecache._installed
+    try:
+        with codecache.keeping():
+            made = cache.compile_pattern(*PATTERNS[0])
+        searched = cache.compile_pattern(r"notes\.py", 0)
+    finally:
+        codecache._installed = installed
+    assert _same(made, codecache._RE_COMPILE(*PATTERNS[0])) and _same(searched, re.compile(r"notes\.py"))
+    assert cache.patterns_compiled == 0 and not cache.save()
+    cache.compile(SOURCE, "<kept>", "exec")  # (new code: a save is due, and takes the pattern along)
+    assert cache.save()
+    later = CodeCache(cache_file(tmp_path))
+    assert list(later.patterns) == [PATTERNS[0]]
+
+
+def test_keeping_without_a_cache_installed_does_nothing() -> None:
+    installed, codecache._installed = codecache._installed, None
+    try:
+        with codecache.keeping():
+            assert re.compile("k+eep").match("kkeep")
+    finally:
+        codecache._installed = installed

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..edit.journal import JournalBusy, JournalError, recover
-
 if TYPE_CHECKING:
     from .server import ActionLanguageServer
+
+# ``edit.journal.JOURNAL_DIR``, named here so that a start with no journal to recover (nearly
+# every start) imports no part of the edit engine on the way to the first open (7-11 ms).
+JOURNAL_DIR = ".action-lsp-journal"
 
 RETRY_FIRST = 0.5  # seconds before the first retry of a folder whose journal is locked
 RETRY_MAX = 30.0
@@ -29,13 +31,26 @@ _tasks: set[asyncio.Task[None]] = set()  # running recoveries (kept from the gar
 
 
 def start(ls: ActionLanguageServer) -> None:
-    """Recover every workspace folder in the background."""
-    task = asyncio.ensure_future(_recover_folders(ls, list(ls.folders)))
+    """Recover every workspace folder that holds a journal, in the background (a folder
+    without one has nothing to recover: ``recover`` looks no further either)."""
+    pending = [root for root in ls.folders if _has_journal(root)]
+    if not pending:
+        return
+    task = asyncio.ensure_future(_recover_folders(ls, pending))
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
 
 
+def _has_journal(root: Path) -> bool:
+    try:
+        return (root / JOURNAL_DIR).is_dir()
+    except OSError:  # (unreadable: let the recovery say why)
+        return True
+
+
 async def _recover_folders(ls: ActionLanguageServer, pending: list[Path]) -> None:
+    from ..edit.journal import JournalBusy, JournalError, recover
+
     told: set[Path] = set()
     delay = RETRY_FIRST
     while pending:

@@ -297,6 +297,7 @@ class ActionLanguageServer(LanguageServer):
         )
         self.documents = DocumentStore()
         self.warm_names = list(FIRST_OPEN)  # what the warm-up has still to import (see warm_up)
+        self.warm_scan = True  # ... whether to scan its sample (see warm.py)
         self.warm_messages = list(FIRST_MESSAGES)  # ... and to structure once (see FIRST_MESSAGES)
         self.ledger = Ledger()
         self.init_options: dict[str, Any] = {}
@@ -312,10 +313,19 @@ class ActionLanguageServer(LanguageServer):
 
     def warm_up_step(self) -> bool:
         """One step of the warm-up (False: none was left): one import of ``warm_names``, then
-        one message of ``warm_messages`` structured (and dropped), then the collector paused for
-        the start resumed (``collector.resume``)."""
+        the scan of a sample (``warm.py``), then one message of ``warm_messages`` structured (and
+        dropped), then the collector paused for the start resumed (``collector.resume``)."""
         if self.warm_names:
             _import(self.warm_names.pop(0))
+            return True
+        if self.warm_scan:
+            self.warm_scan = False
+            from .warm import scan_sample
+
+            try:
+                scan_sample(self)
+            except Exception as exc:  # (a warm-up only: the document's own scan says it again)
+                log.warning("the warm-up's scan failed: %s", exc)
             return True
         if self.warm_messages:
             # (only its hooks are wanted; pygls's own method: ours would answer a request it
@@ -326,8 +336,10 @@ class ActionLanguageServer(LanguageServer):
         return collector.resume()
 
     def warm_up_now(self) -> None:
-        """Do at once what the warm-up has not (see :func:`warm_up`), but for the messages: the
-        client's own are structured now, each at its own cost."""
+        """Do at once what the warm-up has not (see :func:`warm_up`), but for the sample's scan
+        and the messages: the client's document is scanned now (with the patterns an earlier
+        start's sample kept: ``warm.py``) and its messages are structured, each at its own cost."""
+        self.warm_scan = False
         self.warm_messages.clear()
         while self.warm_up_step():
             pass

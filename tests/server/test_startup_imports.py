@@ -268,7 +268,7 @@ def test_a_warm_up_message_that_cannot_be_read_sends_nothing() -> None:
 
     ls = create_server()
     ls.protocol.set_writer(Writer())
-    ls.warm_names = []
+    ls.warm_names, ls.warm_scan = [], False
     ls.warm_messages = [{"jsonrpc": "2.0", "id": 0, "method": "textDocument/documentSymbol", "params": {"textDocument": {}}}]
     assert ls.warm_up_step()
     assert not ls.warm_messages
