@@ -183,3 +183,28 @@ def test_random_edits_of_a_session_with_several_turns_agree_with_a_full_analysis
             else:
                 doc.edit(at, min(n, at + int(where * 7) % 3), piece)
             _same(doc)
+
+
+def test_an_edit_while_the_document_is_still_being_scanned_in_steps() -> None:
+    """The server scans a large session in steps: an edit of a turn's ``cwd`` (or the first
+    ``cwd``) meanwhile is read as a full scan reads it, and so is the rest of the scan."""
+    lines = [_codex("session_meta", {"id": "s", "cwd": "/p"}), _turn("/p/sub"), *[FILLER] * 100, *_patch("c1"),
+             _turn("/p/sub"), *[FILLER] * 100, *_patch("c2")]
+    for needle, new in (('"/p/sub"', '"/p/other"'), ('"/p"', '"/q"')):
+        doc = IncrementalDocument("\n".join(lines) + "\n", defer=True)
+        doc.scan_some(len(doc.text) // 3)
+        assert not doc.scanned
+        at = doc.text.index(needle)
+        doc.edit(at, at + len(needle), new)
+        _same(doc)
+        doc = IncrementalDocument("\n".join(lines) + "\n", defer=True)
+        doc.scan_some(len(doc.text) * 2 // 3)  # past the first patch, before the second turn's
+        at = doc.text.index(needle)
+        doc.edit(at, at + len(needle), new)
+        _same(doc)
+    doc = IncrementalDocument("\n".join(lines) + "\n", defer=True)
+    doc.scan_some(len(doc.text) // 3)
+    at = doc.text.index(FILLER, len(doc.text) // 4)  # a line after the first turn's, before its patch
+    doc.edit(at, at, " ")
+    _same(doc)
+    assert _paths(doc) == ["sub/b.py", "sub/b.py"]
