@@ -91,10 +91,11 @@ def first_after_edit(
     touched_end: int,
 ) -> FirstCwd:
     """The session's first ``cwd`` after an edit that shifted the text after it by ``delta``:
-    ``old`` as it was, ``find(a, b)`` searching the new
-    text's ``[a, b)`` (``b`` None: to the end), ``line_start`` the start of the edit's first
-    line, ``touched_end`` the end of its last line in the new text. A member hangs on its own
-    line only, so the lines before the edit keep theirs and the lines after it theirs, moved."""
+    ``old`` as it was, ``find(a, b)`` searching the new text's ``[a, b)`` (``b`` None: to the
+    end), ``line_start`` the start of the edit's first line, ``touched_end`` the end of its last
+    line in the new text. A member hangs on its own line only, so the lines before the edit
+    keep theirs and the lines after it theirs, moved: only the edited lines are searched, and
+    the rest of the text only when the old first member stood on them and is gone."""
     if old is not None and old[1] < line_start:
         return old  # (its line is before the edit's)
     if old is None:
