@@ -46,6 +46,7 @@ from .records import (
 from .rules import RuleContext, run_rules
 from .rules.paths import FirstAbsolute
 from .scan import Unit, scan
+from .session_dirs import Dirs, FirstCwd, cwd_at, find_cwd, first_after_edit
 from .shared import share
 from .text import EditableLineIndex
 
@@ -99,10 +100,11 @@ def _block_findings(actions: Sequence[Action], ctx: RuleContext) -> list[Diagnos
 
 
 def scan_units(
-    text: str, dialects: DialectSet, ctx: RuleContext, start: int = 0, records: Dialect | None = None
+    text: str, dialects: DialectSet, ctx: RuleContext, start: int = 0, records: Dialect | None = None,
+    dirs: Dirs | None = None,
 ) -> Iterator[Unit]:
-    """Scanned and rule-checked units from ``start`` on (``records``: see :func:`scan`)."""
-    for unit in scan(text, dialects, start, records):
+    """Scanned and rule-checked units from ``start`` on (``records``, ``dirs``: see :func:`scan`)."""
+    for unit in scan(text, dialects, start, records, dirs):
         yield _check_unit(unit, ctx)
 
 
@@ -271,9 +273,9 @@ def _lean(unit: Unit, *, checked: bool = True) -> Unit:
     ``checked=False``: its rules have not run yet (see ``IncrementalDocument.scan_some``): its
     blocks and its actions' edits stay as the rules read them until :func:`_check_lean`."""
     if not (unit.actions or unit.diagnostics or unit.separators or unit.watch) and not (
-        isinstance(unit, RecordUnit) and (unit.results or unit.calls or unit.lines > 1)
+        isinstance(unit, RecordUnit) and (unit.results or unit.calls or unit.lines > 1 or unit.turn is not None)
     ):  # a session line's results and calls link it to other lines, a blank run's line count
-        # how far they reach: kept
+        # how far they reach, a Codex turn_context the directory of the lines after it: kept
         return PLAIN  # (a unit with blocks has their actions: never plain)
     for name in ("actions", "diagnostics", "separators", "watch"):
         if not getattr(unit, name):
@@ -303,11 +305,11 @@ def _check_lean(unit: Unit, ctx: RuleContext) -> bool:
 class _Columns:
     """The boundaries of units, collected as a deferred scan yields them (8 bytes each)."""
 
-    __slots__ = ("behinds", "flagged", "looks", "starts", "watching")
+    __slots__ = ("behinds", "flagged", "looks", "starts", "turning", "watching")
 
     def __init__(self) -> None:
         self.starts, self.looks, self.behinds = array("q"), array("q"), array("q")
-        self.flagged, self.watching = bytearray(), bytearray()
+        self.flagged, self.watching, self.turning = bytearray(), bytearray(), bytearray()
 
     def add(self, unit: Unit, base: int = 0) -> None:
         self.starts.append(unit.start + base)
@@ -315,6 +317,7 @@ class _Columns:
         self.behinds.append(_behind(unit) + base)
         self.flagged.append(bool(unit.diagnostics))
         self.watching.append(bool(unit.watch))
+        self.turning.append(_turn(unit) is not None)
 
 
     def first_reaching(self, offset: int) -> int:
@@ -327,12 +330,51 @@ class _Columns:
         return first
 
 
+def _turn(unit: Unit) -> str | None:
+    """The turn's directory a session line sets for the lines after it (a Codex
+    ``turn_context``), or None."""
+    return getattr(unit, "turn", None)
+
+
+_UNKNOWN: Any = ("unknown",)  # the first cwd not looked for yet
+
+
 def _i64(column: array[int]) -> np.ndarray[Any, np.dtype[np.int64]]:
     return np.frombuffer(column, dtype=np.int64).copy()
 
 
 def _flags(column: bytearray) -> np.ndarray[Any, np.dtype[np.bool_]]:
     return np.frombuffer(column, dtype=bool).copy()
+
+
+class _Turns:
+    """During a session's re-scan: the turn's directory in force after the new lines scanned
+    so far, and at each old line the scan may resume with (see :mod:`.session_dirs`). The scan
+    resumes only where the two agree: a line after an edited ``turn_context`` read its paths
+    in the old directory."""
+
+    __slots__ = ("doc", "k", "new", "old")
+
+    def __init__(self, doc: IncrementalDocument, first: int, turn: str | None) -> None:
+        self.doc = doc
+        self.k = first  # the old unit ``old`` is in force at
+        self.old = self.new = turn
+
+    def scanned(self, unit: Unit) -> None:
+        turn = _turn(unit)
+        if turn is not None:
+            self.new = turn
+
+    def agree(self, k: int) -> bool:
+        """Is the directory in force at old unit ``k`` (at or after the last one asked about)
+        the one the new lines leave in force?"""
+        doc = self.doc
+        if k > self.k and doc._turns:
+            hit = np.flatnonzero(doc._turning[self.k : k])
+            if hit.size:
+                self.old = _turn(doc._units[self.k + int(hit[-1])])
+        self.k = max(self.k, k)
+        return self.old == self.new
 
 
 class IncrementalDocument:
@@ -362,6 +404,7 @@ class IncrementalDocument:
         self._scanned_cols = _Columns()  # and their boundaries
         self._scanned_end = 0
         self._units: list[Unit] = []
+        self._first: FirstCwd = _UNKNOWN  # a session's first cwd (see session_dirs), when looked for
         if defer:
             text = self.text
             self._records = records_owner(text, self.dialects)
@@ -456,6 +499,7 @@ class IncrementalDocument:
         text = self.text
         self._records = records_owner(text, self.dialects)
         self._sniffed = sniff_extent(text)
+        self._first = _UNKNOWN
         units, cols = [], _Columns()
         with gc_paused():
             for unit in scan_units(text, self.dialects, self.ctx, records=self._records):
@@ -473,6 +517,8 @@ class IncrementalDocument:
         self._behinds = _i64(cols.behinds)
         self._flagged = _flags(cols.flagged)
         self._watching = _flags(cols.watching)
+        self._turning = _flags(cols.turning)
+        self._turns = int(self._turning.sum())  # lines that set a turn's directory
         self._analysis = None
 
     def reconfigure(self, dialects: DialectSet | None = None, roots: Sequence[str] | None = None) -> None:
@@ -499,6 +545,7 @@ class IncrementalDocument:
             return
         self.check_some(len(self._unchecked))  # (the units an edit keeps are kept checked)
         watched = self._watchers_before(start, end) if self._units else None
+        first_cwd = self._first_cwd() if self._records is not None else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
         if start <= self._sniffed and records_owner(self.text, self.dialects) is not self._records:
@@ -506,10 +553,13 @@ class IncrementalDocument:
             return
         if start <= self._sniffed:
             self._sniffed = sniff_extent(self.text)
+        delta = len(new_text) - (end - start)
+        if self._records is not None and self._moved_first(first_cwd, start, len(new_text), delta):
+            self._rescan_all()  # every line's paths are read under it, and it changed
+            return
         if not self._units:
             self._rescan_all()
             return
-        delta = len(new_text) - (end - start)
         starts, looks = self._starts, self._looks
         # First unit the edit can change: the one holding `start`, or an earlier one that
         # looked ahead to `start` (an unclosed tag searching for its end, a JSON bound).
@@ -533,8 +583,9 @@ class IncrementalDocument:
         old_after = int(np.searchsorted(starts, end, side="left"))  # old units at/after `end`
         edit_stop = start + len(new_text)
         window = WINDOW + 2 * (edit_stop - rescan_from)
+        dirs = self._dirs(first, base) if self._records is not None else None
         while True:
-            found = self._rescan(rescan_from, base, window, edit_stop, delta, old_after, end)
+            found = self._rescan(rescan_from, base, window, edit_stop, delta, old_after, end, first, dirs)
             if found is not None:
                 break
             window *= 4
@@ -562,10 +613,59 @@ class IncrementalDocument:
         self._watching = np.concatenate(
             (self._watching[:first], _flags(cols.watching), self._watching[resume:])
         )
+        turning = _flags(cols.turning)
+        self._turns += int(turning.sum()) - int(self._turning[first:resume].sum())
+        self._turning = np.concatenate((self._turning[:first], turning, self._turning[resume:]))
         if self._records is not None:
             self._recheck_calls(first, dropped, fresh)
 
     # -- line-structured documents (see action_lsp.records): a unit per line ------------------
+
+    def _first_cwd(self) -> FirstCwd:
+        """The session's first ``cwd`` and its offset (see :mod:`.session_dirs`), looked for
+        once and then kept current edit by edit."""
+        if self._first is _UNKNOWN:
+            self._first = self._find_cwd(0, None)
+        return self._first
+
+    def _find_cwd(self, a: int, b: int | None) -> FirstCwd:
+        """The first ``"cwd"`` member in the text's ``[a, b)`` (``b`` None: to the end)."""
+        lines = self.lines
+        if b is not None:
+            found = find_cwd(lines.slice(a, b))
+            return (found[0], found[1] + a) if found is not None else None
+        while (at := lines.find('"cwd"', a)) >= 0:
+            cwd = cwd_at(lines.slice(at, lines.line_end(lines.line_of(at))), 0)
+            if cwd is not None:
+                return cwd, at
+            a = at + 1
+        return None
+
+    def _moved_first(self, old: FirstCwd, start: int, inserted: int, delta: int) -> bool:
+        """After an edit at ``start`` that inserted ``inserted`` characters: keep the session's
+        first ``cwd`` current; whether it now names another directory (or none, or one where
+        there was none)."""
+        if old is _UNKNOWN:
+            return False  # (never looked for: nothing was read under it yet)
+        lines = self.lines
+        line_start = lines.line_start(lines.line_of(start))
+        touched_end = lines.line_end(lines.line_of(start + inserted))
+        new = first_after_edit(old, delta, self._find_cwd, line_start, touched_end)
+        self._first = new
+        return (old is None) != (new is None) or (old is not None and new is not None and old[0] != new[0])
+
+    def _turn_before(self, k: int) -> str | None:
+        """The turn's directory in force at line unit ``k``: the last one a line before it set."""
+        if not self._turns:
+            return None
+        hit = np.flatnonzero(self._turning[:k])
+        return _turn(self._units[int(hit[-1])]) if hit.size else None
+
+    def _dirs(self, k: int, base: int) -> Dirs:
+        """The working directories in force at line unit ``k``, for a scan of the text from
+        ``base`` on (see :mod:`.session_dirs`)."""
+        first = self._first_cwd()
+        return (first[0], first[1] - base) if first is not None else None, self._turn_before(k)
 
     def _record_line(self, holding: int, start: int) -> int:
         """The first line an edit at ``start`` can change: its own (a call's line, which read
@@ -601,7 +701,7 @@ class IncrementalDocument:
         origin = int(self._starts[k])
         end = int(self._starts[k + 1]) if k + 1 < len(self._units) else len(self.lines)
         text = self.lines.slice(origin, end)
-        unit = _check_unit(rescan_line(text, self.dialects, self._records, failures), self.ctx)
+        unit = _check_unit(rescan_line(text, self.dialects, self._records, failures, self._dirs(k, origin)), self.ctx)
         self._units[k] = unit
         self._shift[k] = origin
         self._looks[k] = unit.lookahead + origin
@@ -614,6 +714,7 @@ class IncrementalDocument:
         """An edit while the text is still being scanned in steps: keep the units scanned so
         far that end, and read nothing, before the edit (nor watch any string: conservative),
         and let the scan go on from there through the new text. Nothing waits for the rest."""
+        first_cwd = self._first_cwd() if self._records is not None else None
         self.lines.replace(start, end, new_text)
         self._analysis = None
         text = self.text
@@ -622,6 +723,9 @@ class IncrementalDocument:
             if start <= self._sniffed:
                 self._sniffed = sniff_extent(text)
             keep = cols.first_reaching(start)
+            delta = len(new_text) - (end - start)
+            if self._records is not None and self._moved_first(first_cwd, start, len(new_text), delta):
+                keep = 0  # every line's paths are read under it, and it changed
         else:  # the first line decides how the document is read, and it changed
             self._records = records_owner(text, self.dialects)
             self._sniffed = sniff_extent(text)
@@ -630,11 +734,16 @@ class IncrementalDocument:
         if keep < len(cols.starts):
             self._scanned_end = cols.starts[keep]
             del self._scanned[keep:]
-            for column in (cols.starts, cols.looks, cols.behinds, cols.flagged, cols.watching):
+            for column in (cols.starts, cols.looks, cols.behinds, cols.flagged, cols.watching, cols.turning):
                 del column[keep:]
         elif not keep:
             self._scanned_end = 0
-        self._pending = scan(text, self.dialects, self._scanned_end, records=self._records)
+        dirs: Dirs | None = None
+        if self._records is not None:
+            self._first = _UNKNOWN if not keep else self._first
+            setter = cols.turning.rfind(1, 0, keep)  # (the turn's directory in force where the scan goes on)
+            dirs = self._first_cwd(), _turn(self._scanned[setter]) if setter >= 0 else None
+        self._pending = scan(text, self.dialects, self._scanned_end, records=self._records, dirs=dirs)
         self.rescanned = len(text) - self._scanned_end
 
     def _around(self, start: int, end: int) -> str:
@@ -675,12 +784,15 @@ class IncrementalDocument:
         return first
 
     def _rescan(
-        self, origin: int, base: int, window: int, edit_stop: int, delta: int, old_after: int, old_end: int
+        self, origin: int, base: int, window: int, edit_stop: int, delta: int, old_after: int, old_end: int,
+        first: int = 0, dirs: Dirs | None = None,
     ) -> tuple[list[Unit], int, int] | None:
         """Scan ``[origin, origin + window)`` (cut at a line start; the text from ``base`` on is
         context a look-behind may read) until a new unit boundary lands on an old one past the
-        edit (whose look-behind does not reach into the edit). Units come back in coordinates
-        from ``base``; None means the window was too small."""
+        edit (whose look-behind does not reach into the edit) -- in a session, one where the
+        turn's directory in force is the old one's (``dirs``: those in force at ``origin``, the
+        start of old unit ``first``). Units come back in coordinates from ``base``; None means
+        the window was too small."""
         n = len(self.lines)
         stop = n if origin + window >= n else self._line_start_after(origin + window)
         text = self.lines.slice(base, stop)
@@ -688,7 +800,8 @@ class IncrementalDocument:
         fresh: list[Unit] = []
         resume = len(self._units)
         scanned = 0
-        for unit in scan_units(text, self.dialects, self.ctx, origin - base, records=self._records):
+        turns = _Turns(self, first, dirs[1]) if dirs is not None else None
+        for unit in scan_units(text, self.dialects, self.ctx, origin - base, records=self._records, dirs=dirs):
             if not complete and unit.lookahead >= len(text):
                 return None
             if not complete and any(
@@ -698,15 +811,17 @@ class IncrementalDocument:
             at = unit.start + base
             if at >= edit_stop and fresh:
                 k = self._resumes_at(at, delta, old_after, old_end)
-                if k >= 0:
+                if k >= 0 and (turns is None or turns.agree(k)):
                     resume = k
                     break
             fresh.append(unit)
+            if turns is not None:
+                turns.scanned(unit)
             scanned = unit.end - (origin - base)
             if self._records is not None and unit.end > unit.start and unit.end + base >= edit_stop:
                 # Lines tile the text: resume before the next line is even read.
                 k = self._resumes_at(unit.end + base, delta, old_after, old_end)
-                if k >= 0:
+                if k >= 0 and (turns is None or turns.agree(k)):
                     resume = k
                     break
         return fresh, resume, scanned

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from .dialects.base import Construct, Dialect, ScanContext
 from .model import Diagnostic, Severity, Span
 from .scan_state import ScanState, Unit, add_construct
+from .session_dirs import FIRST_CWD, TURN_CWD, Dirs, turn_cwd
 
 if TYPE_CHECKING:
     from .dialects import DialectSet
@@ -102,6 +103,7 @@ class RecordUnit(Unit):
     calls: tuple[str, ...] = ()  # ids of the calls on this line that later lines answer
     failures: Failures = ()  # what those answers said: the calls that failed
     lines: int = 1  # lines it holds (a run of blank lines is one unit)
+    turn: str | None = None  # the turn's directory this line sets for the lines after it (session_dirs)
 
 
 def first_line(text: str) -> tuple[int, int] | None:
@@ -238,11 +240,15 @@ def load(text: str, start: int, end: int, what: str) -> tuple[Any, Diagnostic | 
     return None, Diagnostic("bad-json", f"bad JSON in {what}: {error.message}", span)
 
 
-def scan_records(text: str, dialects: DialectSet, owner: Dialect, start: int = 0) -> Iterator[Any]:
+def scan_records(
+    text: str, dialects: DialectSet, owner: Dialect, start: int = 0, dirs: Dirs | None = None
+) -> Iterator[Any]:
     """The units of a line-structured ``text`` from the line start ``start``, read by ``owner``:
     one :class:`RecordUnit` per line. A line with tool calls reads on (at most ``MAX_RUN``
-    lines, each decoded once per scan) for their results; its ``lookahead`` says how far."""
-    ctx = ScanState(text, dialects)
+    lines, each decoded once per scan) for their results; its ``lookahead`` says how far.
+    ``dirs``: the working directories in force at ``start`` (see :mod:`.session_dirs`), when
+    the text before it is not the whole story (a re-scan of part of a document)."""
+    ctx = _state(text, dialects, dirs)
     lines = _Lines(text, owner)
     n = len(text)
     pos = start
@@ -279,10 +285,20 @@ def _line_count(text: str, start: int, end: int) -> int:
     return breaks + (end > start and text[end - 1] not in "\r\n")
 
 
-def rescan_line(text: str, dialects: DialectSet, owner: Dialect, failures: Failures) -> RecordUnit:
+def rescan_line(text: str, dialects: DialectSet, owner: Dialect, failures: Failures, dirs: Dirs) -> RecordUnit:
     """The unit of the first line of ``text`` (its unchanged line, at least), its calls'
-    failures given (:func:`call_failures`): the lines after it are not read."""
-    return _line_unit(ScanState(text, dialects), _Lines(text, owner), owner, 0, failures)
+    failures given (:func:`call_failures`), the working directories in force ``dirs``: the
+    lines after it are not read."""
+    return _line_unit(_state(text, dialects, dirs), _Lines(text, owner), owner, 0, failures)
+
+
+def _state(text: str, dialects: DialectSet, dirs: Dirs | None) -> ScanState:
+    ctx = ScanState(text, dialects)
+    if dirs is not None:
+        ctx.cache[FIRST_CWD] = (dirs[0],)
+        if dirs[1] is not None:
+            ctx.cache[TURN_CWD] = dirs[1]
+    return ctx
 
 
 def _line_unit(ctx: ScanState, lines: _Lines, owner: Dialect, pos: int, failures: Failures | None = None) -> RecordUnit:
@@ -298,6 +314,9 @@ def _line_unit(ctx: ScanState, lines: _Lines, owner: Dialect, pos: int, failures
             unit.failures = failures
             _mark_failed(construct.actions, construct.diagnostics, calls, failures, pos)
         add_construct(unit, construct)
+        turn = turn_cwd(decoded[0])
+        if turn is not None:  # (a Codex turn_context: the lines after it run there)
+            unit.turn = ctx.cache[TURN_CWD] = turn
     return unit
 
 

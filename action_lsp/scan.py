@@ -31,6 +31,7 @@ from .markdown import EOL, fence_open_at, next_line_start
 from .model import Diagnostic, Fix, Span, TextEdit
 from .records import scan_records
 from .scan_state import ScanState, Unit, add_construct, line_start_of
+from .session_dirs import Dirs
 
 MAX_UNIT_LINES = 256
 
@@ -318,14 +319,17 @@ def _lf_line_points(text: str, a: int, b: int) -> list[int]:
     return list(itertools.compress(ends, cut))
 
 
-def scan(text: str, dialects: DialectSet, start: int = 0, records: Dialect | None = None) -> Iterator[Unit]:
+def scan(
+    text: str, dialects: DialectSet, start: int = 0, records: Dialect | None = None, dirs: Dirs | None = None
+) -> Iterator[Unit]:
     """Yield the units of ``text`` from ``start`` (a unit boundary) to the end, in order.
 
     ``records`` is the dialect reading a line-structured document (a JSON Lines session, see
-    :mod:`action_lsp.records`): it cuts the units itself, a run of whole lines each.
+    :mod:`action_lsp.records`): it cuts the units itself, a run of whole lines each, from the
+    working directories ``dirs`` in force at ``start`` (:mod:`action_lsp.session_dirs`).
     """
     if records is not None:
-        yield from scan_records(text, dialects, records, start)
+        yield from scan_records(text, dialects, records, start, dirs)
         return
     ctx = ScanState(text, dialects)
     events = _Events(ctx)

@@ -36,6 +36,7 @@ from .model import Diagnostic, Span, shift_diagnostic
 from .records import records_owner, sniff_decided
 from .rules import RuleContext
 from .rules.paths import FirstAbsolute
+from .session_dirs import FirstCwd, find_cwd
 from .text import Encoding, Position, Range, units
 
 __all__ = ["WINDOW", "TextPositions", "diagnostics", "placed_pieces", "placed_text"]
@@ -403,6 +404,10 @@ def _windows(source: _Pieces, ds: DialectSet, owner: Dialect, roots: Sequence[st
     order = _InOrder()
     offset = line = 0
     size = window
+    # The working directories a window starts in (see session_dirs): the session's first cwd
+    # once a window held it (absolute offset), the turn's directory the lines before left.
+    first: FirstCwd = None
+    turn: str | None = None
     while True:
         text = source.take(size)
         final = source.eof
@@ -411,10 +416,17 @@ def _windows(source: _Pieces, ds: DialectSet, owner: Dialect, roots: Sequence[st
             continue
         positions = TextPositions(text, offset, line)
         stop = len(text)
-        for unit in scan_units(text, ds, ctx, records=owner):
+        if first is None:
+            held = find_cwd(text)
+            first = (held[0], held[1] + offset) if held is not None else None
+        dirs = (first[0], first[1] - offset) if first is not None else None, turn
+        for unit in scan_units(text, ds, ctx, records=owner, dirs=dirs):
             if not final and (unit.lookahead >= len(text) or _reaches(unit.diagnostics, len(text))):
                 stop = unit.start  # it may read on past the window: scan it again in the next
                 break
+            sets = getattr(unit, "turn", None)  # (a Codex turn_context line)
+            if sets is not None:
+                turn = sets
             if unit.diagnostics:
                 found = [(shift_diagnostic(d, offset), positions) for d in unit.diagnostics]
                 yield from order.add(found, offset + unit.end)

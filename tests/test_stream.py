@@ -158,6 +158,38 @@ def test_generated_sessions_read_in_windows(tmp_path: Path) -> None:
     assert [_sig(d) for d in diagnostics(text)] == expected
 
 
+def _dirs_session() -> str:
+    """A Claude Code session that moved to /p/sub and then wrote /p/x.py (the project's x.py:
+    read under the session's first cwd), and a Codex rollout whose last turn ran outside the
+    project (its relative patch is an absolute-path error): each far more lines after the
+    directory it hangs on than a window holds."""
+    def rec(cwd: str, content: object) -> str:
+        return json.dumps({"type": "assistant", "cwd": cwd, "sessionId": "s", "uuid": "u",
+                           "message": {"role": "assistant", "content": content}})
+
+    def codex(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "t", "type": kind, "payload": payload})
+
+    write = [{"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "/p/x.py", "content": "x\n"}}]
+    summary = json.dumps({"type": "summary", "summary": "x", "leafUuid": "y"})
+    claude = [rec("/p", "hi"), *[summary] * 40, rec("/p/sub", "cd"), *[summary] * 40, rec("/p/sub", write)]
+    patch = "*** Begin Patch\n*** Update File: b.py\n@@\n-y = 1\n+y = 2\n*** End Patch\n"
+    rollout = [codex("session_meta", {"id": "s", "cwd": "/p"}), codex("turn_context", {"cwd": "/elsewhere"}),
+               *[codex("event_msg", {"type": "token_count"})] * 40,
+               codex("response_item", {"type": "custom_tool_call", "call_id": "c", "name": "apply_patch", "input": patch})]
+    return "\n".join(claude) + "\n", "\n".join(rollout) + "\n"
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_directories_recorded_windows_before_a_call_are_carried_on(which: int) -> None:
+    text = _dirs_session()[which]
+    expected = [_sig(d) for d in analyze(text).diagnostics]
+    assert [d[0] for d in expected] == ([] if which == 0 else ["absolute-path"])
+    for window in (64, 700):
+        pieces = list(placed_pieces(_pieces(text, random.Random(window)), window=window))
+        assert [_sig(d) for d, _ in pieces] == expected, window
+
+
 def test_dialects_and_roots_are_passed_on() -> None:
     text = corpus()["generated:dense"]
     for names in (["xml-tags"], ["actions-json", "aether"]):

@@ -86,10 +86,9 @@ class ClaudeCodeDialect(Dialect):
         elif isinstance(record, dict):
             first = first_cwd(ctx)
             self._calls(ctx.text, start, end, record, first, actions, calls, diagnostics)
-        construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
-        if isinstance(record, dict) and actions and first is not None and record.get("cwd") != first[0]:
-            construct.behind = first[1]  # (read under another record's cwd: an edit there re-reads it)
-        return construct, calls
+        # (read under the session's first cwd, maybe far before: an open document re-reads every
+        # line when it changes, see action_lsp.session_dirs)
+        return Construct(Span(start, end), actions, diagnostics, lookahead=end), calls
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
         """The ``tool_result`` blocks of a user record: the first for each call id."""

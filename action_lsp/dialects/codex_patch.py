@@ -252,17 +252,28 @@ def parse_patch(
         diff_field = plain(text, "diff", (move[0].next if move else line.next),
                            stop_line.next if j - 1 > i else line.next, outer)
         edits: list[Edit] = []
-        for head, context, body_lines, eof in chunks:
+        carried: list[Field] = []  # the context of chunks that change nothing, for the next chunk
+        changing = [any(k != " " for _, k, _ in body) for _, _, body, _ in chunks]
+        for ci, (head, context, body_lines, eof) in enumerate(chunks):
             if not body_lines:
                 continue
             first = head if head is not None else body_lines[0][0]
             cspan = Span(first.start, body_lines[-1][0].end)
+            found = tuple(plain(text, "context", ln.start + 3, ln.end, outer) for ln in context)
+            if not changing[ci] and not eof and any(changing[ci + 1 :]):
+                # A chunk of context lines only (opencode writes them): Codex's applier finds
+                # its lines, in a run, and seeks the next chunk after them. They are the next
+                # chunk's anchors, a run of lines (no edit that changes nothing).
+                run = joined(text, "context", [(ln, e) for ln, _, e in body_lines], 1,
+                             Span(body_lines[0][0].start, body_lines[-1][0].end), outer)
+                carried += [*found, run]
+                continue
             search = joined(text, "search", [(ln, e) for ln, k, e in body_lines if k in " -"], 1,
                             cspan, outer)
             replace = joined(text, "replace", [(ln, e) for ln, k, e in body_lines if k in " +"], 1,
                              cspan, outer)
-            found = tuple(plain(text, "context", c.start + 3, c.end, outer) for c in context)
-            edits.append(Edit(search, replace, anchors=found, after_previous=True, at_end=bool(eof)))
+            edits.append(Edit(search, replace, anchors=(*carried, *found), after_previous=True, at_end=bool(eof)))
+            carried = []
         if not edits:
             diag.append(Diagnostic(
                 "bad-patch", f"the update of {path.value} has no chunk (`@@` and ` `/`-`/`+` "

@@ -37,6 +37,7 @@ from ..jsonrecord import record_node
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
 from ..model import Action, Diagnostic, EditRules, Field, FileView, Fix, Span
+from ..session_dirs import FIRST_CWD, TURN_CWD, find_cwd
 from .base import Construct, Dialect, ScanContext
 from .json_fields import json_diagnostics
 from .tool_use import (
@@ -323,9 +324,6 @@ def _said(obj: JNode) -> list[JNode]:
     return [said]
 
 
-CWD_MEMBER = re.compile(r'"cwd"[ \t]*:[ \t]*("(?:[^"\\\r\n]|\\.)*")')
-
-
 _PATH_FIELDS = ("path", "from", "to")  # (a patch's move: from and to)
 
 
@@ -373,43 +371,23 @@ def _opencode_added(a: Action) -> None:
 def first_cwd(ctx: ScanContext) -> tuple[str, int] | None:
     """The session's working directory -- the first ``"cwd"`` member of the text, the project
     directory the agent started in (Claude Code's first record, Codex's ``session_meta``) -- and
-    its offset; None when it records none. Found once per scan. (Inside a JSON string the quotes
-    are escaped: only a record's member matches.)"""
-    memo = ctx.cache.get("tool-calls:first-cwd")
+    its offset; None when it records none. Found once per scan, or given by the scan's start
+    state (a re-scan of part of a text: :mod:`action_lsp.session_dirs`)."""
+    memo = ctx.cache.get(FIRST_CWD)
     if memo is None:
-        memo = ctx.cache["tool-calls:first-cwd"] = (_find_cwd(ctx.text),)
+        memo = ctx.cache[FIRST_CWD] = (find_cwd(ctx.text),)
     return memo[0]
 
 
-def _find_cwd(text: str) -> tuple[str, int] | None:
-    for m in CWD_MEMBER.finditer(text):
-        cwd = cwd_of(m)
-        if cwd is not None:
-            return cwd, m.start()
-    return None
-
-
-def cwd_of(m: re.Match[str] | None) -> str | None:
-    """The directory a ``"cwd": "..."`` member matched by :data:`CWD_MEMBER` names (its string
-    decoded), or None (no match, or not a string)."""
-    if m is None:
-        return None
-    try:
-        cwd = json.loads(m.group(1))
-    except ValueError:
-        return None
-    return cwd if isinstance(cwd, str) else None
-
-
-def _session_cwd(first: tuple[str, int] | None, actions: list[Action], construct: Construct) -> None:
+def _session_cwd(first: tuple[str, int] | None, actions: list[Action]) -> None:
     """Absolute paths of a record that records no working directory itself (a Codex call after
     its ``session_meta`` / ``turn_context`` records) are read under the session's first ``cwd``
     (:func:`first_cwd`), as Claude Code's are: a later ``turn_context`` may carry another
     directory (a turn run in ``/p/sub``), and reading ``/p/sub/b.py`` under it would edit the
-    project's ``b.py``. The construct declares the look-behind, so an edit there re-reads it."""
+    project's ``b.py``. (An open document re-reads every line when the first ``cwd`` changes:
+    :mod:`action_lsp.session_dirs`.)"""
     if first is None:
         return
-    construct.behind = first[1]
     for a in actions:
         for key in _PATH_FIELDS:
             if key in a.fields and _absolute_path(a.fields[key].value):
@@ -690,9 +668,29 @@ class ToolCalls(Dialect):
                 # the calls no result in this line answers: a later line may
                 waiting = {k: v for k, v in calls.items() if k not in answered}
         construct = Construct(Span(start, end), actions, diagnostics, lookahead=end)
+        turn = ctx.cache.get(TURN_CWD) if actions else None
+        if turn is not None:
+            self._in_turn(turn, first_cwd(ctx), actions)
         if any(_absolute(a) for a in actions):
-            _session_cwd(first_cwd(ctx), actions, construct)
+            _session_cwd(first_cwd(ctx), actions)
         return construct, waiting
+
+    def _in_turn(self, turn: str, first: tuple[str, int] | None, actions: list[Action]) -> None:
+        """The relative paths of this line's calls, read in the directory of the turn they ran
+        in (the last Codex ``turn_context`` before the line, given by the scan: see
+        :mod:`action_lsp.session_dirs`): Codex resolves ``b.py`` there, so a turn run in
+        ``/p/sub`` wrote ``/p/sub/b.py`` -- the project's ``sub/b.py`` once read under the
+        session's first ``cwd``, and outside the project an ``absolute-path`` error. A turn in
+        the session's own directory changes nothing. (The text of the assistant's messages,
+        read by the markdown dialects, ran nowhere: left as written.)"""
+        if first is not None and turn == first[0]:
+            return
+        for a in actions:
+            if a.dialect != self.name:
+                continue
+            for key in _PATH_FIELDS:
+                if key in a.fields:
+                    a.fields[key] = in_workdir(a.fields[key], turn)
 
     def record_results(self, record: Any, text: str, start: int, end: int) -> dict[str, tuple[str | None, Span]]:
         """The results a line gives: a Codex call output (whether it says the call failed), a

@@ -166,7 +166,11 @@ _ANCHOR_PASSES = (
 def find_anchor(file_text: str, anchor: str, start: int = 0) -> tuple[int, int] | None:
     """The first line at or after offset ``start`` (a line start) that is the context line
     ``anchor``, read as Codex's ``apply_patch`` seeks it: ``(line start, next line start)``,
-    or None when no line is. Its line break (``\r\n`` too) is not part of the line."""
+    or None when no line is. Its line break (``\r\n`` too) is not part of the line.
+
+    An ``anchor`` that ends with a line break is a run of lines (a patch chunk of context
+    lines only): the first place where they stand one after the other, each read by the same
+    pass (Codex's ``seek_sequence``), from the first line's start to after the last."""
     n = len(file_text)
     lines: list[tuple[int, int, str]] = []
     pos = start
@@ -176,11 +180,16 @@ def find_anchor(file_text: str, anchor: str, start: int = 0) -> tuple[int, int] 
         body = file_text[pos:stop]
         lines.append((pos, n if nl < 0 else nl + 1, body[:-1] if body.endswith("\r") else body))
         pos = n if nl < 0 else nl + 1
+    if anchor.endswith("\n"):
+        wanted = [w[:-1] if w.endswith("\r") else w for w in anchor[:-1].split("\n")]
+    else:
+        wanted = [anchor]
+    m = len(wanted)
     for norm in _ANCHOR_PASSES:
-        want = norm(anchor)
-        for a, b, body in lines:
-            if norm(body) == want:
-                return a, b
+        want = [norm(w) for w in wanted]
+        for i in range(len(lines) - m + 1):
+            if norm(lines[i][2]) == want[0] and all(norm(lines[i + j][2]) == want[j] for j in range(1, m)):
+                return lines[i][0], lines[i + m - 1][1]
     return None
 
 

@@ -205,14 +205,6 @@ def _text(f: Field, action: Action) -> str:
     raise ActionFailed(_diag("bad-argument", msg, f.span), msg)
 
 
-def _line_aligned(text: str, lines: str, start: int) -> int:
-    """Where ``lines`` first stands in ``text`` at or after ``start``, starting a line (-1: nowhere)."""
-    at = text.find(lines, start)
-    while at > 0 and text[at - 1] not in "\n\r":
-        at = text.find(lines, at + 1)
-    return at
-
-
 def _norm(text: str) -> str:
     return text.replace("\r\n", "\n")
 
@@ -683,14 +675,6 @@ class _Planner:
                 if bare is not None:
                     replace = bare[0]
             if search and _norm(search) == _norm(replace):
-                if edit is not None and edit.after_previous and search == replace:
-                    # A chunk of context lines only (Codex's, opencode's): it changes nothing,
-                    # and the next chunk is searched after it, as Codex's applier goes on.
-                    at = _line_aligned(as_str() or "", search, start)
-                    if at >= 0:
-                        floor = at + len(search)
-                        already += 1
-                        continue
                 outcome.diagnostics.append(_diag(
                     "noop-edit", "the replacement equals the search text; nothing changes", r_span
                 ))
@@ -719,7 +703,8 @@ class _Planner:
                     if edit.at_end and start == _last_lines(text, search):
                         d.message += f" (searched at the end of the file, `*** End of File`: from line {first})"
                     else:
-                        after = "its `@@` context line" if edit.anchors else "the chunk before it"
+                        after = (("the context lines before it" if edit.anchors[-1].value.endswith("\n")
+                                  else "its `@@` context line") if edit.anchors else "the chunk before it")
                         d.message += f" (searched after {after}, from line {first})"
                 raise ActionFailed(d, found.message)
             accepted = chosen is not None or found.certain or self.accepts_fuzzy(index)
@@ -1104,13 +1089,21 @@ def _last_lines(text: str, search: str) -> int:
 
 def _after_anchor(text: str, anchor: Field, start: int, rel: str) -> int:
     """Where the search of a chunk with the context line ``anchor`` (``@@ class Foo``) starts:
-    after the first line at or after ``start`` that is that line (as Codex seeks it)."""
+    after the first line at or after ``start`` that is that line (as Codex seeks it); or, for
+    a run of lines (the chunk of context lines only before it), after the first place where
+    those lines stand one after the other."""
     value = anchor.value if isinstance(anchor.value, str) else ""
     found = find_anchor(text, value, start)
     if found is None:
         first = text.count("\n", 0, start) + 1
         where = f" at or after line {first}" if start else ""
-        msg = f"{rel}: the context line `@@ {value.strip()}` is not in the file{where}; Codex rejects this chunk"
+        if value.endswith("\n"):
+            lines = value[:-1].split("\n")
+            shown = f"`{lines[0].strip()}`" + (f" and the {len(lines) - 1} after it" if len(lines) > 1 else "")
+            msg = (f"{rel}: the context lines of a chunk that changes nothing ({shown}) are not in the "
+                   f"file{where}; Codex rejects this patch")
+        else:
+            msg = f"{rel}: the context line `@@ {value.strip()}` is not in the file{where}; Codex rejects this chunk"
         raise ActionFailed(_diag("search-not-found", msg, anchor.span), msg)
     return found[1]
 

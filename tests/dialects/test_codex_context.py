@@ -127,12 +127,44 @@ def test_a_chunk_of_context_lines_only_moves_the_search_on(tmp_path: Path) -> No
                              {"s.txt": src}, "--write")
     assert code == 0 and files["s.txt"] == "a\nX\nb\nY\nc\nZ\n"
     assert not [d for d in diags if d.code == "noop-edit"]
-    # context that is not in the file (or not once) moves nothing: the next chunk is judged as
-    # before, here refused as ambiguous rather than guessed
-    code, files, diags = run(tmp_path, patch("@@\n q\n@@\n-X\n+Z\n").replace("shapes.py", "t.txt"),
+    # the chunk's lines are the next chunk's anchors, a run of lines: no edit of their own
+    text = patch("@@\n c\n@@\n-X\n+Z\n").replace("shapes.py", "s.txt")
+    view = file_view(analyze(text).actions[0])
+    assert view is not None
+    (e,) = view.edits
+    assert [a.value for a in e.anchors] == ["c\n"]
+    assert text[e.anchors[0].span.start : e.anchors[0].span.end] == " c"
+    # context that is not in the file: Codex rejects the patch; a diagnostic on those lines,
+    # nothing applied (never the next chunk's first place guessed)
+    text = patch("@@\n q\n@@\n-X\n+Z\n").replace("shapes.py", "t.txt")
+    code, files, diags = run(tmp_path, text, {"t.txt": src}, "--write")
+    assert code == 1 and files["t.txt"] == src
+    (d,) = diags
+    assert d.code == "search-not-found" and "context lines" in d.message and "`q`" in d.message
+    assert text[d.span.start : d.span.end] == " q"
+
+
+def test_a_chunk_of_context_lines_is_a_run_of_lines(tmp_path: Path) -> None:
+    """Its lines are sought together, one after the other (Codex's ``seek_sequence``): `c` alone
+    on line 1 is not the place; `c` then `d` on lines 4-5 is, and the `X` after them is patched."""
+    src = "c\nX\nd\nc\nd\nX\n"
+    code, files, _ = run(tmp_path, patch("@@\n c\n d\n@@\n-X\n+Z\n").replace("shapes.py", "s.txt"),
+                         {"s.txt": src}, "--write")
+    assert code == 0 and files["s.txt"] == "c\nX\nd\nc\nd\nZ\n"
+    code, files, diags = run(tmp_path, patch("@@\n c\n e\n@@\n-X\n+Z\n").replace("shapes.py", "t.txt"),
                              {"t.txt": src}, "--write")
     assert code == 1 and files["t.txt"] == src
-    assert [d.code for d in diags] == ["noop-edit", "search-ambiguous"]
+    assert [d.code for d in diags] == ["search-not-found"] and "`c` and the 1 after it" in diags[0].message
+
+
+def test_a_chunk_of_context_lines_moves_the_search_on_in_a_crlf_file(tmp_path: Path) -> None:
+    src = "a\r\nX\r\nb\r\nc  \r\nX\r\n"
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "s.txt").write_bytes(src.encode())
+    (tmp_path / "t.md").write_text(patch("@@\n c\n@@\n-X\n+Z\n").replace("shapes.py", "s.txt"), encoding="utf-8")
+    assert main(["apply", str(tmp_path / "t.md"), "--root", str(root), "--write"]) == 0
+    assert (root / "s.txt").read_bytes() == b"a\r\nX\r\nb\r\nc  \r\nZ\r\n"
 
 
 @pytest.mark.parametrize("written", ["class Square:", "class Square:   ", "  class Square:", "class Square:\r"])

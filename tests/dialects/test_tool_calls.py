@@ -329,10 +329,6 @@ def _codex_turn_session(turn_cwd: str) -> str:
     ]) + "\n"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known, not fixed: a relative patch path is read at the project's top whatever the turn's cwd; "
-    "reading it in the turn's directory makes each record depend on a cwd record any number of lines "
-    "before it, which the incremental re-scan does not follow (test_session_incremental's random edits)"))
 def test_codex_relative_patch_paths_are_read_in_the_turns_cwd() -> None:
     [edit] = [x for x in analyze(_codex_turn_session("/p/sub")).actions if x.kind is ActionKind.MODIFY_FILE]
     assert edit.path == "sub/b.py"
@@ -340,10 +336,6 @@ def test_codex_relative_patch_paths_are_read_in_the_turns_cwd() -> None:
     assert same.path == "b.py"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known, not fixed: a relative patch path is read at the project's top whatever the turn's cwd; "
-    "reading it in the turn's directory makes each record depend on a cwd record any number of lines "
-    "before it, which the incremental re-scan does not follow (test_session_incremental's random edits)"))
 def test_codex_relative_patch_in_a_turn_outside_the_project_is_refused(tmp_path: Path) -> None:
     pytest.importorskip("action_lsp.dialects.codex_patch")
     root = tmp_path / "ws"
