@@ -56,6 +56,30 @@ class Unit:
     blocks: list[Construct] = field(default_factory=list)  # constructs that hold actions
     behind: int = -1  # the first offset a construct's look-behind read, when before ``start`` (else -1)
 
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        lookahead: int,
+        actions: list[Action] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        separators: list[tuple[int, int]] | None = None,
+        watch: list[str] | None = None,
+        blocks: list[Construct] | None = None,
+        behind: int = -1,
+    ) -> None:
+        # (Written out: the generated one calls a factory per list, and a long history's scan
+        # makes 3,400 units. A subclass's generated ``__init__`` uses the field defaults above.)
+        self.start = start
+        self.end = end
+        self.lookahead = lookahead
+        self.actions = [] if actions is None else actions
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.separators = [] if separators is None else separators
+        self.watch = [] if watch is None else watch
+        self.blocks = [] if blocks is None else blocks
+        self.behind = behind
+
 
 def _searches(dialects: DialectSet) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
     """The patterns a scan with ``dialects`` searches with, made once per set (a session scans
