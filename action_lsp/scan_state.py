@@ -406,7 +406,13 @@ def _marker_lines(markers: tuple[str, ...], cr: bool) -> re.Pattern[str]:
     rx = _MARKER_LINES.get(key)
     if rx is None:
         alts = "|".join(re.escape(m) for m in markers)
-        rx = _MARKER_LINES[key] = re.compile((r"(?:\n|\r(?!\n))" if cr else r"\n") + r"(?=[ \t]*(?:" + alts + "))")
+        blanks = r"[ \t]*"
+        if markers and all(m and m[0] not in " \t" for m in markers):
+            # The blanks taken whole and the marker's first character checked before its
+            # alternatives (as ``scan._line_kinds`` does): a line of a code block's body is
+            # rejected at its first character, not after each alternative was tried on it.
+            blanks = r"[ \t]*+(?=[" + re.escape("".join(sorted({m[0] for m in markers}))) + "])"
+        rx = _MARKER_LINES[key] = re.compile((r"(?:\n|\r(?!\n))" if cr else r"\n") + r"(?=" + blanks + "(?:" + alts + "))")
     return rx
 
 
