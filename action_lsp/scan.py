@@ -22,9 +22,10 @@ from __future__ import annotations
 import itertools
 import operator
 import re
+import sys
 import zlib
+from array import array
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from .dialects import Construct, Dialect, DialectSet, TagOpen
 from .markdown import EOL, fence_open_at, next_line_start
@@ -260,7 +261,8 @@ def _prose_points(text: str, pos: int, stop: int, cr: bool, lines: int = -1) -> 
     A cut point depends only on the text around it (events are content too), so a re-scan
     right after an edit finds the old ones again and can stop there (counting lines from the
     unit's start would shift every later cut when a line is inserted, and keep a re-scan
-    going). Blank lines are found with ``str.find``; only they cost a Python step."""
+    going). Blank lines are found by runs of line feeds (``re``: ``str.find`` of ``\n\n`` is
+    slower where line feeds are frequent); only they cost a Python step."""
     if stop - pos < LONG_STRETCH:
         return []
     if cr:
@@ -268,15 +270,19 @@ def _prose_points(text: str, pos: int, stop: int, cr: bool, lines: int = -1) -> 
     found: list[int] = []
     long = (lines if lines >= 0 else text.count("\n", pos, stop)) >= LONG_PARAGRAPH  # (the caller's count)
     seg = pos
-    i = text.find("\n\n", pos, stop)
-    while 0 <= i < stop - 2:
-        if long and text.count("\n", seg, i) >= LONG_PARAGRAPH:
-            found.extend(_line_points(text, seg, i, False))
+    for m in _BLANK_RUN.finditer(text, pos, stop):
+        # Each "\n\n" of the run a paragraph's end: the first ends the one from ``seg`` (empty
+        # at ``pos``), each later one an empty one, the next starts after the run. (A "\n\n"
+        # ending at ``stop`` ends none; the line feed left after it changes no count below.)
+        i = m.start()
+        if i > stop - 3:
+            break
+        if long and i - seg >= 2 * LONG_PARAGRAPH - 1 and text.count("\n", seg, i) >= LONG_PARAGRAPH:
+            found.extend(_line_points(text, seg, i, False))  # (k line feeds, no two adjacent: 2k - 1 characters)
         a = max(seg, i - _HASHED)
         if a < i and zlib.crc32(_ENCODE(text[a:i])) % PARAGRAPH_MODULUS == 0:
             found.append(i + 2)
-        seg = i + 2
-        i = text.find("\n\n", i + 1, stop)
+        seg = m.end()
     if long and text.count("\n", seg, stop) >= LONG_PARAGRAPH:
         found.extend(_line_points(text, seg, stop, False))
     return found
@@ -301,22 +307,45 @@ def _line_points(text: str, a: int, b: int, cr: bool = True) -> list[int]:
 
 def _lf_line_points(text: str, a: int, b: int) -> list[int]:
     """:func:`_line_points` of a text whose lines end at ``\n`` only, without a Python step per
-    line (a long history's long paragraphs: 100,000 lines, 30 ms of its scan that way)."""
+    line (a long history's long paragraphs: 24,000 lines): the lines' UTF-8 bytes split and
+    hashed in C, the low bits of the hashes tested in C (a table over their lowest bytes), and
+    only the lines that are cuts located, by their text (no line between the last one located
+    and a cut can read the same: equal lines hash alike, so it would be a cut too)."""
     line_from = line_start_of(text, a, False)
-    seg = text[line_from:b]
-    lines: list[Any]
-    if seg.isascii():  # (then a line's characters are its UTF-8 bytes)
-        lines = hashed = seg.encode("ascii").split(b"\n")
-    else:  # measured in characters, hashed in UTF-8: encoded once (no byte of it but \n's is 10)
-        lines, hashed = seg.split("\n"), _ENCODE(seg).split(b"\n")
+    lines = _ENCODE(text[line_from:b]).split(b"\n")  # (no byte of UTF-8 but a line feed is 10)
     # The lines ended before ``b`` (not the one a break at ``b - 1`` ends: no cut at ``b``).
-    drop = 1 if lines[-1] else 2
-    lines, hashed = lines[:-drop], hashed[:-drop]
-    ends = itertools.islice(itertools.accumulate(map((1).__add__, map(len, lines)), initial=line_from), 1, None)
-    hashes = map(zlib.crc32, hashed)
-    # A cut after each non-empty line whose hash is 0 modulo CUT_MODULUS (a power of two).
-    cut = map(operator.not_, map(operator.or_, map((CUT_MODULUS - 1).__and__, hashes), map(operator.not_, lines)))
-    return list(itertools.compress(ends, cut))
+    del lines[len(lines) - (1 if lines[-1] else 2) :]
+    if not lines:
+        return []
+    marks = array(_U32, map(zlib.crc32, lines)).tobytes()[_LOW_BYTE::4].translate(_cut_table(CUT_MODULUS))
+    found: list[int] = []
+    pos = line_from  # a line start: the lines before it are located
+    i = marks.find(0)  # (a line whose hash is 0 modulo CUT_MODULUS, a power of two; an empty one too)
+    while i >= 0:
+        if lines[i]:
+            line = lines[i].decode("utf-8", "surrogatepass") + "\n"
+            at = text.find(line, pos, b)
+            while at > 0 and text[at - 1] != "\n":  # (a line ending so: not at a line start)
+                at = text.find(line, at + 1, b)
+            pos = at + len(line)
+            found.append(pos)
+        i = marks.find(0, i + 1)
+    return found
+
+
+_U32 = next(t for t in "IL" if array(t).itemsize == 4)  # (an array typecode of 4-byte items)
+_LOW_BYTE = 0 if sys.byteorder == "little" else 3  # (the lowest byte of such an item)
+_CUT_TABLES: dict[int, bytes] = {}
+_BLANK_RUN = re.compile(r"\n\n+")
+
+
+def _cut_table(modulus: int) -> bytes:
+    """A ``bytes.translate`` table: a hash's lowest byte -> 0 when the hash is 0 modulo
+    ``modulus`` (a power of two, at most 256), else 1."""
+    table = _CUT_TABLES.get(modulus)
+    if table is None:
+        table = _CUT_TABLES[modulus] = bytes(0 if k % modulus == 0 else 1 for k in range(256))
+    return table
 
 
 def scan(

@@ -56,6 +56,30 @@ class Unit:
     blocks: list[Construct] = field(default_factory=list)  # constructs that hold actions
     behind: int = -1  # the first offset a construct's look-behind read, when before ``start`` (else -1)
 
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        lookahead: int,
+        actions: list[Action] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        separators: list[tuple[int, int]] | None = None,
+        watch: list[str] | None = None,
+        blocks: list[Construct] | None = None,
+        behind: int = -1,
+    ) -> None:
+        # (Written out: the generated one calls a factory per list, and a long history's scan
+        # makes 3,400 units. A subclass's generated ``__init__`` uses the field defaults above.)
+        self.start = start
+        self.end = end
+        self.lookahead = lookahead
+        self.actions = [] if actions is None else actions
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.separators = [] if separators is None else separators
+        self.watch = [] if watch is None else watch
+        self.blocks = [] if blocks is None else blocks
+        self.behind = behind
+
 
 def _searches(dialects: DialectSet) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
     """The patterns a scan with ``dialects`` searches with, made once per set (a session scans
@@ -382,7 +406,13 @@ def _marker_lines(markers: tuple[str, ...], cr: bool) -> re.Pattern[str]:
     rx = _MARKER_LINES.get(key)
     if rx is None:
         alts = "|".join(re.escape(m) for m in markers)
-        rx = _MARKER_LINES[key] = re.compile((r"(?:\n|\r(?!\n))" if cr else r"\n") + r"(?=[ \t]*(?:" + alts + "))")
+        blanks = r"[ \t]*"
+        if markers and all(m and m[0] not in " \t" for m in markers):
+            # The blanks taken whole and the marker's first character checked before its
+            # alternatives (as ``scan._line_kinds`` does): a line of a code block's body is
+            # rejected at its first character, not after each alternative was tried on it.
+            blanks = r"[ \t]*+(?=[" + re.escape("".join(sorted({m[0] for m in markers}))) + "])"
+        rx = _MARKER_LINES[key] = re.compile((r"(?:\n|\r(?!\n))" if cr else r"\n") + r"(?=" + blanks + "(?:" + alts + "))")
     return rx
 
 

@@ -157,9 +157,19 @@ def _near(written: str, known: str) -> bool:
     limit = 1 if len(b) < 8 else 2
     if a[0] != b[0]:
         return False
+    # Two lower bounds of the distance first (an edit changes the length by one at most, and
+    # adds or removes one character to either side's excess at most): most candidates are told
+    # by them, and rapidfuzz (28 M instructions to import) is not loaded by a scan for them.
+    if abs(len(a) - len(b)) > limit or max(_excess(a, b), _excess(b, a)) > limit:
+        return False
     from rapidfuzz.distance import DamerauLevenshtein  # only when a name is a candidate
 
     return DamerauLevenshtein.distance(a, b, score_cutoff=limit) <= limit
+
+
+def _excess(a: str, b: str) -> int:
+    """The characters of ``a`` that ``b`` lacks, counted with their repeats."""
+    return sum(max(0, a.count(c) - b.count(c)) for c in set(a))
 
 
 class DialectSet:

@@ -57,6 +57,7 @@ from ..markdown import (
     line_end,
     line_start,
     next_line_start,
+    text_finder,
 )
 from ..model import (
     Action,
@@ -128,6 +129,18 @@ def _finder(text: str, rx: re.Pattern[str]) -> Forward:
     return Forward(len(text), search)
 
 
+def _line_before(text: str, rx: re.Pattern[str], pos: int, limit: int) -> int:
+    """What :func:`_finder` finds from ``pos`` when it is before the line start ``limit``, else
+    ``limit``: searched no further than ``limit`` (a marker line before it ends before it)."""
+    m = rx.search(text, pos, limit)
+    while m is not None:
+        line = blank_line_start(text, m.start())
+        if line >= pos:
+            return line
+        m = rx.search(text, m.start() + 1, limit)
+    return limit
+
+
 @dataclass(slots=True)
 class _Finders:
     head: Forward  # loose SEARCH markers (typos included)
@@ -135,6 +148,7 @@ class _Finders:
     updated: Forward
     message: Forward  # Aider's `#### ` user-message lines (its extractor reads one message at a time)
     paragraph: ForwardSearch  # a blank line, then text
+    tokens: Forward  # Aider's first line after a reply (``_TOKENS``)
 
 
 def _finders(ctx: ScanContext) -> _Finders:
@@ -142,7 +156,7 @@ def _finders(ctx: ScanContext) -> _Finders:
     if found is None:
         t = ctx.text
         users = Forward(len(t), user_lines(ctx.cache, t).line)  # (searched once for the reports too)
-        found = ctx.cache["aider"] = _Finders(_finder(t, _LOOSE_HEAD_RX), _finder(t, _DIVIDER), _finder(t, _UPDATED), users, ForwardSearch(t, PARAGRAPH))
+        found = ctx.cache["aider"] = _Finders(_finder(t, _LOOSE_HEAD_RX), _finder(t, _DIVIDER), _finder(t, _UPDATED), users, ForwardSearch(t, PARAGRAPH), text_finder(t, _TOKENS))
     return found
 
 
@@ -289,7 +303,7 @@ class Aider(Dialect):
 
     def parse_line(self, ctx: ScanContext, start: int) -> Construct | None:
         if ctx.text.startswith(MARKERS, start):
-            end, read = tool_message(reports(ctx.cache, ctx.text), start)
+            end, read = tool_message(reports(ctx.cache, ctx.text, ctx.cr), start)
             return Construct(Span(start, end), lookahead=max(end, read))
         at = start
         while at < len(ctx.text) and ctx.text[at] in " \t":
@@ -342,7 +356,7 @@ class Aider(Dialect):
             if close is not None:
                 end = close[1]
                 break
-            tool = reports(ctx.cache, text).next_tool_line(end)
+            tool = reports(ctx.cache, text, ctx.cr).next_tool_line(end)
             if tool < nxt:
                 end = tool  # the fence is never closed in the reply: Aider's output follows it
                 break
@@ -418,7 +432,10 @@ class Aider(Dialect):
             )
             return None
         replace_start = next_line_start(text, divider)
-        closing = min(found.divider.next(replace_start), found.updated.next(replace_start))
+        # (A second `=======` counts before the REPLACE marker only: searched up to it, not on
+        # to the next block's, which made that search a pass through the whole history.)
+        updated = found.updated.next(replace_start)
+        closing = min(_line_before(text, _DIVIDER, replace_start, updated), updated)
         if closing >= bound:
             limit = min(bound, found.head.next(replace_start))
             self._read_to(text, found, search_start, bound, far, fence, reach, watch)
@@ -503,13 +520,14 @@ class Aider(Dialect):
     ) -> None:
         """Mark failed the blocks that the report ending their turn names (see
         ``aider_reports``); record how far that was read."""
-        found = reports(ctx.cache, ctx.text)
+        found = reports(ctx.cache, ctx.text, ctx.cr)
         turn = found.after(end)
         if turn.reach < 0:
             watch.update(WATCH)
             return
         reach.append(turn.reach)
-        if (turn.report is None or not turn.report.rejected) and ctx.text.find(_TOKENS, end - 1, turn.reach) >= 0:
+        # (``find(_TOKENS, end - 1, turn.reach) >= 0``: the first one from ``end - 1`` ends by then)
+        if (turn.report is None or not turn.report.rejected) and _finders(ctx).tokens.next(end - 1) + len(_TOKENS) <= turn.reach:
             # Aider's output follows the reply: a block naming no file was never applied (Aider
             # rejects such a reply in its diff formats, and its other formats do not read it).
             for i, a in enumerate(actions):

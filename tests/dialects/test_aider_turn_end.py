@@ -1,8 +1,10 @@
-"""Where a reply's turn ends in Aider's history (``Reports``): found by its words with
-``str.find``, the same line as the regex that defines them, on random texts."""
+"""Where a reply's turn ends in Aider's history (``Reports``): found as the next user line, and
+a line of the other words before it (one search from line break to line break), the same line
+as the regex that defines them, on random texts."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +41,23 @@ def _plain_turn_end(text: str, pos: int) -> int:
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_PIECES, max_size=40).map("".join), st.lists(st.integers(0, 400), max_size=8))
 def test_turn_end_is_the_regex_search(text: str, queries: list[int]) -> None:
-    reports = Reports(text)
-    for q in [min(q, len(text)) for q in queries] + list(range(len(text) + 1)):
-        assert reports.turns.next(q) == _plain_turn_end(text, q), (text, q)
+    # (cr=False, the scan's search for a text without a carriage return: its line feeds only)
+    for cr in (True, False) if "\r" not in text else (True,):
+        reports = Reports(text, cr=cr)
+        for q in [min(q, len(text)) for q in queries] + list(range(len(text) + 1)):
+            assert reports.turns.next(q) == _plain_turn_end(text, q), (text, q, cr)
+
+
+@pytest.mark.parametrize("line", [
+    "Applied edit to a.py", ">Applied edit to a.py", "> Applied edit to a.py", "> > Applied edit to a.py",
+    ">Did not apply edit to a.py", "^^^ Expected `=======`", "> ^^^ Expected", ">^^^ x",
+    "# 2 SEARCH/REPLACE blocks failed to match!", "> # 1 SEARCH/REPLACE block failed to match!",
+    ">#  1 SEARCH/REPLACE block failed to match!", "># 12 SEARCH/REPLACE block failed to match!",
+    "  Applied edit to a.py", "#### next", "x Applied edit to a.py",
+])
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_each_turn_line_as_the_regex_reads_it(line: str, eol: str) -> None:
+    text = eol.join(["reply", line, "more", line]) + eol
+    for cr in (True, False) if eol == "\n" else (True,):
+        reports = Reports(text, cr=cr)
+        assert [reports.turns.next(q) for q in range(len(text) + 1)] == [_plain_turn_end(text, q) for q in range(len(text) + 1)]

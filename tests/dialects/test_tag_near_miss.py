@@ -51,3 +51,29 @@ def test_near_misses_are_those_of_comparing_every_name(known: str, data: st.Data
     ds = DialectSet.named(None)
     owner = ds.tag_owner(name)
     assert (None if owner is None else (owner[0].name, owner[1])) == _plain_owner(ds, name)
+
+
+def _plain_near(written: str, known: str) -> bool:
+    """``_near`` as rapidfuzz alone answers it (no lower bounds first)."""
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    a, b = written.lower().replace("-", "_"), known.lower().replace("-", "_")
+    if a == b:
+        return written != known
+    if len(b) < 5 or a[0] != b[0]:
+        return False
+    limit = 1 if len(b) < 8 else 2
+    return DamerauLevenshtein.distance(a, b, score_cutoff=limit) <= limit
+
+
+_LETTERS = st.text(alphabet="abcdeE-_", min_size=1, max_size=12)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(_LETTERS, st.sampled_from(_KNOWN)), st.one_of(_LETTERS, st.sampled_from(_KNOWN)), st.data())
+def test_near_is_rapidfuzz_alone(written: str, known: str, data: st.DataObject) -> None:
+    """The length and character-count bounds told first never change an answer (random names
+    over a few letters, so that transpositions and repeats are frequent, and mangled known ones)."""
+    if data.draw(st.booleans()):
+        written = _mangled(known, data) or written
+    assert _near(written, known) == _plain_near(written, known)
