@@ -460,59 +460,57 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
         doc.buf = b""  # (the tables are all a walk needs)
         doc.view = memoryview(doc.buf)
     text = doc.text
+    ends = doc.ends
+    starts, string_ends = doc.string_starts, doc.string_ends
     start, end = node.span.start, node.span.end
     value = node.value
+    is_object = node.kind == "object"
     out: list[Any] = []
     append = out.append
     pos = start + 1
-    if node.kind == "object":
-        sep = _S_FIRST_KEY
-        for key in value:
-            m = sep.match(text, pos, end)
+    sep = _S_FIRST_KEY if is_object else _S_FIRST_ITEM
+    for key in value:
+        m = sep.match(text, pos, end)
+        if m is None:
+            return None
+        if is_object:
             sep = _S_NEXT_KEY
-            if m is None:
-                return None
             kb, kbe = m.span(1)
-            body = text[kb + 1:kbe - 1]
-            if "\\" in body:
+            if kbe - kb - 2 == len(key) and text.startswith(key, kb + 1):
+                kspan = Span(kb, kbe)  # (an escape decodes to fewer characters: none here)
+            else:
                 ks = doc.parser.string(kb)
                 if ks.value != key or ks.span.end != kbe:
                     return None
                 kspan = ks.span
-            elif body != key:
-                return None
-            else:
-                kspan = Span(kb, kbe)
-            vpos = m.end()
-            pos = _value_end(doc, vpos)
-            if pos < 0 or pos > end:
-                return None
             child = value[key]
-            head = text[vpos]
-            if head == '"' and type(child) is not str:  # (a key written twice: the value decoded is another's)
-                return None
-            if head == "{" or head == "[":
-                made: JNode = _lazy("object" if head == "{" else "array", Span(vpos, pos), child, doc, 1, 0)
-            else:
-                made = _leaf(ord(head), Span(vpos, pos), child, text)
-            append(JMember(share(key), kspan, made))
-    else:
-        sep = _S_FIRST_ITEM
-        for child in value:
-            m = sep.match(text, pos, end)
+        else:
             sep = _S_NEXT_ITEM
-            if m is None:
-                return None
-            vpos = m.end()
+            child = key
+        vpos = m.end()
+        head = text[vpos]
+        if head == '"':
+            k = bisect_left(starts, vpos)
+            if k == len(starts) or starts[k] != vpos or type(child) is not str:
+                return None  # (not str: a key written twice, the value decoded is another's)
+            pos = string_ends[k]
+            made: JNode = _new(LazyNode)
+            made.kind = "string"
+            made.span = Span(vpos, pos)
+            made.value = child if len(child) > SHORT else share(child)
+            made.members = None
+            made.items = None
+            made._doc = text
+        elif head == "{" or head == "[":
+            pos = ends.get(vpos, -1)
+            made = _lazy("object" if head == "{" else "array", Span(vpos, pos), child, doc, 1, 0)
+        else:
             pos = _value_end(doc, vpos)
-            if pos < 0 or pos > end:
-                return None
-            head = text[vpos]
-            if head == "{" or head == "[":
-                append(_lazy("object" if head == "{" else "array", Span(vpos, pos), child, doc, 1, 0))
-            else:
-                append(_leaf(ord(head), Span(vpos, pos), child, text))
+            made = _leaf(ord(head), Span(vpos, pos), child, text)
+        if pos < 0 or pos > end:
+            return None
+        append(JMember(share(key), kspan, made) if is_object else made)
     m = _S_CLOSE.match(text, pos, end)
-    if m is None or m.end() != end or text[end - 1] != ("}" if node.kind == "object" else "]"):
+    if m is None or m.end() != end or text[end - 1] != ("}" if is_object else "]"):
         return None
     return out
