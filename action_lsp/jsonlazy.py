@@ -494,13 +494,14 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
             if k == len(starts) or starts[k] != vpos or type(child) is not str:
                 return None  # (not str: a key written twice, the value decoded is another's)
             pos = string_ends[k]
-            made: JNode = _new(LazyNode)
-            made.kind = "string"
-            made.span = Span(vpos, pos)
-            made.value = child if len(child) > SHORT else share(child)
-            made.members = None
-            made.items = None
-            made._doc = text
+            string = _new(LazyNode)
+            string.kind = "string"
+            string.span = Span(vpos, pos)
+            string.value = child if len(child) > SHORT else share(child)
+            string.members = None
+            string.items = None
+            string._doc = text
+            made: JNode = string
         elif head == "{" or head == "[":
             pos = ends.get(vpos, -1)
             made = _lazy("object" if head == "{" else "array", Span(vpos, pos), child, doc, 1, 0)
