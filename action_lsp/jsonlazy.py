@@ -95,7 +95,7 @@ class _Doc:
         self.view = memoryview(buf)
         self.ascii = len(buf) == stop - base
         self.parser = _Parser(text, stop)
-        self.ends: dict[int, int] | None = None  # container start -> end (text offsets)
+        self.ends: tuple[list[int], list[int]] | None = None  # every container's start, in order, and its end
         self.string_starts: list[int] = []  # every string's opening quote, in order
         self.string_ends: list[int] = []  # and the offset after its closing quote
 
@@ -388,10 +388,12 @@ _S_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?
 _BRACKETS = bytes(1 if c in b"{[" else 2 if c in b"}]" else 0 for c in range(256))
 
 
-def _extents(buf: bytes, base: int) -> tuple[dict[int, int], list[int], list[int]]:
-    """The extents of every container and string of the strict JSON text ``buf`` (its UTF-8
-    bytes), in offsets of the text it starts at ``base`` of: (container start -> end, string
-    starts, string ends), ends exclusive.
+Extents = tuple[list[int], list[int]]  # the starts of values of one kind, in order, and their ends
+
+
+def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
+    """The extents of every container and of every string of the strict JSON text ``buf`` (its
+    UTF-8 bytes), in offsets of the text it starts at ``base`` of, ends exclusive.
 
     One pass of NumPy over the bytes, none decoded: the quotes not escaped (a quote after an
     odd run of backslashes is escaped: in strict JSON a backslash is only ever in a string and
@@ -417,18 +419,21 @@ def _extents(buf: bytes, base: int) -> tuple[dict[int, int], list[int], list[int
     closing = codes[brackets] == 2
     depth = np.cumsum(1 - 2 * closing.astype(np.int64))  # after each bracket
     order = np.argsort(depth + closing, kind="stable")  # the depth each opens into or closes from
-    starts, ends = brackets[order[0::2]], brackets[order[1::2]] + 1
+    partner = np.empty(brackets.size, dtype=np.int64)
+    partner[order[0::2]] = order[1::2]
+    opening = np.flatnonzero(~closing)
+    starts, ends = brackets[opening], brackets[partner[opening]] + 1
     string_starts, string_ends = quotes[0::2], quotes[1::2] + 1
     if not buf.isascii():  # a byte offset less the continuation bytes before it: a character offset
-        tails = np.flatnonzero((a & 0xC0) == 0x80)
+        high = np.flatnonzero(a >= 0x80)
+        tails = high[(a[high] & 0xC0) == 0x80]
         starts = starts - np.searchsorted(tails, starts)
         ends = ends - np.searchsorted(tails, ends)
         string_starts = string_starts - np.searchsorted(tails, string_starts)
         string_ends = string_ends - np.searchsorted(tails, string_ends)
     return (
-        dict(zip((starts + base).tolist(), (ends + base).tolist(), strict=True)),
-        (string_starts + base).tolist(),
-        (string_ends + base).tolist(),
+        ((starts + base).tolist(), (ends + base).tolist()),
+        ((string_starts + base).tolist(), (string_ends + base).tolist()),
     )
 
 
@@ -441,9 +446,10 @@ def _value_end(doc: _Doc, pos: int) -> int:
         k = bisect_left(starts, pos)
         return doc.string_ends[k] if k < len(starts) and starts[k] == pos else -1
     if head == "{" or head == "[":
-        ends = doc.ends
-        assert ends is not None
-        return ends.get(pos, -1)
+        assert doc.ends is not None
+        starts, ends = doc.ends
+        k = bisect_left(starts, pos)
+        return ends[k] if k < len(starts) and starts[k] == pos else -1
     if head == "t" or head == "n":
         return pos + 4
     if head == "f":
@@ -456,11 +462,12 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
     """:func:`_walk` by the document's extents, in the text's own offsets: a member's value
     ends where its extent says, no container's bytes decoded again."""
     if doc.ends is None:
-        doc.ends, doc.string_starts, doc.string_ends = _extents(doc.buf, doc.base)
+        doc.ends, strings = _extents(doc.buf, doc.base)
+        doc.string_starts, doc.string_ends = strings
         doc.buf = b""  # (the tables are all a walk needs)
         doc.view = memoryview(doc.buf)
     text = doc.text
-    ends = doc.ends
+    opens, ends = doc.ends
     starts, string_ends = doc.string_starts, doc.string_ends
     start, end = node.span.start, node.span.end
     value = node.value
@@ -503,7 +510,8 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
             string._doc = text
             made: JNode = string
         elif head == "{" or head == "[":
-            pos = ends.get(vpos, -1)
+            k = bisect_left(opens, vpos)
+            pos = ends[k] if k < len(opens) and opens[k] == vpos else -1
             made = _lazy("object" if head == "{" else "array", Span(vpos, pos), child, doc, 1, 0)
         else:
             pos = _value_end(doc, vpos)

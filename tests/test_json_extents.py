@@ -22,8 +22,9 @@ from action_lsp.jsonscan import JResult, parse_eager, parse_json
 from tests.test_json_lazy_tree import _result, documents
 
 
-def _simple_extents(text: str, base: int) -> tuple[dict[int, int], list[int], list[int]]:
-    """Every container's and string's extent, one character at a time (strict JSON)."""
+def _simple_extents(text: str, base: int) -> tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]:
+    """Every container's and string's extent, one character at a time (strict JSON): (starts
+    in order, their ends) of the containers, the same of the strings."""
     ends: dict[int, int] = {}
     starts: list[int] = []
     string_ends: list[int] = []
@@ -44,7 +45,8 @@ def _simple_extents(text: str, base: int) -> tuple[dict[int, int], list[int], li
         elif c in "}]":
             ends[stack.pop() + base] = i + 1 + base
         i += 1
-    return ends, starts, string_ends
+    opens = sorted(ends)
+    return (opens, [ends[k] for k in opens]), (starts, string_ends)
 
 
 _CHARS = ["a", "é", "🌍", "—", '"', "\\", "\\\\", '\\"', "{", "}", "[", "]", ":", ",", "\n", " "]
