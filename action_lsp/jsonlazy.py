@@ -385,7 +385,6 @@ _S_FIRST_ITEM = re.compile(r"[ \t\n\r]*+")
 _S_NEXT_ITEM = re.compile(r"[ \t\n\r]*+,[ \t\n\r]*+")
 _S_CLOSE = re.compile(r"[ \t\n\r]*+[]}]")
 _S_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?")
-_BRACKETS = bytes(1 if c in b"{[" else 2 if c in b"}]" else 0 for c in range(256))
 
 
 Extents = tuple[list[int], list[int]]  # the starts of values of one kind, in order, and their ends
@@ -413,10 +412,12 @@ def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
                 after = after[more]
                 run += 1
             quotes = quotes[~escaped]
-    codes = np.frombuffer(buf.translate(_BRACKETS), np.uint8)
-    brackets = np.flatnonzero(codes != 0)
+    low = a | 0x20  # ([ and ] are { and } less 0x20: no other byte becomes either)
+    found = low == 0x7B
+    found |= low == 0x7D
+    brackets = np.flatnonzero(found)
     brackets = brackets[(np.searchsorted(quotes, brackets) & 1) == 0]  # (an even number of quotes before: outside)
-    closing = codes[brackets] == 2
+    closing = low[brackets] == 0x7D
     depth = np.cumsum(1 - 2 * closing.astype(np.int64))  # after each bracket
     order = np.argsort(depth + closing, kind="stable")  # the depth each opens into or closes from
     partner = np.empty(brackets.size, dtype=np.int64)
