@@ -16,6 +16,14 @@ after the last one. The walk then spells a valid JSON text, which JSON's grammar
 only, so the members are those of the eager parse; anything else (duplicate keys, which a
 decoded ``dict`` merges) makes that container's subtree with the tolerant parser instead.
 
+A long document (:data:`EXTENTS` bytes or more) is walked otherwise: decoding each container
+again as raws skips every nested value once per level above it (an opencode export's bytes were
+decoded 5.6 times over). At its first expansion one NumPy pass over its bytes finds the extent
+of every container and string (:func:`_extents`: quotes not escaped, brackets outside strings
+paired by depth, byte offsets turned into the text's), and each member's value then ends where
+its extent says (:func:`_walk_extents`); keys are still matched against the decoded object's,
+in order, so a key written twice still sends the container to the tolerant parser.
+
 Offsets: the walk works on the UTF-8 bytes; a byte offset becomes a document (code point)
 offset by adding the characters of the bytes walked since the last one (nothing to count when
 the document is ASCII, nor in an ASCII value, which ``bytes.isascii`` tells without decoding it;
@@ -28,8 +36,14 @@ from __future__ import annotations
 import gc
 import json
 import re
+from bisect import bisect_left
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .deferred import numpy as np  # (imported after the server's start: deferred.py)
 
 from .jsonscan import SHORT, JMember, JNode, _Parser, parse_eager
 from .model import Span
@@ -66,18 +80,24 @@ def _decoders() -> tuple[Decode, Decode, Decode] | None:
 
 class _Doc:
     """What the nodes of one lazily made tree share: the text and its UTF-8 bytes from the
-    root's start on (``base``: the root's offset in the text)."""
+    root's start on (``base``: the root's offset in the text; ``stop``: its end). A long
+    document (:data:`EXTENTS`) is walked by the extents of its containers and strings instead
+    (:func:`_extents`, made at the first expansion; its bytes are let go then)."""
 
-    __slots__ = ("ascii", "base", "buf", "parser", "text", "unique", "view")
+    __slots__ = ("ascii", "base", "buf", "ends", "parser", "stop", "string_ends", "string_starts", "text", "unique", "view")
 
     def __init__(self, text: str, base: int, stop: int, buf: bytes) -> None:
         self.unique: bool | None = None  # no object in the text has a key twice (None: not known yet)
         self.text = text
         self.base = base
+        self.stop = stop
         self.buf = buf
         self.view = memoryview(buf)
         self.ascii = len(buf) == stop - base
         self.parser = _Parser(text, stop)
+        self.ends: tuple[list[int], list[int]] | None = None  # every container's start, in order, and its end
+        self.string_starts: list[int] = []  # every string's opening quote, in order
+        self.string_ends: list[int] = []  # and the offset after its closing quote
 
 
 class LazyNode(JNode):
@@ -225,9 +245,10 @@ def keys_unique(node: JNode) -> bool:
     doc = node._doc
     assert isinstance(doc, _Doc)
     if doc.unique is None:
-        buf = doc.buf
-        counted = _written_colons(node.value) if b"\\u003" not in buf else None
-        doc.unique = buf.count(b":") == counted if counted is not None else keys_unique_by_pairs(buf)
+        text, base, stop = doc.text, doc.base, doc.stop
+        # (colons are ASCII: the text's count is its UTF-8 bytes' count)
+        counted = _written_colons(node.value) if text.find("\\u003", base, stop) < 0 else None
+        doc.unique = text.count(":", base, stop) == counted if counted is not None else keys_unique_by_pairs(text[base:stop])
     return doc.unique
 
 
@@ -247,7 +268,7 @@ def _written_colons(value: Any) -> int | None:
         return None
 
 
-def keys_unique_by_pairs(buf: bytes) -> bool:
+def keys_unique_by_pairs(buf: bytes | str) -> bool:
     """Does no object of the JSON text ``buf`` have a key twice (the standard library's
     decoder; False when it cannot decode it, nested too deep for it among others)?"""
     pairs: list[list[tuple[str, Any]]] = []
@@ -261,7 +282,7 @@ def keys_unique_by_pairs(buf: bytes) -> bool:
 def _expand(node: LazyNode) -> None:
     """Make ``node``'s members or items (see the module's docstring)."""
     doc = node._doc
-    made = _walk(node, doc)
+    made = _walk_extents(node, doc) if len(doc.buf) >= EXTENTS or doc.ends is not None else _walk(node, doc)
     if made is None:  # not the eager parse's shape: the tolerant parser makes this subtree
         eager = parse_eager(doc.text, node.span.start, node.span.end).node
         assert eager is not None
@@ -350,5 +371,156 @@ def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:
             append(child)
     m = _CLOSE.match(buf, pos)
     if m is None or m.end() != be or buf[be - 1] != (0x7D if is_object else 0x5D):
+        return None
+    return out
+
+
+#: A tree whose text has this many UTF-8 bytes or more is walked by its extents.
+EXTENTS = 65536
+
+_S_KEY = r'("[^"\\]*+(?:\\.[^"\\]*+)*+")[ \t\n\r]*+:[ \t\n\r]*+'
+_S_FIRST_KEY = re.compile(r"[ \t\n\r]*+" + _S_KEY, re.DOTALL)
+_S_NEXT_KEY = re.compile(r"[ \t\n\r]*+,[ \t\n\r]*+" + _S_KEY, re.DOTALL)
+_S_FIRST_ITEM = re.compile(r"[ \t\n\r]*+")
+_S_NEXT_ITEM = re.compile(r"[ \t\n\r]*+,[ \t\n\r]*+")
+_S_CLOSE = re.compile(r"[ \t\n\r]*+[]}]")
+_S_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?")
+
+
+Extents = tuple[list[int], list[int]]  # the starts of values of one kind, in order, and their ends
+
+
+def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
+    """The extents of every container and of every string of the strict JSON text ``buf`` (its
+    UTF-8 bytes), in offsets of the text it starts at ``base`` of, ends exclusive.
+
+    One pass of NumPy over the bytes, none decoded: the quotes not escaped (a quote after an
+    odd run of backslashes is escaped: in strict JSON a backslash is only ever in a string and
+    starts an escape) delimit the strings, pair by pair; the brackets outside them, at the
+    depth each opens or closes, pair up in order of position (a stable sort by depth)."""
+    a = np.frombuffer(buf, np.uint8)
+    quotes = np.flatnonzero(a == 0x22)
+    if quotes.size and 0x5C in buf:
+        after = np.flatnonzero(a[quotes - 1] == 0x5C)  # (a string's opening quote comes first: index >= 1)
+        if after.size:
+            escaped = np.zeros(quotes.size, dtype=bool)
+            run = 1  # backslashes seen before each quote of `after`
+            while after.size:
+                more = a[quotes[after] - run - 1] == 0x5C
+                if run & 1:
+                    escaped[after[~more]] = True
+                after = after[more]
+                run += 1
+            quotes = quotes[~escaped]
+    low = a | 0x20  # ([ and ] are { and } less 0x20: no other byte becomes either)
+    found = low == 0x7B
+    found |= low == 0x7D
+    brackets = np.flatnonzero(found)
+    brackets = brackets[(np.searchsorted(quotes, brackets) & 1) == 0]  # (an even number of quotes before: outside)
+    closing = low[brackets] == 0x7D
+    depth = np.cumsum(1 - 2 * closing.astype(np.int64))  # after each bracket
+    order = np.argsort(depth + closing, kind="stable")  # the depth each opens into or closes from
+    partner = np.empty(brackets.size, dtype=np.int64)
+    partner[order[0::2]] = order[1::2]
+    opening = np.flatnonzero(~closing)
+    starts, ends = brackets[opening], brackets[partner[opening]] + 1
+    string_starts, string_ends = quotes[0::2], quotes[1::2] + 1
+    if not buf.isascii():  # a byte offset less the continuation bytes before it: a character offset
+        high = np.flatnonzero(a >= 0x80)
+        tails = high[(a[high] & 0xC0) == 0x80]
+        starts = starts - np.searchsorted(tails, starts)
+        ends = ends - np.searchsorted(tails, ends)
+        string_starts = string_starts - np.searchsorted(tails, string_starts)
+        string_ends = string_ends - np.searchsorted(tails, string_ends)
+    return (
+        ((starts + base).tolist(), (ends + base).tolist()),
+        ((string_starts + base).tolist(), (string_ends + base).tolist()),
+    )
+
+
+def _value_end(doc: _Doc, pos: int) -> int:
+    """The end of the value starting at ``pos`` (-1: none known there)."""
+    text = doc.text
+    head = text[pos]
+    if head == '"':
+        starts = doc.string_starts
+        k = bisect_left(starts, pos)
+        return doc.string_ends[k] if k < len(starts) and starts[k] == pos else -1
+    if head == "{" or head == "[":
+        assert doc.ends is not None
+        starts, ends = doc.ends
+        k = bisect_left(starts, pos)
+        return ends[k] if k < len(starts) and starts[k] == pos else -1
+    if head == "t" or head == "n":
+        return pos + 4
+    if head == "f":
+        return pos + 5
+    m = _S_NUMBER.match(text, pos)
+    return -1 if m is None else m.end()
+
+
+def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
+    """:func:`_walk` by the document's extents, in the text's own offsets: a member's value
+    ends where its extent says, no container's bytes decoded again."""
+    if doc.ends is None:
+        doc.ends, strings = _extents(doc.buf, doc.base)
+        doc.string_starts, doc.string_ends = strings
+        doc.buf = b""  # (the tables are all a walk needs)
+        doc.view = memoryview(doc.buf)
+    text = doc.text
+    opens, ends = doc.ends
+    starts, string_ends = doc.string_starts, doc.string_ends
+    start, end = node.span.start, node.span.end
+    value = node.value
+    is_object = node.kind == "object"
+    out: list[Any] = []
+    append = out.append
+    pos = start + 1
+    sep = _S_FIRST_KEY if is_object else _S_FIRST_ITEM
+    for key in value:
+        m = sep.match(text, pos, end)
+        if m is None:
+            return None
+        if is_object:
+            sep = _S_NEXT_KEY
+            kb, kbe = m.span(1)
+            if kbe - kb - 2 == len(key) and text.startswith(key, kb + 1):
+                kspan = Span(kb, kbe)  # (an escape decodes to fewer characters: none here)
+            else:
+                ks = doc.parser.string(kb)
+                if ks.value != key or ks.span.end != kbe:
+                    return None
+                kspan = ks.span
+            child = value[key]
+        else:
+            sep = _S_NEXT_ITEM
+            child = key
+        vpos = m.end()
+        head = text[vpos]
+        if head == '"':
+            k = bisect_left(starts, vpos)
+            if k == len(starts) or starts[k] != vpos or type(child) is not str:
+                return None  # (not str: a key written twice, the value decoded is another's)
+            pos = string_ends[k]
+            string = _new(LazyNode)
+            string.kind = "string"
+            string.span = Span(vpos, pos)
+            string.value = child if len(child) > SHORT else share(child)
+            string.members = None
+            string.items = None
+            string._doc = text
+            made: JNode = string
+        elif head == "{" or head == "[":
+            k = bisect_left(opens, vpos)
+            pos = ends[k] if k < len(opens) and opens[k] == vpos else -1
+            made = _lazy("object" if head == "{" else "array", Span(vpos, pos), child, doc, 1, 0)
+        else:
+            pos = _value_end(doc, vpos)
+            made = _leaf(ord(head), Span(vpos, pos), child, text)
+        if pos < 0 or pos > end:
+            return None
+        append(JMember(share(key), kspan, made) if is_object else made)
+    m = _S_CLOSE.match(text, pos, end)
+    if m is None or m.end() != end or text[end - 1] != ("}" if is_object else "]"):
         return None
     return out
