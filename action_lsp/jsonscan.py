@@ -29,6 +29,7 @@ import bisect
 import functools
 import gc
 import json
+import json.scanner
 import operator
 import re
 from array import array
@@ -79,6 +80,8 @@ class JNode:
 
     def get(self, key: str) -> JMember | None:
         """The last member named ``key`` (objects only), else None."""
+        if self.kind == "object" and key not in self.value:
+            return None  # (the decoded value has every member's key: a tree made as read stays unmade)
         if not self.members:
             return None
         for member in reversed(self.members):
@@ -868,6 +871,40 @@ def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:
         if made is not None:
             return JResult(made[0], [], [], made[1])
     return parse_eager(text, start, stop)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)  # NaN, Infinity: not strict JSON
+
+
+_FIRST_VALUE: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder(parse_constant=_no_constant)  # type: ignore[arg-type]  # (typeshed: the scanner's own class)
+)
+
+
+def parse_strict(text: str, start: int, end: int) -> JResult | None:
+    """:func:`parse_json` of ``text[start:end]`` when its first value, at ``start``, is a strict
+    JSON object or array that ends before ``end``; else None (ask :func:`parse_json`).
+
+    The value's end is found by the standard library's C scanner, which reads that value alone
+    (not what follows it, as a decoder of the whole slice would), so offering value after value
+    of a long text stays linear; its tree is then made as it is read (:mod:`action_lsp.jsonlazy`)
+    whatever its length. The tolerant parser, given the same strict text, stops at the same end
+    and builds the same nodes, with no error or note.
+    """
+    if not model.LAZY or start >= end or text[start] not in "{[":
+        return None
+    try:
+        _value, stop = _FIRST_VALUE(text, start)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if stop > end:
+        return None
+    from .jsonlazy import _decoders, _tree
+
+    decoders = _decoders()
+    made = _tree(text, start, stop, decoders[0]) if decoders is not None else None
+    return JResult(made[0], [], [], made[1]) if made is not None else None
 
 
 def parse_eager(text: str, start: int = 0, end: int | None = None) -> JResult:
