@@ -873,13 +873,13 @@ def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:
     return parse_eager(text, start, stop)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)  # NaN, Infinity: not strict JSON
-
-
+# (NaN and Infinity pass the scanner; msgspec, which makes the tree, refuses them)
 _FIRST_VALUE: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
-    json.JSONDecoder(parse_constant=_no_constant)  # type: ignore[arg-type]  # (typeshed: the scanner's own class)
+    json.JSONDecoder()  # type: ignore[arg-type]  # (typeshed: the scanner's own class)
 )
+
+
+_SCANNED = (0, 0, 0, 0)  # id and length of a text, start and reach of the last value parse_strict refused
 
 
 def parse_strict(text: str, start: int, end: int) -> JResult | None:
@@ -892,19 +892,32 @@ def parse_strict(text: str, start: int, end: int) -> JResult | None:
     whatever its length. The tolerant parser, given the same strict text, stops at the same end
     and builds the same nodes, with no error or note.
     """
+    global _SCANNED
     if not model.LAZY or start >= end or text[start] not in "{[":
         return None
+    if _SCANNED[0] == id(text) and _SCANNED[1] == len(text) and _SCANNED[2] < start < _SCANNED[3]:
+        return None  # inside a value the scanner read and refused: each character is scanned once
     try:
         _value, stop = _FIRST_VALUE(text, start)
-    except (StopIteration, ValueError, RecursionError):
-        return None
-    if stop > end:
-        return None
-    from .jsonlazy import _decoders, _tree
+    except StopIteration as e:
+        stop = e.value + 1
+    except ValueError as e:  # (json.JSONDecodeError: where the scanner stopped)
+        stop = getattr(e, "pos", len(text)) + 1
+    except RecursionError:
+        stop = len(text)
+    else:
+        if stop <= end:
+            from .jsonlazy import _decoders, _tree
 
-    decoders = _decoders()
-    made = _tree(text, start, stop, decoders[0]) if decoders is not None else None
-    return JResult(made[0], [], [], made[1]) if made is not None else None
+            decoders = _decoders()
+            made = _tree(text, start, stop, decoders[0]) if decoders is not None else None
+            if made is not None:
+                return JResult(made[0], [], [], made[1])
+    # Refused (not strict JSON, longer than the bound, or refused by msgspec): the values nested in this one, offered
+    # next, are not scanned again (a ``{`` nested at every line would be read to its end each time).
+    # (A wrong match, an id reused, only sends a value to the tolerant parser.)
+    _SCANNED = (id(text), len(text), start, stop)
+    return None
 
 
 def parse_eager(text: str, start: int = 0, end: int | None = None) -> JResult:

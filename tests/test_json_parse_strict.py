@@ -121,3 +121,38 @@ def test_a_ui_log_reads_the_same_either_way(say_tool: bool, monkeypatch: pytest.
     monkeypatch.setattr(model, "LAZY", False)
     assert read() == fast
     assert sum(len(u[3]) for u in fast) == 1
+
+
+def _nest(n: int) -> str:
+    """Objects nested n deep, each opening a line after a blank one: every ``{`` is offered as
+    prose JSON, and each bound (the next blank line) cuts its value short."""
+    return "".join(f'{{"k{i}": "é", "x":\n\n' for i in range(n)) + "1" + "}" * n + "\n"
+
+
+@pytest.mark.parametrize("shape", [_nest, lambda n: _nest(n).replace("1}", "1,}", 1), lambda n: _nest(n).replace("1}", "NaN}", 1)])
+def test_the_scanner_reads_each_character_once(shape: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value the scanner read and refused is not read again from a value nested in it."""
+    from action_lsp import jsonscan
+
+    scanned = [0]
+    first_value = jsonscan._FIRST_VALUE
+
+    def counting(text: str, start: int) -> tuple[object, int]:
+        try:
+            value, stop = first_value(text, start)
+        except ValueError as e:
+            scanned[0] += getattr(e, "pos", start) - start
+            raise
+        scanned[0] += stop - start
+        return value, stop
+
+    monkeypatch.setattr(jsonscan, "_FIRST_VALUE", counting)
+    ds = DialectSet.named(None)
+    work = []
+    for n in (100, 400):
+        scanned[0] = 0
+        text = shape(n)  # type: ignore[operator]
+        list(scan(text, ds))
+        assert scanned[0] > 0
+        work.append(scanned[0] / len(text))
+    assert work[1] < 2 * work[0] and work[1] < 3
