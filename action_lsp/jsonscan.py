@@ -880,6 +880,11 @@ _FIRST_VALUE: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
 
 
 _SCANNED = (0, 0, 0, 0)  # id and length of a text, start and reach of the last value parse_strict refused
+_REFUSALS = (0, 0, 0)  # id and length of a text, and how many values parse_strict refused in it
+#: Refusals after which a text is left to the tolerant parser: the scanner's error
+#: (``json.JSONDecodeError``) counts the lines from the text's start to say where it stopped, so
+#: each refusal costs a read of the text up to there.
+MAX_REFUSALS = 8
 
 
 def parse_strict(text: str, start: int, end: int) -> JResult | None:
@@ -892,11 +897,14 @@ def parse_strict(text: str, start: int, end: int) -> JResult | None:
     whatever its length. The tolerant parser, given the same strict text, stops at the same end
     and builds the same nodes, with no error or note.
     """
-    global _SCANNED
+    global _SCANNED, _REFUSALS
     if not model.LAZY or start >= end or text[start] not in "{[":
         return None
     if _SCANNED[0] == id(text) and _SCANNED[1] == len(text) and _SCANNED[2] < start < _SCANNED[3]:
         return None  # inside a value the scanner read and refused: each character is scanned once
+    refused = _REFUSALS[2] if _REFUSALS[0] == id(text) and _REFUSALS[1] == len(text) else 0
+    if refused >= MAX_REFUSALS:
+        return None
     try:
         _value, stop = _FIRST_VALUE(text, start)
     except StopIteration as e:
@@ -917,6 +925,7 @@ def parse_strict(text: str, start: int, end: int) -> JResult | None:
     # next, are not scanned again (a ``{`` nested at every line would be read to its end each time).
     # (A wrong match, an id reused, only sends a value to the tolerant parser.)
     _SCANNED = (id(text), len(text), start, stop)
+    _REFUSALS = (id(text), len(text), refused + 1)
     return None
 
 

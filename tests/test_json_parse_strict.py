@@ -36,6 +36,7 @@ def test_a_strict_value_reads_as_the_tolerant_parser_reads_it(text: str, data: s
     at = len(prefix)
     end = data.draw(st.integers(at, len(whole)))  # the bound: anywhere up to the text's end
     jsonscan._SCANNED = (0, 0, 0, 0)  # (an earlier example's text may have had this one's id)
+    jsonscan._REFUSALS = (0, 0, 0)
     strict = parse_strict(whole, at, end)
     eager = parse_eager(whole, at, end)
     if strict is not None:
@@ -155,3 +156,19 @@ def test_the_scanner_reads_each_character_once(shape: object, monkeypatch: pytes
         assert scanned[0] > 0
         work.append(scanned[0] / len(text))
     assert work[1] < 2 * work[0] and work[1] < 3
+
+
+def test_a_text_of_broken_values_is_left_to_the_tolerant_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each refusal of the scanner costs a count of the lines before it (``JSONDecodeError``'s line
+    number): after ``MAX_REFUSALS`` in one text the rest is left to the tolerant parser."""
+    calls = [0]
+    first_value = jsonscan._FIRST_VALUE
+
+    def counting(text: str, start: int) -> tuple[object, int]:
+        calls[0] += 1
+        return first_value(text, start)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(jsonscan, "_FIRST_VALUE", counting)
+    text = '{"type": "create_task", "content": "x"\n' * 400
+    list(scan(text, DialectSet.named(None)))
+    assert calls[0] == jsonscan.MAX_REFUSALS
