@@ -29,6 +29,7 @@ import bisect
 import functools
 import gc
 import json
+import json.scanner
 import operator
 import re
 from array import array
@@ -79,6 +80,8 @@ class JNode:
 
     def get(self, key: str) -> JMember | None:
         """The last member named ``key`` (objects only), else None."""
+        if self.kind == "object" and key not in self.value:
+            return None  # (the decoded value has every member's key: a tree made as read stays unmade)
         if not self.members:
             return None
         for member in reversed(self.members):
@@ -868,6 +871,62 @@ def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:
         if made is not None:
             return JResult(made[0], [], [], made[1])
     return parse_eager(text, start, stop)
+
+
+# (NaN and Infinity pass the scanner; msgspec, which makes the tree, refuses them)
+_FIRST_VALUE: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder()  # type: ignore[arg-type]  # (typeshed: the scanner's own class)
+)
+
+
+_SCANNED = (0, 0, 0, 0)  # id and length of a text, start and reach of the last value parse_strict refused
+_REFUSALS = (0, 0, 0)  # id and length of a text, and how many values parse_strict refused in it
+#: Refusals after which a text is left to the tolerant parser: the scanner's error
+#: (``json.JSONDecodeError``) counts the lines from the text's start to say where it stopped, so
+#: each refusal costs a read of the text up to there.
+MAX_REFUSALS = 8
+
+
+def parse_strict(text: str, start: int, end: int) -> JResult | None:
+    """:func:`parse_json` of ``text[start:end]`` when its first value, at ``start``, is a strict
+    JSON object or array that ends before ``end``; else None (ask :func:`parse_json`).
+
+    The value's end is found by the standard library's C scanner, which reads that value alone
+    (not what follows it, as a decoder of the whole slice would), so offering value after value
+    of a long text stays linear; its tree is then made as it is read (:mod:`action_lsp.jsonlazy`)
+    whatever its length. The tolerant parser, given the same strict text, stops at the same end
+    and builds the same nodes, with no error or note.
+    """
+    global _SCANNED, _REFUSALS
+    if not model.LAZY or start >= end or text[start] not in "{[":
+        return None
+    if _SCANNED[0] == id(text) and _SCANNED[1] == len(text) and _SCANNED[2] < start < _SCANNED[3]:
+        return None  # inside a value the scanner read and refused: each character is scanned once
+    refused = _REFUSALS[2] if _REFUSALS[0] == id(text) and _REFUSALS[1] == len(text) else 0
+    if refused >= MAX_REFUSALS:
+        return None
+    try:
+        _value, stop = _FIRST_VALUE(text, start)
+    except StopIteration as e:
+        stop = e.value + 1
+    except ValueError as e:  # (json.JSONDecodeError: where the scanner stopped)
+        stop = getattr(e, "pos", len(text)) + 1
+    except RecursionError:
+        stop = len(text)
+    else:
+        if stop <= end:
+            from .jsonlazy import _decoders, _tree
+
+            decoders = _decoders()
+            made = _tree(text, start, stop, decoders[0]) if decoders is not None else None
+            if made is not None:
+                return JResult(made[0], [], [], made[1])
+    # Refused (not strict JSON, longer than the bound, or refused by msgspec): the values nested in this one, offered
+    # next, are not scanned again (a ``{`` nested at every line would be read to its end each time).
+    # (A wrong match, an id reused, only sends a value to the tolerant parser.)
+    _SCANNED = (id(text), len(text), start, stop)
+    _REFUSALS = (id(text), len(text), refused + 1)
+    return None
 
 
 def parse_eager(text: str, start: int = 0, end: int | None = None) -> JResult:

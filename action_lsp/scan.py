@@ -619,11 +619,11 @@ def _prose_json(ctx: ScanState, at: int) -> tuple[Construct | None, int, int]:
 
     Returns the construct (None when no dialect takes it), where the parse stopped, and how far
     the text was read (the value may not run past the next blank line or fence)."""
-    from .jsonscan import parse_json
+    from .jsonscan import parse_json, parse_strict
 
     text = ctx.text
     bound = ctx.next_bound(at)
-    result = parse_json(text, at, bound)
+    result = parse_strict(text, at, bound) or parse_json(text, at, bound)
     if result.node is None or result.node.kind != "object":
         return None, max(result.end, at + 1), bound
     for dialect in ctx.dialects.prose_json:

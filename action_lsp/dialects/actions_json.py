@@ -215,8 +215,8 @@ class ActionsJson(JsonDialect):
         node = result.node
         if node is None or node.kind != "object":
             return None
-        type_member = node.get("type")
-        known = isinstance(type_member.value.value, str) and type_member.value.value in SPECS if type_member else False
+        kind = node.value.get("type")  # (the value, not the members: a tree made as read stays unmade)
+        known = isinstance(kind, str) and kind in SPECS
         actions_member = node.get("actions")
         if not known and actions_member is not None and actions_member.value.kind == "array":
             items = actions_member.value.items or []
@@ -228,7 +228,7 @@ class ActionsJson(JsonDialect):
         text = ctx.text
         span = Span(start, result.end)
         obj = text[span.start : span.end]
-        wrapped = obj if actions_member is not None and type_member is None else f'{{"actions": [{obj}]}}'
+        wrapped = obj if actions_member is not None and "type" not in node.value else f'{{"actions": [{obj}]}}'
         lead = "" if start == 0 or text[start - 1] in "\r\n" else "\n"
         fix = Fix(
             "Wrap in an ```actions block",
