@@ -902,6 +902,14 @@ def parse_strict(text: str, start: int, end: int) -> JResult | None:
         return None
     if _SCANNED[0] == id(text) and _SCANNED[1] == len(text) and _SCANNED[2] < start < _SCANNED[3]:
         return None  # inside a value the scanner read and refused: each character is scanned once
+    if end - start >= LAZY_TREE:
+        # All the rest one value (a whole JSON document): msgspec decodes it in C at once; the
+        # scanner below would first decode it into Python objects just to find its end.
+        from .jsonlazy import lazy_tree
+
+        whole = lazy_tree(text, start, end)
+        if whole is not None:
+            return JResult(whole[0], [], [], whole[1])
     refused = _REFUSALS[2] if _REFUSALS[0] == id(text) and _REFUSALS[1] == len(text) else 0
     if refused >= MAX_REFUSALS:
         return None
