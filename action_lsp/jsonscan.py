@@ -864,13 +864,19 @@ def parse_json(text: str, start: int = 0, end: int | None = None) -> JResult:
     as the eager parse's.
     """
     stop = len(text) if end is None else min(end, len(text))
-    if stop - start >= LAZY_TREE and model.LAZY:
-        from .jsonlazy import lazy_tree
+    return _whole_lazy(text, start, stop) or parse_eager(text, start, stop)
 
-        made = lazy_tree(text, start, stop)
-        if made is not None:
-            return JResult(made[0], [], [], made[1])
-    return parse_eager(text, start, stop)
+
+def _whole_lazy(text: str, start: int, stop: int) -> JResult | None:
+    """The tree made as read (:mod:`action_lsp.jsonlazy`) of ``text[start:stop]`` when it is
+    :data:`LAZY_TREE` characters or more and one strict JSON object or array (and whitespace),
+    decoded by msgspec at once; else None."""
+    if stop - start < LAZY_TREE or not model.LAZY:
+        return None
+    from .jsonlazy import lazy_tree
+
+    made = lazy_tree(text, start, stop)
+    return JResult(made[0], [], [], made[1]) if made is not None else None
 
 
 # (NaN and Infinity pass the scanner; msgspec, which makes the tree, refuses them)
@@ -902,14 +908,11 @@ def parse_strict(text: str, start: int, end: int) -> JResult | None:
         return None
     if _SCANNED[0] == id(text) and _SCANNED[1] == len(text) and _SCANNED[2] < start < _SCANNED[3]:
         return None  # inside a value the scanner read and refused: each character is scanned once
-    if end - start >= LAZY_TREE:
-        # All the rest one value (a whole JSON document): msgspec decodes it in C at once; the
-        # scanner below would first decode it into Python objects just to find its end.
-        from .jsonlazy import lazy_tree
-
-        whole = lazy_tree(text, start, end)
-        if whole is not None:
-            return JResult(whole[0], [], [], whole[1])
+    # All the rest one value (a whole JSON document): msgspec decodes it in C at once; the
+    # scanner below would first decode it into Python objects just to find its end.
+    whole = _whole_lazy(text, start, end)
+    if whole is not None:
+        return whole
     refused = _REFUSALS[2] if _REFUSALS[0] == id(text) and _REFUSALS[1] == len(text) else 0
     if refused >= MAX_REFUSALS:
         return None
