@@ -65,7 +65,7 @@ from ..model import (
     TextEdit,
 )
 from ..schema import ActionSpec, req, specs, text
-from . import cursor_export, session_export, specstory, specstory_diff
+from . import cursor_edit, cursor_export, session_export, specstory, specstory_diff
 from .aider_architect import settle
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .tool_use import tool_rules
@@ -483,6 +483,8 @@ class ChatAnswer(Dialect):
             return False
         if cursor_export.may_be(text, body_start):  # perhaps Cursor's export of a search_replace
             return True
+        if cursor_edit.may_be(text, start, info) is not None:  # perhaps Cursor's export of an edit_file
+            return True
         if ":" in info and (m := _INFO.match(info)) is not None:
             return _names_file(m.group("path"))
         if "{" in info and (m := _INFO_BRACED.match(info)) is not None:
@@ -532,7 +534,31 @@ class ChatAnswer(Dialect):
             if other.behind < 0 or other.behind > floor:
                 other.behind = min(floor, other.span.start)
             return other
+        if cursor_edit.may_be(t, fence.start, fence.info) is not None:
+            return self._cursor_edit(ctx, fence, word)
         return self._fence(ctx, fence, word)
+
+    def _cursor_edit(self, ctx: ScanContext, fence: FenceOpen, word: str) -> Construct | None:
+        """A fence that may be Cursor's export of an edit_file call (:mod:`cursor_edit`): the
+        reading that names its file first, else Cursor's, else any other fence's."""
+        other = self._fence(ctx, fence, word)
+        if other is not None and other.actions:
+            return other
+        t = ctx.text
+        close = ctx.find_fence_close(fence.body_start, fence.char, fence.length)
+        body_end, end = close if close is not None else (len(t), len(t))
+        if close is not None:
+            found = cursor_edit.parse(self.name, ctx, fence.start, fence.body_start, body_end, end, word,
+                                      fence.opener_span, _turns(ctx).role_line(fence.start)[0])
+            if found is not None:
+                return found
+        role = cursor_edit.cursor_turn(ctx, fence.start)
+        behind = role[0] if role is not None else 0
+        if other is None:
+            return Construct(Span(fence.start, end), lookahead=end, behind=behind)
+        if other.behind < 0 or other.behind > behind:
+            other.behind = min(behind, other.span.start)
+        return other
 
     def _fence(self, ctx: ScanContext, fence: FenceOpen, word: str) -> Construct | None:
         """A fence that may name its file (fence info, a path comment, a path line)."""
@@ -662,6 +688,8 @@ class ChatAnswer(Dialect):
             return specstory_diff.hover_note(action)
         if action.type == cursor_export.TYPE:
             return cursor_export.hover_note(action)
+        if action.type == cursor_edit.TYPE:
+            return cursor_edit.hover_note(action)
         note = _NOTES.get(action.type)
         if note is None and action.group_label.endswith("not applied)"):
             return f"A tool call shown in a session export: {action.group_label}."  # (specstory)
@@ -728,6 +756,8 @@ class ChatAnswer(Dialect):
         return Construct(Span(tag.start, end), actions, diagnostics, lookahead=end)
 
     def edit_rules(self, action: Action) -> EditRules:
+        if action.type == cursor_edit.TYPE:
+            return cursor_edit.RULES
         if action.type not in SPECS:
             return tool_rules(action)  # a session export's tool call
         if action.type == AIDER_WHOLE:
@@ -735,6 +765,8 @@ class ChatAnswer(Dialect):
         return CURSOR if action.type == FENCE_INFO else SNIPPET if action.type == PATH_LINE else COPILOT
 
     def file_view(self, action: Action) -> FileView | None:
+        if action.type == cursor_edit.TYPE:
+            return cursor_edit.file_view(action)
         if action.type not in SPECS:
             return super().file_view(action)  # a session export's tool call, as its tool means it
         path, content = action.fields.get("path"), action.fields.get("content")

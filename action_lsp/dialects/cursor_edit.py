@@ -1,0 +1,301 @@
+"""Cursor's own "Export chat" markdown: ``edit_file`` calls rendered as plain code fences.
+
+Read by the ``chat-answer`` dialect. Cursor's export (``_Exported on ... from Cursor
+(1.7.38)_``, ``**User**`` / ``**Cursor**`` turns between ``---`` rules) writes each
+``edit_file`` call of its agent as a fence of the code the call sent -- *without its file*, in a
+fence that looks like any code block of an answer. Two shapes tell such a call from a block the
+answer merely shows (an Ask-mode proposal, an example, the export's copy of the answer's
+blocks after it):
+
+- *the tool call's gap* (Cursor 1.7 and some 1.1/1.2 calls): the fence stands after two or more
+  blank lines -- each tool call of the turn (a read, a lint, a run, the edit itself) leaves an
+  empty line where it was, and a code block of the answer follows its prose after one::
+
+      Now let me create the Task Manager App:
+
+
+      ```python
+      #!/usr/bin/env python3
+      ...
+
+- *the step's announcement* (Cursor 1.1/1.2, one blank line): the sentence right before the
+  fence says, in the first person, that the agent is about to change something -- ``Let me fix
+  this:``, ``Now I'll create a script to ...``, ``I need to update our ... script`` (``let me``,
+  ``let's``, ``I'll``, ``I will``, ``I'm going to``, ``I need to`` followed by a verb of editing:
+  update, fix, create, add, remove, ...). A question, a sentence that speaks to the user (``you
+  can``, ``here's how``, ``for example``) or a verb that edits nothing (check, run, show) is no
+  announcement.
+
+Either way the fence must stand in a ``**Cursor**`` turn (the nearest of Cursor's role lines
+before it, read back to the turn's start), carry a language and no path (```` ```ruby:path ````
+is the chat-answer dialect's own reading), and not be a command or output block (``bash``,
+``shellscript``, ``console``, ...), a diagram (``mermaid``) or Cursor 0.x's
+``assistant_snippet_*`` text.
+
+The edit is a ``write`` of the whole file (type ``cursor-edit-file``, kind ``write_file``)
+unless its code is partial: a placeholder line (``// ... existing code ...``, the marker of
+Cursor's edit_file) or a fragment (its first line indented, or every line after the first
+indented: a method cut out of its class). A partial edit is a ``modify`` with no old text:
+Cursor's apply model merged it into the file, which nothing here can check, so it is listed and
+never applied. The file is inferred from the prose around the fence as for SpecStory's Cursor
+diffs (:func:`specstory_diff.inferred_file`), with ``named_by`` and a ``shown-only`` note: a
+whole file is applied only when the user confirms the file; no file named: listed (outline,
+``parse``), never applied.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from ..codes import SHOWN_ONLY
+from ..model import Action, ActionKind, Diagnostic, EditRules, Field, FileView, SourceMap, Span
+from ..placeholders import has_placeholder
+from .base import Construct, ScanContext
+from .specstory_diff import inferred_file, shown_only
+
+TYPE = "cursor-edit-file"
+RULES = EditRules("Cursor's edit_file (export)", on_missing="create")
+
+GAP, ANNOUNCED = "gap", "announced"
+
+# Blocks that are no file's code: commands, their output, a diagram, a diff (read elsewhere).
+_NOT_CODE = frozenset({
+    "bash", "sh", "shell", "shellscript", "zsh", "fish", "console", "terminal", "powershell", "ps1",
+    "pwsh", "cmd", "bat", "batch", "output", "log", "diff", "patch", "udiff", "mermaid",
+})
+_ROLE_LINE = re.compile(r"^\*\*(?P<role>User|Cursor)\*\*[ \t]*\r?$", re.MULTILINE)
+_SENTENCE_END = re.compile(r"[.!?:][ \t]+(?=\S)")
+# `let me` / `I'll` ... then a verb that edits a file (after an adverb or two).
+_INTENT = re.compile(
+    r"(?:^|(?<=[\s,(]))(?:let[ \t]+me|let's|let[ \t]+us|i'll|i[ \t]+will|i'm[ \t]+going[ \t]+to|"
+    r"i[ \t]+am[ \t]+going[ \t]+to|i[ \t]+need[ \t]+to|we[ \t]+need[ \t]+to)[ \t]+"
+    r"(?:(?:now|first|also|then|just|quickly|next|finally|go[ \t]+ahead[ \t]+and|try[ \t]+to|simply|"
+    r"carefully|properly|directly|manually)[ \t]+)*(?P<verb>[a-z][a-z\-]*)",
+    re.IGNORECASE,
+)
+_EDIT_VERBS = frozenset({
+    "add", "adjust", "append", "apply", "bump", "change", "clean", "comment", "configure", "convert",
+    "correct", "create", "define", "disable", "document", "edit", "enable", "enhance", "extend",
+    "fix", "implement", "improve", "include", "insert", "integrate", "introduce", "make", "mark",
+    "modify", "move", "patch", "pin", "prepend", "put", "re-enable", "refactor", "remove",
+    "rename", "reorganize", "replace", "restore", "restructure", "revert", "rewrite", "rework",
+    "set", "simplify", "switch", "tweak", "uncomment", "update", "wire", "wrap", "write",
+})
+# A sentence that speaks to the reader about code shown, not about a step the agent takes.
+_TO_READER = re.compile(
+    r"\b(?:you[ \t]+(?:can|could|should|might|may|would|need)|you'd|here's|here[ \t]+is|for[ \t]+example|"
+    r"example|would[ \t]+you|do[ \t]+you|like[ \t]+this|as[ \t]+follows)\b",
+    re.IGNORECASE,
+)
+_TREE = re.compile(r"[├└]──")
+_LONGEST_PROSE = 2000  # characters of the line before a fence read for its announcement
+
+
+def may_be(text: str, start: int, info: str) -> str | None:
+    """Cheap test on a fence at ``start`` (its info string ``info``): :data:`GAP` or
+    :data:`ANNOUNCED` when the lines before it have one of the module docstring's shapes, else
+    None (the ``**Cursor**`` turn is checked by :func:`parse`)."""
+    info = info.strip()
+    if not info or ":" in info or "{" in info:
+        return None
+    word = info.split(None, 1)[0].lower()
+    if word in _NOT_CODE or word.startswith("assistant_snippet"):
+        return None
+    if start < 2 or text[start - 1] != "\n":
+        return None
+    blanks, prev = _blanks_before(text, start)
+    if prev is None:
+        return None
+    if blanks >= 2:
+        return GAP
+    if blanks == 1 and _announces(text, *prev):
+        return ANNOUNCED
+    return None
+
+
+def _blanks_before(text: str, start: int) -> tuple[int, tuple[int, int] | None]:
+    """How many blank lines stand right before the line at ``start``, and the span (without its
+    line break) of the non-blank line before them (None: none, or more than three blanks)."""
+    blanks = 0
+    end = start - 1  # the line break ending the line before
+    while blanks <= 3:
+        if end <= 0:
+            return blanks, None
+        a = text.rfind("\n", 0, end) + 1
+        b = end - 1 if end > 0 and text[end - 1] == "\r" else end
+        if text[a:b].strip():
+            return blanks, (a, b)
+        blanks += 1
+        end = a - 1
+    return blanks, None
+
+
+def _announces(text: str, a: int, b: int) -> bool:
+    """Does the prose line ``[a, b)`` end with the agent's announcement of an edit?"""
+    if b - a > _LONGEST_PROSE or text.startswith(("```", "~~~", "#", "|", ">", "**"), a):
+        return False
+    line = text[a:b].rstrip()
+    if line.endswith("?"):
+        return False
+    # Its last sentence (a colon ends one only when more follows it).
+    last = 0
+    for m in _SENTENCE_END.finditer(line):
+        last = m.end()
+    sentence = line[last:]
+    if _TO_READER.search(sentence):
+        return False
+    for m in _INTENT.finditer(sentence):
+        verb = m.group("verb").lower()
+        if verb in _EDIT_VERBS:
+            return True
+    return False
+
+
+def _roles(ctx: ScanContext) -> tuple[list[int], list[bool]]:
+    """The starts of Cursor's role lines of the text (found once per scan), and whether each is
+    ``**Cursor**``."""
+    key = "cursor-edit-roles"
+    found = ctx.cache.get(key)
+    if not isinstance(found, tuple):
+        starts: list[int] = []
+        cursor: list[bool] = []
+        for m in _ROLE_LINE.finditer(ctx.text):
+            starts.append(m.start())
+            cursor.append(m.group("role") == "Cursor")
+        found = ctx.cache[key] = (starts, cursor)
+    return found
+
+
+def cursor_turn(ctx: ScanContext, start: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the ``**Cursor**`` line opening the turn the fence at ``start`` stands
+    in (the nearest of Cursor's role lines before it), or None."""
+    starts, cursor = _roles(ctx)
+    k = bisect.bisect_left(starts, start) - 1
+    if k < 0 or not cursor[k]:
+        return None
+    at = starts[k]
+    nl = ctx.text.find("\n", at)
+    return at, (nl + 1 if nl >= 0 else len(ctx.text))
+
+
+def partial(code: str) -> bool:
+    """Is ``code`` part of a file (a placeholder line, or a fragment cut out of a larger
+    block) rather than a whole one?"""
+    if has_placeholder(code):
+        return True
+    lines = [ln for ln in code.splitlines() if ln.strip()]
+    if not lines:
+        return False
+    if lines[0][:1] in (" ", "\t"):
+        return True
+    rest = lines[1:]
+    return len(rest) >= 2 and all(ln[:1] in (" ", "\t") for ln in rest)
+
+
+_MARKDOWN = frozenset({"markdown", "md", "mdx"})
+_FENCE = re.compile(r"```(?P<info>[^\r\n`]*?)[ \t]*\r?$")
+
+
+def nested_end(text: str, body_start: int) -> tuple[int, int] | None:
+    """Where a Markdown file's fence that starts its body at ``body_start`` really ends, when
+    the file holds fences of its own: Cursor's export does not lengthen its fence for them, so
+    the first ```` ``` ```` line of the file would close it. Read as a person reads it: a
+    ```` ```lang ```` line opens a block of the file, and so does a bare ```` ``` ```` line
+    followed at once by a non-blank line; a bare line closes the file's open block, else the
+    fence itself. ``(body_end, end)``, or None when the turn ends first."""
+    inner = False
+    at = body_start
+    n = len(text)
+    while at < n:
+        nl = text.find("\n", at)
+        line_end = n if nl < 0 else nl
+        nxt = n if nl < 0 else nl + 1
+        if text.startswith("```", at):
+            m = _FENCE.match(text, at, line_end)
+            if m is not None:
+                if m.group("info").strip():
+                    inner = True
+                elif inner:
+                    inner = False
+                else:
+                    following = text.find("\n", nxt)
+                    next_line = text[nxt:n if following < 0 else following]
+                    if nxt >= n or not next_line.strip():
+                        return at, nxt
+                    inner = True
+        elif text.startswith("**User**", at) and not text[at + 8:line_end].strip():
+            return None
+        at = nxt
+    return None
+
+
+def parse(
+    dialect: str, ctx: ScanContext, start: int, body_start: int, body_end: int, end: int, word: str, opener: Span,
+    other_role: int = -1,
+) -> Construct | None:
+    """The ``edit_file`` call of the fence at ``start`` (body ``[body_start, body_end)``, ending
+    at ``end``; ``opener`` its opening line's span) when it stands in a ``**Cursor**`` turn
+    (``other_role``: the nearest other chat's role line before it, -1: none); else None. Call
+    only when :func:`may_be` said yes."""
+    t = ctx.text
+    role = cursor_turn(ctx, start)
+    if role is None or other_role > role[0] or body_end <= body_start:
+        return None
+    if word in _MARKDOWN and (nested := nested_end(t, body_start)) is not None and nested[0] > body_end:
+        body_end, end = nested
+    code = t[body_start:body_end]
+    if not code.strip():
+        return None
+    if word in ("plaintext", "text", "txt") and len(_TREE.findall(code)) >= 2:
+        return None  # a directory tree shown, not a file's text
+    is_partial = partial(code)
+    content = Field("content", code, Span(body_start, body_end), None, SourceMap.verbatim(body_start, body_end))
+    span = Span(start, end)
+    fields, named, reach = inferred_file(t, start, role[1], role[1], end if end < len(t) else None, end,
+                                         new_file=not is_partial)
+    fields["content"] = content
+    kind = ActionKind.MODIFY_FILE if is_partial else ActionKind.WRITE_FILE
+    label = "Cursor export (edit_file, partial)" if is_partial else "Cursor export (edit_file)"
+    action = Action(dialect, TYPE, kind, span, opener, fields, group=span, group_label=label)
+    if is_partial:
+        note = _partial_note(fields, named, opener)
+    else:
+        note = shown_only(fields, named, "Cursor's export names no file for this edit_file call", opener)
+    return Construct(span, [action], [note], lookahead=max(reach, end), behind=role[0])
+
+
+def _partial_note(fields: dict[str, Field], named: tuple[str, Span, str] | None, at: Span) -> Diagnostic:
+    what = ("a partial edit (Cursor's `... existing code ...` markers, or a fragment of the file) that "
+            "Cursor's apply model merged into its file")
+    if named is None:
+        where = "the export names no file for it, and no file is named around it"
+    else:
+        where = f"its file is not named in the export (`{fields['path'].value}` is inferred from {named[2]})"
+    return Diagnostic(SHOWN_ONLY, f"{what}; {where}: shown, never applied", at)
+
+
+def file_view(action: Action) -> FileView | None:
+    """A whole file's write, once a file is named; None for a partial edit (never applied) or
+    an edit no file is named for."""
+    path, content = action.fields.get("path"), action.fields.get("content")
+    if action.kind is not ActionKind.WRITE_FILE or path is None or content is None:
+        return None
+    if not isinstance(path.value, str) or not isinstance(content.value, str):
+        return None
+    return FileView("write", path, content=content, rules=RULES)
+
+
+def hover_note(action: Action) -> str:
+    """What hover says of such an edit: where its file's name comes from, if anywhere."""
+    head = "Cursor's export of an edit_file call (a code fence with no file name)"
+    if action.kind is ActionKind.MODIFY_FILE:
+        head += (": a partial edit (`... existing code ...` markers, or a fragment) that Cursor's apply "
+                 "model merged into its file; shown, never applied.")
+        named_by = action.fields.get("named_by")
+        return head + (f" Its file is inferred from {named_by.value}: `{action.path}`." if named_by else "")
+    named_by = action.fields.get("named_by")
+    if named_by is None:
+        return head + ": the file is not named in the export, nor around it: shown, never applied."
+    return (head + f": `{action.path}` is inferred from {named_by.value}. Applied only when you confirm that "
+            "file (\"Apply anyway\" after its diff, or apply --force).")
