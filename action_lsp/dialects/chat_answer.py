@@ -534,11 +534,11 @@ class ChatAnswer(Dialect):
             if other.behind < 0 or other.behind > floor:
                 other.behind = min(floor, other.span.start)
             return other
-        if cursor_edit.may_be(t, fence.start, fence.info) is not None:
-            return self._cursor_edit(ctx, fence, word)
+        if (how := cursor_edit.may_be(t, fence.start, fence.info)) is not None:
+            return self._cursor_edit(ctx, fence, word, how)
         return self._fence(ctx, fence, word)
 
-    def _cursor_edit(self, ctx: ScanContext, fence: FenceOpen, word: str) -> Construct | None:
+    def _cursor_edit(self, ctx: ScanContext, fence: FenceOpen, word: str, how: str) -> Construct | None:
         """A fence that may be Cursor's export of an edit_file call (:mod:`cursor_edit`): the
         reading that names its file first, else Cursor's, else any other fence's."""
         other = self._fence(ctx, fence, word)
@@ -549,13 +549,15 @@ class ChatAnswer(Dialect):
         body_end, end = close if close is not None else (len(t), len(t))
         if close is not None:
             found = cursor_edit.parse(self.name, ctx, fence.start, fence.body_start, body_end, end, word,
-                                      fence.opener_span, _turns(ctx).role_line(fence.start)[0])
+                                      fence.opener_span, _turns(ctx).role_line(fence.start)[0], how)
             if found is not None:
                 return found
         role = cursor_edit.cursor_turn(ctx, fence.start)
         behind = role[0] if role is not None else 0
+        ahead = cursor_edit.trailing(t, fence.start) if how == cursor_edit.TRAILING else -1
         if other is None:
-            return Construct(Span(fence.start, end), lookahead=end, behind=behind)
+            return Construct(Span(fence.start, end), lookahead=max(end, ahead), behind=behind)
+        other.lookahead = max(other.lookahead, ahead)
         if other.behind < 0 or other.behind > behind:
             other.behind = min(behind, other.span.start)
         return other

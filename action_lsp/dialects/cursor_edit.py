@@ -57,7 +57,7 @@ from .specstory_diff import inferred_file, shown_only
 TYPE = "cursor-edit-file"
 RULES = EditRules("Cursor's edit_file (export)", on_missing="create")
 
-GAP, ANNOUNCED = "gap", "announced"
+GAP, ANNOUNCED, TRAILING = "gap", "announced", "trailing"
 
 # Blocks that are no file's code: commands, their output, a diagram, a diff (read elsewhere).
 _NOT_CODE = frozenset({
@@ -111,7 +111,50 @@ def may_be(text: str, start: int, info: str) -> str | None:
         return GAP
     if blanks == 1 and _announces(text, *prev):
         return ANNOUNCED
+    if blanks == 1 and not text.startswith(("```", "~~~"), prev[0]) and trailing(text, start) >= 0:
+        return TRAILING
     return None
+
+
+_CLOSE = re.compile(r"^```[ \t]*\r?$", re.MULTILINE)
+_RULE_LINE = re.compile(r"-{3,}[ \t]*\r?$")
+# The agent's report of an edit it made ("I've modified the `friendly_message` method to:").
+_PAST = re.compile(
+    r"\bI(?:'ve|\u2019ve|[ \t]+have)[ \t]+(?:(?:now|also|just|successfully)[ \t]+)?"
+    r"(?:modified|added|updated|changed|created|fixed|edited|rewritten|implemented|removed|replaced|"
+    r"corrected|adjusted|refactored|made|written)\b",
+    re.IGNORECASE,
+)
+_TURN_LOOK_BACK = 20_000  # characters read back for the turn's report
+
+
+def trailing(text: str, start: int) -> int:
+    """Cursor 1.1's other place for an edit_file fence: the fence at ``start`` is the last thing
+    of a ``**Cursor**`` turn (after it only blank lines, then a ``---`` rule or the end of the
+    text), right after the turn's prose, and that prose reports an edit made ("I've modified the
+    `friendly_message` method ..."). Where the text was read to (-1: not such a fence)."""
+    nl = text.find("\n", start)
+    if nl < 0:
+        return -1
+    close = _CLOSE.search(text, nl + 1)
+    if close is None:
+        return -1
+    at = close.end() + 1
+    n = len(text)
+    while at < n:
+        eol = text.find("\n", at)
+        line_end = n if eol < 0 else eol
+        if text[at:line_end].strip():
+            if _RULE_LINE.match(text, at, line_end + 1 if eol >= 0 else n) is None:
+                return -1
+            break
+        at = line_end + 1
+    reach = min(n, text.find("\n", at) + 1 if text.find("\n", at) >= 0 else n)
+    floor = max(0, start - _TURN_LOOK_BACK)
+    role = text.rfind("**Cursor**", floor, start)
+    if role < 0 or (role > 0 and text[role - 1] != "\n") or text.rfind("**User**", role, start) >= 0:
+        return -1
+    return reach if _PAST.search(text, role, start) is not None else -1
 
 
 def _blanks_before(text: str, start: int) -> tuple[int, tuple[int, int] | None]:
@@ -232,12 +275,12 @@ def nested_end(text: str, body_start: int) -> tuple[int, int] | None:
 
 def parse(
     dialect: str, ctx: ScanContext, start: int, body_start: int, body_end: int, end: int, word: str, opener: Span,
-    other_role: int = -1,
+    other_role: int = -1, how: str = GAP,
 ) -> Construct | None:
     """The ``edit_file`` call of the fence at ``start`` (body ``[body_start, body_end)``, ending
     at ``end``; ``opener`` its opening line's span) when it stands in a ``**Cursor**`` turn
     (``other_role``: the nearest other chat's role line before it, -1: none); else None. Call
-    only when :func:`may_be` said yes."""
+    only when :func:`may_be` said yes (``how``)."""
     t = ctx.text
     role = cursor_turn(ctx, start)
     if role is None or other_role > role[0] or body_end <= body_start:
@@ -262,7 +305,8 @@ def parse(
         note = _partial_note(fields, named, opener)
     else:
         note = shown_only(fields, named, "Cursor's export names no file for this edit_file call", opener)
-    return Construct(span, [action], [note], lookahead=max(reach, end), behind=role[0])
+    ahead = trailing(t, start) if how == TRAILING else -1
+    return Construct(span, [action], [note], lookahead=max(reach, end, ahead), behind=role[0])
 
 
 def _partial_note(fields: dict[str, Field], named: tuple[str, Span, str] | None, at: Span) -> Diagnostic:

@@ -91,6 +91,28 @@ def test_cursor_11_announced_edits_partial_is_a_modify_whole_is_a_write() -> Non
     assert "partial edit" in analyze(V11).diagnostics[0].message
 
 
+METHOD = "def label(month)\n      name = MONTHS[month + 1]\n      \"Rent for #{name}\"\n    end\n"
+# Cursor 1.1 put some edit_file fences at the end of the turn, after the prose reporting them.
+TRAILING = (HEAD11 + USER.format("The label shows the wrong month.") + CURSOR
+            + "Let me read the file first.\n\nI've modified the `label` method to show the next month.\n\n"
+            + "Would you like me to make any other adjustments?\n\n```ruby\n" + METHOD + "```\n\n---\n\n"
+            + USER.format("Run the specs."))
+
+
+def test_cursor_11_fence_at_the_end_of_a_turn_reporting_an_edit_is_that_edit() -> None:
+    (a,) = _mine(TRAILING)
+    assert (a.kind, a.path, a.get("content")) == (ActionKind.MODIFY_FILE, None, METHOD)
+    assert _mine(TRAILING.replace("---\n\n**User**", "Done.\n\n---\n\n**User**")) == []  # not the last thing
+    assert _mine(TRAILING.replace("I've modified", "You could modify")) == []  # no edit reported
+    copies = TRAILING.replace("```ruby\n" + METHOD + "```\n", "```ruby\nputs 1\n```\n\n```ruby\n" + METHOD + "```\n")
+    assert _mine(copies) == []  # the export's copies of an answer's blocks, one after another
+    doc = IncrementalDocument(TRAILING)
+    assert len(_file_actions(doc)) == 1
+    at = doc.text.index("```\n\n---\n") + len("```\n\n")
+    doc.edit(at, at, "More prose.\n\n")
+    assert _file_actions(doc) == []
+
+
 def test_a_fragment_cut_out_of_its_class_is_a_partial_edit() -> None:
     method = "def greet(name)\n      msg = \"hi #{name}\"\n      puts msg\n    end\n"
     text = HEAD11 + USER.format("Greet.") + CURSOR + "Let me fix the greeting:\n\n```ruby\n" + method + "```\n"
