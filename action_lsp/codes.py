@@ -207,7 +207,11 @@ CODES: dict[str, Code] = {
              "diff whose file is named only by the prose before or after it (or by a `Read "
              "file:` line, or by an earlier edit that holds its lines) carries that file, and "
              "is applied only when you confirm it (\"Apply anyway\" after its diff, or `apply "
-             "--force`); turning this code off does not make it applicable."),
+             "--force`); turning this code off does not make it applicable. Cursor's own \"Export "
+             "chat\" shows its agent's `search_replace` and `edit_file` calls as fences with no "
+             "file: they are listed the same way (a whole file applied only once its file is "
+             "named and confirmed; a partial edit, with Cursor's `... existing code ...` "
+             "markers or a fragment of the file, never)."),
         Code("bad-hunk", W, "A diff hunk whose header disagrees with its body (line counts), or has no line numbers.",
              "`patch` and `git apply` read a hunk by its header's counts and reject one that "
              "does not match; action-lsp locates the hunk by its text, but the diff is not "
