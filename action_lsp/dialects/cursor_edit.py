@@ -57,7 +57,8 @@ from .specstory_diff import inferred_file, shown_only
 TYPE = "cursor-edit-file"
 RULES = EditRules("Cursor's edit_file (export)", on_missing="create")
 
-GAP, ANNOUNCED, TRAILING = "gap", "announced", "trailing"
+GAP, ANNOUNCED, TRAILING, CHAINED = "gap", "announced", "trailing", "chained"
+_CHAIN = 30  # consecutive calls read back at most to the first one's announcement
 
 # Blocks that are no file's code: commands, their output, a diagram, a diff (read elsewhere).
 _NOT_CODE = frozenset({
@@ -92,10 +93,11 @@ _TREE = re.compile(r"[├└]──")
 _LONGEST_PROSE = 2000  # characters of the line before a fence read for its announcement
 
 
-def may_be(text: str, start: int, info: str) -> str | None:
-    """Cheap test on a fence at ``start`` (its info string ``info``): :data:`GAP` or
-    :data:`ANNOUNCED` when the lines before it have one of the module docstring's shapes, else
-    None (the ``**Cursor**`` turn is checked by :func:`parse`)."""
+def may_be(text: str, start: int, info: str, depth: int = 0) -> str | None:
+    """Cheap test on a fence at ``start`` (its info string ``info``): :data:`GAP`,
+    :data:`ANNOUNCED`, :data:`TRAILING` or :data:`CHAINED` when the lines before it have one of
+    the module docstring's shapes, else None (the ``**Cursor**`` turn is checked by
+    :func:`parse`)."""
     info = info.strip()
     if not info or ":" in info or "{" in info:
         return None
@@ -111,9 +113,40 @@ def may_be(text: str, start: int, info: str) -> str | None:
         return GAP
     if blanks == 1 and _announces(text, *prev):
         return ANNOUNCED
+    if blanks == 1 and depth < _CHAIN and text.startswith("```", prev[0]) and not text[prev[0] + 3:prev[1]].strip():
+        opener = _opener_before(text, prev[0])
+        if opener is not None:
+            a, b = opener
+            if not _ARROW.search(text, b, prev[0]) and may_be(text, a, text[a + 3:b], depth + 1) in (GAP, ANNOUNCED, CHAINED):
+                return CHAINED
+        return None
     if blanks == 1 and not text.startswith(("```", "~~~"), prev[0]) and trailing(text, start) >= 0:
         return TRAILING
     return None
+
+
+_ARROW = re.compile(r"^->[ \t]*\r?$", re.MULTILINE)  # a search_replace fence's separator (cursor_export)
+_QUOTE_LINES = 3  # an announced fence this short, with a fence right after it, quotes what is changed
+
+
+def next_fence(text: str, end: int) -> int:
+    """Where the reading of a fence ending at ``end`` ends when another fence's opening line
+    follows it after exactly one blank line (-1: none does)."""
+    nl = text.find("\n", end)
+    if nl < 0 or text[end:nl].strip() or not text.startswith("```", nl + 1):
+        return -1
+    eol = text.find("\n", nl + 1)
+    return len(text) if eol < 0 else eol + 1
+
+
+def quotes(text: str, code: str, end: int) -> int:
+    """An announced fence whose step is the next fence: it only quotes the line to change (a log
+    line, an element, a URL) -- at most :data:`_QUOTE_LINES` lines, no placeholder -- and another
+    fence follows it after one blank line. Where the text was read to, -1: not a quote."""
+    lines = [ln for ln in code.splitlines() if ln.strip()]
+    if len(lines) > _QUOTE_LINES or has_placeholder(code):
+        return -1
+    return next_fence(text, end)
 
 
 _CLOSE = re.compile(r"^```[ \t]*\r?$", re.MULTILINE)
@@ -155,6 +188,20 @@ def trailing(text: str, start: int) -> int:
     if role < 0 or (role > 0 and text[role - 1] != "\n") or text.rfind("**User**", role, start) >= 0:
         return -1
     return reach if _PAST.search(text, role, start) is not None else -1
+
+
+def _opener_before(text: str, close: int) -> tuple[int, int] | None:
+    """The opening line (start, end without its break) of the fence whose closing line starts
+    at ``close``: the nearest line before it that starts with ```` ``` ````, when that one has an
+    info string (a bare one would be a block of the file's own)."""
+    end = close - 1
+    while end > 0:
+        a = text.rfind("\n", 0, end) + 1
+        if text.startswith("```", a):
+            b = end - 1 if text[end - 1] == "\r" else end
+            return (a, b) if text[a + 3:b].strip() else None
+        end = a - 1
+    return None
 
 
 def _blanks_before(text: str, start: int) -> tuple[int, tuple[int, int] | None]:
@@ -292,6 +339,8 @@ def parse(
         return None
     if word in ("plaintext", "text", "txt") and len(_TREE.findall(code)) >= 2:
         return None  # a directory tree shown, not a file's text
+    if how == ANNOUNCED and (quoted := quotes(t, code, end)) >= 0:
+        return Construct(Span(start, end), lookahead=quoted, behind=role[0])
     is_partial = partial(code)
     content = Field("content", code, Span(body_start, body_end), None, SourceMap.verbatim(body_start, body_end))
     span = Span(start, end)

@@ -113,6 +113,33 @@ def test_cursor_11_fence_at_the_end_of_a_turn_reporting_an_edit_is_that_edit() -
     assert _file_actions(doc) == []
 
 
+# Cursor 1.7.46 / 1.7.54: consecutive edit_file calls, one blank line between their fences.
+CONFIG = '{\n  "semi": true\n}\n\n'
+IGNORE = "node_modules\n.next\n\n"
+CLIENT = "import { env } from './env'\n\nexport const url = env.URL\nexport const anon = env.KEY\nexport const ready = true\n\n"
+CHAIN = (HEAD17 + USER.format("Set the project up.") + CURSOR
+         + "Setting up the project files:\n\n\n```json\n" + CONFIG + "```\n\n```ignore\n" + IGNORE + "```\n\n"
+         + "Now let me create the client utilities:\n\n```typescript\n" + CLIENT + "```\n\n"
+         + "```typescript\nexport const key = ''\n\n```\n\nThe project is ready.\n\n"
+         + "```plaintext\nsrc/\n  app/\n```\n")
+
+
+def test_consecutive_calls_after_the_first_are_edits_too() -> None:
+    assert [a.get("content") for a in _mine(CHAIN)] == [CONFIG, IGNORE, CLIENT, "export const key = ''\n\n"]
+
+
+def test_a_short_quote_before_the_edit_is_not_the_edit() -> None:
+    text = (HEAD11 + USER.format("The approve call 404s.") + CURSOR
+            + "The route gets a doubled prefix. Let me fix this:\n\n```plaintext\nPOST /api/proposals/proposals/7\n```\n\n"
+            + "```ruby\n# ... existing code ...\nid = path.delete_prefix('/api/proposals/')\n```\n\nNow let's retry.\n")
+    (a,) = _mine(text)
+    assert a.get("content").startswith("# ... existing code ...")
+    # After a search_replace fence (`->`), the next fence is no call of its own.
+    after_arrow = text.replace("```plaintext\nPOST /api/proposals/proposals/7\n```",
+                               "```ruby\nold = 1\n\n->\n\nold = 2\n```")
+    assert [a.type for a in _mine(after_arrow)] == ["cursor-search-replace"]
+
+
 def test_a_fragment_cut_out_of_its_class_is_a_partial_edit() -> None:
     method = "def greet(name)\n      msg = \"hi #{name}\"\n      puts msg\n    end\n"
     text = HEAD11 + USER.format("Greet.") + CURSOR + "Let me fix the greeting:\n\n```ruby\n" + method + "```\n"
