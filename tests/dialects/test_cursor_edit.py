@@ -256,3 +256,40 @@ def test_an_open_document_rereads_the_fence_when_what_it_read_changes() -> None:
 def _file_actions(doc: IncrementalDocument) -> list[tuple[object, ...]]:
     """What a reader sees of each file action (kind, file, where, what it writes)."""
     return [(a.type, a.kind, a.path, a.span, a.get("content")) for a in doc.analysis().actions if a.kind.is_file_action]
+
+
+_BLOCKS = [
+    "**User**\n\nPlease fix it.\n\n---\n\n",
+    "**Cursor**\n\n",
+    "Let me fix this:\n\n```ruby\n# ... existing code ...\nx = 2\n```\n\n",
+    "Now let me create the app:\n\n\n```python\nimport os\n\n\nprint(os.name)\n```\n\n",
+    "```json\n{\n  \"a\": 1\n}\n```\n\n",
+    "I've modified the `label` method.\n\nWould you like more?\n\n```ruby\ndef label\n    1\n  end\n```\n\n---\n\n",
+    "Let me update `README.md`:\n\n```markdown\n# T\n\n```bash\nls\n```\n\nDone.\n```\n\n",
+    "Here's how you can change it:\n\n```ruby\nputs 1\n```\n\n",
+    "Let me fix the route:\n\n```plaintext\nPOST /a/a\n```\n\n",
+    "```ruby\nold\n\n->\n\nnew\n```\n\n",
+    "Some prose.\n\n",
+]
+_SNIPPETS = ["\n", "\n\n", "```", "```ruby\n", "**Cursor**", "**User**", "---\n", "Let me fix this:", "I've added it.",
+             "// ... existing code ...\n", "x", "->"]
+
+
+def _signature(doc_or_text: IncrementalDocument | str) -> list[tuple[object, ...]]:
+    analysis = doc_or_text.analysis() if isinstance(doc_or_text, IncrementalDocument) else analyze(doc_or_text)
+    return [(a.type, a.kind, a.span, a.path, sorted((k, f.span) for k, f in a.fields.items()))
+            for a in analysis.actions] + [(d.code, d.span, d.message) for d in analysis.diagnostics]
+
+
+def test_an_open_document_agrees_with_a_full_reading_after_random_edits() -> None:
+    import random
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        doc = IncrementalDocument(HEAD17 + "".join(rng.choice(_BLOCKS) for _ in range(rng.randint(4, 14))))
+        for _ in range(25):
+            n = len(doc.text)
+            start = rng.randint(0, n)
+            end = min(n, start + rng.choice([0, 0, 1, 2, 5, 30]))
+            doc.edit(start, end, rng.choice(_SNIPPETS) if rng.random() < 0.85 else "")
+            assert _signature(doc) == _signature(doc.text), (seed, start, end)
