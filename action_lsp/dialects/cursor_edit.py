@@ -3,7 +3,7 @@
 Read by the ``chat-answer`` dialect. Cursor's export (``_Exported on ... from Cursor
 (1.7.38)_``, ``**User**`` / ``**Cursor**`` turns between ``---`` rules) writes each
 ``edit_file`` call of its agent as a fence of the code the call sent -- *without its file*, in a
-fence that looks like any code block of an answer. Two shapes tell such a call from a block the
+fence that looks like any code block of an answer. Four shapes tell such a call from a block the
 answer merely shows (an Ask-mode proposal, an example, the export's copy of the answer's
 blocks after it):
 
@@ -24,13 +24,21 @@ blocks after it):
   ``let's``, ``I'll``, ``I will``, ``I'm going to``, ``I need to`` followed by a verb of editing:
   update, fix, create, add, remove, ...). A question, a sentence that speaks to the user (``you
   can``, ``here's how``, ``for example``) or a verb that edits nothing (check, run, show) is no
-  announcement.
+  announcement. Such a fence of three lines or fewer with another fence right after it only
+  quotes the line the step changes (a log line, an element): the next fence is the step.
+- *the turn's last block* (Cursor 1.1, :func:`trailing`): the fence ends the turn (only a ``---``
+  rule after it), right after prose, and the turn reports an edit made ("I've modified the
+  `friendly_message` method to:").
+- *the next call* (Cursor 1.7.46/1.7.54, runs of calls in 1.1/1.2): one blank line after the
+  closing line of a fence read as a call by a shape above (never after a ``search_replace``
+  fence, :mod:`cursor_export`).
 
-Either way the fence must stand in a ``**Cursor**`` turn (the nearest of Cursor's role lines
+In each case the fence must stand in a ``**Cursor**`` turn (the nearest of Cursor's role lines
 before it, read back to the turn's start), carry a language and no path (```` ```ruby:path ````
 is the chat-answer dialect's own reading), and not be a command or output block (``bash``,
 ``shellscript``, ``console``, ...), a diagram (``mermaid``) or Cursor 0.x's
-``assistant_snippet_*`` text.
+``assistant_snippet_*`` text. A ``markdown`` file holding fences of its own runs to its real end
+(:func:`nested_end`): the export does not lengthen its fence for them.
 
 The edit is a ``write`` of the whole file (type ``cursor-edit-file``, kind ``write_file``)
 unless its code is partial: a placeholder line (``// ... existing code ...``, the marker of
