@@ -255,13 +255,14 @@ def _file_text_read(monkeypatch: pytest.MonkeyPatch, run: Any) -> int:
 
     monkeypatch.setattr(plan, "locate", counted(plan.locate, lambda text, *a, **k: len(text)))
     monkeypatch.setattr(reparse, "_point", counted(reparse._point, lambda text, at: 2 * at))
-    replays = timeline._replays
+    searched: list[Any] = []  # the timeline's texts: what their plain searches and copies read
+    made = timeline._Text.__init__
 
-    def replays_size(steps: Any, f: Any) -> int:  # the str replay: a search and a copy a pair
-        pairs = sum(len(step.pairs) for step in steps)
-        return 0 if pairs >= timeline.MANY_PAIRS else 2 * len(f.collapsed) * pairs
+    def made_text(self: Any, text: str) -> None:
+        made(self, text)
+        searched.append(self)
 
-    monkeypatch.setattr(timeline, "_replays", counted(replays, replays_size))
+    monkeypatch.setattr(timeline._Text, "__init__", made_text)
     build = chunked.ChunkedText.__str__
     monkeypatch.setattr(chunked.ChunkedText, "__str__", counted(
         build, lambda self: len(self) if self._flat is None else 0))
@@ -274,7 +275,7 @@ def _file_text_read(monkeypatch: pytest.MonkeyPatch, run: Any) -> int:
 
     monkeypatch.setattr(chunked.ChunkedText, "__init__", kept)
     run()
-    return read[0] + sum(t.read for t in texts)
+    return read[0] + sum(t.read for t in texts) + sum(t.read for t in searched)
 
 
 @pytest.mark.parametrize("name", sorted(WORKSPACES))
@@ -304,7 +305,7 @@ def test_the_file_text_meter_sees_the_edits_searched_in_the_whole_text(tmp_path:
 
     monkeypatch.setattr(plan, "MANY_EDITS", 10**9)
     monkeypatch.setattr(reparse, "MANY_EDITS", 10**9)
-    monkeypatch.setattr(timeline, "MANY_PAIRS", 10**9)
+    monkeypatch.setattr(timeline, "INDEX_AFTER", 10**9)
     make = WORKSPACES["multiedit-one-file"]
 
     def read(n: int) -> int:

@@ -59,6 +59,7 @@ __all__ = [
     "has_line_numbers",
     "indent_width",
     "locate",
+    "locate_by_layout",
     "strip_line_numbers",
 ]
 
@@ -190,6 +191,25 @@ def find_anchor(file_text: str, anchor: str, start: int = 0) -> tuple[int, int] 
         for i in range(len(lines) - m + 1):
             if norm(lines[i][2]) == want[0] and all(norm(lines[i + j][2]) == want[j] for j in range(1, m)):
                 return lines[i][0], lines[i + m - 1][1]
+    return None
+
+
+#: The strategies that find a block only where the file holds its lines, layout aside.
+_BY_LAYOUT = tuple(s for s in STRATEGIES if s.tried in ("exact", "whitespace", "blank-line"))
+
+
+def locate_by_layout(file_text: str, search: str) -> Located | Refused | None:
+    """What :func:`locate` answers (without a path) when the exact, whitespace or
+    blank-lines strategy decides; None when none of them does (the later ones are not
+    tried: their answer is never a place that holds the block as written, layout aside)."""
+    if not search:
+        return _append(file_text)
+    text, block = FileText(file_text, None), SearchBlock(search)
+    for strategy in _BY_LAYOUT:
+        if strategy.applies(text, block):
+            found = strategy.find(text, block)
+            if found is not None:
+                return found
     return None
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import errno
 import itertools
 import os
-import re
 import stat
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from .locate import (
     find_anchor,
     has_line_numbers,
     locate,
+    locate_by_layout,
     strip_line_numbers,
 )
 from .many import MANY_EDITS, ManyEdits
@@ -1140,7 +1140,10 @@ def _contains(replace: str, search: str) -> bool:
     return bool(search.strip()) and _norm(search).strip() in _norm(replace)
 
 
-_SPACE = re.compile(r"\s+")
+def _despaced(text: str) -> str:
+    """``text`` without its whitespace (``re.sub(r"\\s+", "", text)``: ``str.split`` splits at
+    the same characters, about ten times faster on a long file)."""
+    return "".join(text.split())
 
 
 def _present(text: str, replace: str, rel: str, within: Located | None = None) -> bool:
@@ -1148,9 +1151,10 @@ def _present(text: str, replace: str, rel: str, within: Located | None = None) -
     ``within`` when given."""
     if not replace.strip():
         return False
-    if _SPACE.sub("", replace) not in _SPACE.sub("", text):
+    if _despaced(replace) not in _despaced(text):
         return False  # the layout-only strategies cannot find it: no need to try the others
-    got = locate(text, replace, path=None)
+    # (only they decide: a place the syntax or fuzzy strategy finds is not "found")
+    got = locate_by_layout(text, replace)
     if not isinstance(got, Located) or got.strategy not in ("exact", "whitespace", "blank-lines"):
         return False
     if within is None:

@@ -164,6 +164,7 @@ class Workspace:
         self.read_override = read_override
         self.allow_readonly = allow_readonly  # write files without write permission (--force)
         self._resolved: dict[str, Target | PathProblem] = {}
+        self._runs: dict[Target, str | None] = {}  # runs_code's answers (asked at each action)
         self._protected_files: set[tuple[int, int]] | None = None  # see protected_inodes
 
     def contains(self, real: Path) -> bool:
@@ -234,11 +235,14 @@ class Workspace:
     def runs_code(self, target: Target) -> str | None:
         """Why writing ``target`` would make a tool run code by itself (as typed, or where a
         symlink leads), or None; see :func:`action_lsp.paths.runs_code`."""
+        if target in self._runs:
+            return self._runs[target]
         why = runs_code(PurePosixPath(target.rel).parts)
         if why is None:
             inside = next((r for r in self.roots if target.path.is_relative_to(r)), None)
             if inside is not None:
                 why = runs_code(target.path.relative_to(inside).parts)
+        self._runs[target] = why
         return why
 
     def _linked_into_protected(self, real: Path) -> bool:

@@ -109,6 +109,28 @@ def parse(code: str, lang: Lang) -> Parsed:
     return parsed
 
 
+def keep(code: str, lang: Lang, data: bytes, tree: Tree) -> None:
+    """Remember ``tree``, a parse of ``data`` (``code`` in UTF-8; no ``prepare`` step) made
+    elsewhere -- an incremental parse kept across a plan's edits (:mod:`.reparse`) -- as
+    :func:`parse` would remember its own: the syntax strategy then tokenises the file it
+    edited without parsing it again. Only a tree without a syntax error is kept: tree-sitter's
+    incremental parse of a text with an error may recover from it otherwise than a parse
+    from scratch, and the tree must be the one :func:`parse` would make. The caller never
+    edits ``tree`` afterwards (:class:`~.reparse.Reparse` edits a copy)."""
+    if tree.root_node.has_error or lang.prepare is not None:
+        return
+    cache: OrderedDict[tuple[str, str], Parsed] | None = getattr(_local, "cache", None)
+    if cache is None:
+        cache = _local.cache = OrderedDict()
+    key = (lang.name, code)
+    if key in cache:
+        cache.move_to_end(key)
+        return
+    cache[key] = Parsed(code, lang, data, tree, Offsets(code))
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+
+
 def forget() -> None:
     """Drop every remembered parse and result, and the remembered path checks (benchmarks
     measure a cold start with it)."""

@@ -8,6 +8,12 @@ it is parsed with that tree, so tree-sitter re-reads only around the edit.
 
 Only the yes/no answer comes from the kept tree: when it says the text has an error, the caller
 asks :func:`~action_lsp.syntax.errors.syntax_errors` (a full parse) for the message, as before.
+
+The trees are shared with :func:`~action_lsp.syntax.parse.parse`'s cache: a text the syntax
+strategy parsed to locate an edit is not parsed again here, and the tree of the text after an
+edit (when it has no syntax error: see :func:`~action_lsp.syntax.parse.keep`) is the one the
+syntax strategy finds for the file's next edit. A kept tree is never edited: each edit starts
+from a copy.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Sequence
 from tree_sitter import Point, Tree
 
 from action_lsp.syntax.languages import Lang
+from action_lsp.syntax.parse import keep, parse
 
 #: Edits beyond which :meth:`Reparse.after` parses the text after them in full.
 MANY_EDITS = 16
@@ -54,7 +61,7 @@ class Reparse:
     def has_error(self, code: str) -> bool:
         """Whether ``code`` has a syntax error (parsed in full unless it is the kept text)."""
         if self._tree is None or (self._code is not code and self._code != code):
-            self._code, self._tree = code, self.lang.parser().parse(_bytes(code))
+            self._code, self._tree = code, parse(code, self.lang).tree
         return self._tree.root_node.has_error
 
     def after(self, before: str, edits: Sequence[tuple[int, int, str]], after: str) -> bool:
@@ -66,7 +73,7 @@ class Reparse:
             return self.has_error(after)
         self.has_error(before)
         assert self._tree is not None
-        tree, current = self._tree, before
+        tree, current = self._tree.copy(), before  # (the tree may be parse()'s: never edited)
         for start, end, text in edits:
             start_byte, start_point = _point(current, start)
             old_end_byte = start_byte + _size(current[start:end])
@@ -83,5 +90,7 @@ class Reparse:
         if current != after:  # (the edits do not lead there: parse it in full)
             self._tree = None
             return self.has_error(after)
-        self._code, self._tree = after, self.lang.parser().parse(_bytes(after), tree)
+        data = _bytes(after)
+        self._code, self._tree = after, self.lang.parser().parse(data, tree)
+        keep(after, self.lang, data, self._tree)
         return self._tree.root_node.has_error

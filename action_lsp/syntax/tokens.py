@@ -8,7 +8,7 @@ not match. Ranges are code-point indices into the code.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from action_lsp.syntax.languages import Lang
 from action_lsp.syntax.parse import Parsed, parse, parse_ok
@@ -19,9 +19,11 @@ if TYPE_CHECKING:
 __all__ = ["Definition", "Token", "definitions", "parse_ok", "tokens"]
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A leaf of the syntax tree: ``kind`` is the node type (``identifier``, ``(``, ``string``)."""
+class Token(NamedTuple):
+    """A leaf of the syntax tree: ``kind`` is the node type (``identifier``, ``(``, ``string``).
+
+    (A named tuple, not a frozen dataclass: the syntax strategy makes one per token of a whole
+    file, and a frozen dataclass's ``__init__`` took a fifth of that walk.)"""
 
     kind: str
     text: str

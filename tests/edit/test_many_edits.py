@@ -63,13 +63,13 @@ def test_chunked_text_answers_as_str(monkeypatch: pytest.MonkeyPatch, chunk: int
 def _straightforward(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plan, "MANY_EDITS", 10**9)
     monkeypatch.setattr(reparse, "MANY_EDITS", 10**9)
-    monkeypatch.setattr(timeline, "MANY_PAIRS", 10**9)
+    monkeypatch.setattr(timeline, "INDEX_AFTER", 10**9)
 
 
 def _indexed(monkeypatch: pytest.MonkeyPatch, candidates: int) -> None:
     monkeypatch.setattr(plan, "MANY_EDITS", 1)
     monkeypatch.setattr(reparse, "MANY_EDITS", 1)
-    monkeypatch.setattr(timeline, "MANY_PAIRS", 1)
+    monkeypatch.setattr(timeline, "INDEX_AFTER", 0)
     monkeypatch.setattr(chunked, "CHUNK", 8)
     monkeypatch.setattr(chunked, "MAX_CHUNK", 32)
     monkeypatch.setattr(chunked, "MAX_CANDIDATES", candidates)

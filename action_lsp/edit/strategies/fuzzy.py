@@ -5,6 +5,9 @@ does is dropped (``add`` is never the closest match of ``div``)."""
 
 from __future__ import annotations
 
+import operator
+from typing import cast
+
 from .base import FileText, Located, Refused, SearchBlock
 from .lines import line_located
 
@@ -47,10 +50,39 @@ def _same_definitions(text: FileText, s: SearchBlock,
     return kept[0], name
 
 
+def _line_scores(rows: list[str], lines: list[str]) -> list[list[int]]:
+    """``fuzz.ratio`` of each of ``rows`` against each of ``lines``, as rapidfuzz's ``cdist``
+    gives it in ``uint8`` (vectorised in C). Read through the matrix's buffer when rapidfuzz's
+    C implementation is there: its public ``cdist`` wraps the same call in a NumPy array, and
+    importing NumPy cost more than all of the fuzzy matching of a long history (0.1-0.2 s)."""
+    from rapidfuzz import fuzz
+
+    try:
+        from rapidfuzz.process_cpp_impl import UINT8, cdist
+    except ImportError:  # (the pure-Python rapidfuzz: its public cdist)
+        import numpy as np
+        from rapidfuzz import process
+
+        found = process.cdist(rows, lines, scorer=fuzz.ratio, dtype=np.uint8, workers=-1)
+        return [[int(x) for x in row] for row in found]
+    matrix = memoryview(cdist(rows, lines, scorer=fuzz.ratio, dtype=UINT8, workers=-1))
+    return cast("list[list[int]]", matrix.tolist())  # (a 2-D buffer: a list per row)
+
+
+def _diagonals(sim: list[list[int]], rows: list[int], width: int) -> list[int]:
+    """For each window start ``x`` (``width`` of them), the sum over the sampled rows ``r``
+    (search line ``rows[r]``) of ``sim[r][x + rows[r]]``: how well the window's lines match
+    the sampled search lines at their places."""
+    acc = [0] * width
+    for r, j in enumerate(rows):
+        row = sim[r][j : j + width]
+        acc[: len(row)] = map(operator.add, acc, row)
+    return acc
+
+
 def closest(text: FileText, s: SearchBlock) -> Located | Refused | None:
     """The closest window, or a refusal naming two windows about as close."""
-    import numpy as np
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import fuzz
 
     m = len(s.nb_text)
     nb_idx, nb_text = text.nonblank
@@ -68,18 +100,12 @@ def closest(text: FileText, s: SearchBlock) -> Located | Refused | None:
         rows = sorted(
             range(m), key=lambda j: -len(s.nb_text[j])
         )[:FUZZY_SAMPLE_ROWS]
-        sim = process.cdist(
-            [s.nb_text[j] for j in rows], nb_text, scorer=fuzz.ratio, dtype=np.uint8,
-            workers=-1,
-        )
+        sim = _line_scores([s.nb_text[j] for j in rows], nb_text)
         width = max(1, n_file - m + 1)
-        acc = np.zeros(width, dtype=np.int64)
-        for r, j in enumerate(rows):
-            row = sim[r, j : j + width]
-            acc[: len(row)] += row
+        acc = _diagonals(sim, rows, width)
         starts = []
-        for x in np.argsort(-acc, kind="stable")[: 64 * FUZZY_CANDIDATES]:
-            st = int(x)
+        # (best first, the earlier start first among equal sums: a stable sort)
+        for st in sorted(range(width), key=acc.__getitem__, reverse=True)[: 64 * FUZZY_CANDIDATES]:
             if all(abs(st - o) >= m for o in starts):
                 starts.append(st)
                 if len(starts) >= FUZZY_CANDIDATES:
