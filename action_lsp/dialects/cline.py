@@ -212,6 +212,12 @@ SPECS = specs(
     ),
 )
 
+#: How each agent ends a file its ``write_to_file`` writes (a Roo or Kilo call carries
+#: ``line_count``, Cline's never does): Cline's diff editor ends it with one line break; Roo's
+#: and Kilo's ``DiffViewProvider`` only when the file it replaces ended with one.
+CLINE_WRITE = EditRules("Cline's write_to_file", final_eol="always")
+ROO_WRITE = EditRules("Roo Code's write_to_file", final_eol="as-file")
+
 _STYLES: dict[str, MarkerStyle] = {"replace_in_file": CLINE, "apply_diff": ROO}
 
 #: The same tools' semantics as the tool registry states them for their JSON calls (Cline's
@@ -281,6 +287,7 @@ class Cline(TagDialect):
     def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
         if action.type == "write_to_file" and "content" in action.fields:
             _unfence(ctx.text, action.fields["content"])
+            _trim_content(ctx.text, action.fields["content"], roo="line_count" in action.fields)
         style = _STYLES.get(action.type)
         diff = action.fields.get("diff")
         if style is None or diff is None:
@@ -299,6 +306,8 @@ class Cline(TagDialect):
             )
 
     def edit_rules(self, action: Action) -> EditRules:
+        if action.type == "write_to_file":
+            return ROO_WRITE if "line_count" in action.fields else CLINE_WRITE
         return _RULES.get(action.type, self.rules)
 
     def file_view(self, action: Action) -> FileView | None:
@@ -361,6 +370,31 @@ def _answer(ctx: ScanContext, construct: Construct) -> None:
         construct.diagnostics.append(note)
 
 
+def _trim_content(text: str, f: Field, *, roo: bool) -> None:
+    """The content as the agent's parser gives it: Roo's and Kilo's drop one line break before
+    ``</content>`` (the one after ``<content>`` is dropped by the reading); Cline's trims
+    blanks and line breaks at both ends."""
+    start, end = f.span.start, f.span.end
+    if roo:
+        if text.startswith("\n", end - 1, end) and end > start:
+            end -= 1
+            if text.startswith("\r", end - 1, end) and end > start:
+                end -= 1  # a CRLF transcript: the line break is the pair
+    else:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    _narrow(text, f, start, end)
+
+
+def _narrow(text: str, f: Field, start: int, end: int) -> None:
+    if (start, end) != (f.span.start, f.span.end):
+        f.span = Span(start, end)
+        f.value = text[start:end]
+        f.source_map = SourceMap.verbatim(start, end)
+
+
 def _unfence(text: str, f: Field) -> None:
     """Cline drops a Markdown fence line that opens or closes written content (weaker models
     wrap files in ```` ```python ````): the same here, the span following."""
@@ -374,10 +408,7 @@ def _unfence(text: str, f: Field) -> None:
     if tail - start >= 3 and text.endswith("```", start, tail):
         line = max(text.rfind("\n", start, tail - 3) + 1, start)
         end = line
-    if (start, end) != (f.span.start, f.span.end):
-        f.span = Span(start, end)
-        f.value = text[start:end]
-        f.source_map = SourceMap.verbatim(start, end)
+    _narrow(text, f, start, end)
 
 
 DIALECT = Cline()

@@ -374,7 +374,7 @@ class _Planner:
         if f is None:
             msg = f"this {action.type} has no content to write; it is never applied (never an empty file)"
             raise ActionFailed(_diag("bad-argument", msg, action.name_span), msg)
-        content = _text(f, action)
+        content = _final_eol(self.rules.final_eol, _text(f, action), state.text)
         if state.is_dir:
             msg = f"{rel} is a directory; a file cannot be created there"
             raise ActionFailed(_diag("file-exists", msg, span), msg)
@@ -1304,6 +1304,16 @@ def _from_view(action: Action) -> tuple[Action, bool, EditRules]:
         action.dialect, action.type, _KIND_OF_OP[view.op], action.span, action.name_span,
         fields, action.group, action.group_label, edits, action.partial,
     ), view.final_newline, view.rules
+
+
+def _final_eol(how: str, content: str, before: str | None) -> str:
+    """The content as the agent's tool ends the file it writes (``EditRules.final_eol``):
+    one line break added always, or only when the file it replaces (``before``) ended with one."""
+    if not content or content.endswith("\n"):
+        return content
+    if how == "always" or (how == "as-file" and before is not None and before.endswith("\n")):
+        return content + "\n"
+    return content
 
 
 def _line_start(text: str, line: int) -> int:
