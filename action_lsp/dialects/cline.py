@@ -34,7 +34,8 @@ Roo's and Kilo's "Export task" markdown answers each call in the next ``**User:*
 ``[apply_diff for 'a.py'] Result:``: the first result line after a call answers it when it names
 its tool (and path); a refusal (``_CLINE_FAILURES``, shared with the JSON side) makes it failed.
 A ```` ```xml ```` / ```` ```tool_code ```` fence whose body is one call is a call when such a
-result answers it, else an example.
+result answers it, else an example. Roo's multi-file form (``<args><file>...``, Kilo writes it)
+is read by :func:`args_call`: one modify per ``<diff>``, one read per ``<file>``.
 
 Parameter values as Cline reads them: paths, commands and flags trimmed; file content and diffs
 kept byte for byte (only the line break after the opening tag is dropped); ``content`` may hold
@@ -65,6 +66,7 @@ from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
 from .base import Construct, ScanContext, TagOpen
 from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
 from .tag_dialect import TagDialect
+from .tags import find_close, parse_start_tag
 from .tool_calls import _CLINE_FAILURES
 from .tool_use import CLINE_REPLACE, ROO_DIFF, failed, first_line
 
@@ -247,8 +249,13 @@ class Cline(TagDialect):
     )
 
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
-        construct = super().parse_tag(ctx, tag)
-        if len(construct.actions) == 1:
+        construct = None
+        if tag.name in _ARGS_TOOLS:
+            construct = args_call(self, ctx, tag)
+        if construct is None:
+            construct = super().parse_tag(ctx, tag)
+        if len(construct.actions) == 1 or (construct.actions and construct.actions[0].type in _ARGS_TOOLS
+                                           and construct.actions[0].group is not None):
             _answer(ctx, construct)
         return construct
 
@@ -321,6 +328,124 @@ class Cline(TagDialect):
         return super().file_view(action)
 
 
+def args_call(dialect: TagDialect, ctx: ScanContext, tag: TagOpen) -> Construct | None:
+    """Roo's multi-file form (Kilo writes it): ``<apply_diff><args><file><path>..</path>
+    <diff><content>..</content><start_line>N</start_line></diff>...</file>...</args>``, read
+    as Roo's multiApplyDiffTool reads it: one modify per ``<diff>`` (its ``start_line``
+    the hint for its blocks), applied in order; ``read_file`` likewise, one read per file.
+    None: not this form (the ordinary reading applies). ``xml-tags``, which reads ``read_file``
+    by default, asks it too."""
+    text = ctx.text
+    start = parse_start_tag(ctx, tag.start, tag.name_span.end)
+    if not start.closed or start.self_closing:
+        return None
+    args = _ARGS_OPEN.match(text, start.end)
+    if args is None:
+        return None
+    close = find_close(ctx, tag.name, start.end)
+    if close is None:
+        return None
+    inner_end = text.rfind("</args>", args.end(), close.start)
+    if inner_end < 0 or text[inner_end + len("</args>") : close.start].strip():
+        return None
+    actions: list[Action] = []
+    diagnostics: list[Diagnostic] = []
+    for file in _FILE.finditer(text, args.end(), inner_end):
+        path = _element(text, "path", file.start(1), file.end(1), strip=True)
+        if path is None:
+            return None
+        if tag.name == "read_file":
+            span = Span(file.start(), file.end())
+            actions.append(Action(dialect.name, "read_file", ActionKind.READ_FILE, span, tag.name_span,
+                                  {"path": path}))
+            continue
+        for diff in _DIFF.finditer(text, file.start(1), file.end(1)):
+            content = _content(text, diff.start(1), diff.end(1))
+            if content is None:
+                # Roo reads a diff's blocks from its <content> only, and its XML parser refuses
+                # the call when the content (or its CDATA) is never closed: no edit (its result
+                # says "Failed to parse apply_diff XML").
+                how = "never closes its <content>" if "<content>" in diff.group(1) else "holds no <content>"
+                raw = Field("diff", diff.group(1), Span(diff.start(1), diff.end(1)),
+                            Span(diff.start() + 1, diff.start() + 5), SourceMap.verbatim(diff.start(1), diff.end(1)))
+                actions.append(Action(dialect.name, "apply_diff", ActionKind.MODIFY_FILE,
+                                      Span(diff.start(), diff.end()), tag.name_span, {"path": path, "diff": raw}))
+                diagnostics.append(Diagnostic(
+                    "bad-argument", f"this <diff> {how}: Roo's and Kilo's apply_diff read the "
+                    "SEARCH/REPLACE blocks only from a whole <content>; it changes nothing",
+                    raw.key_span or raw.span))
+                continue
+            fields = {"path": path, "diff": content}
+            line = _element(text, "start_line", content.span.end, diff.end(1), strip=True)
+            if line is not None:
+                fields["start_line"] = line
+            action = Action(dialect.name, "apply_diff", ActionKind.MODIFY_FILE,
+                            Span(diff.start(), diff.end()), tag.name_span, fields)
+            dialect.finish(ctx, action, diagnostics)
+            hint = str(line.value).strip() if line is not None else ""
+            if hint.isdigit():  # the diff's start_line is every block's hint (Roo's _paramStartLine)
+                action.edits = [Edit(e.search, e.replace, int(hint)) for e in action.edits]
+            actions.append(action)
+    if not actions:
+        return None
+    group = Span(tag.start, close.end)
+    for a in actions:
+        a.group = group
+    return Construct(group, actions, diagnostics, close.lookahead)
+
+
+#: The tools whose parameters Roo's multi-file form puts in ``<args>``.
+_ARGS_TOOLS = frozenset({"apply_diff", "read_file"})
+_ARGS_OPEN = re.compile(r"\s*<args>")
+_FILE = re.compile(r"<file>(.*?)</file>", re.DOTALL)
+_DIFF = re.compile(r"<diff>(.*?)</diff>", re.DOTALL)
+_CDATA_OPEN, _CDATA_CLOSE = "<![CDATA[", "]]>"
+
+
+def _element(text: str, name: str, start: int, end: int, *, strip: bool) -> Field | None:
+    """The first ``<name>value</name>`` in ``text[start:end]`` as a field (its value trimmed,
+    as Roo's XML parser trims values, when ``strip``)."""
+    m = re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL).search(text, start, end)
+    if m is None:
+        return None
+    vs, ve = m.start(1), m.end(1)
+    if strip:
+        while vs < ve and text[vs].isspace():
+            vs += 1
+        while ve > vs and text[ve - 1].isspace():
+            ve -= 1
+    return Field(name, text[vs:ve], Span(vs, ve), Span(m.start() + 1, m.start() + 1 + len(name)),
+                 SourceMap.verbatim(vs, ve))
+
+
+def _content(text: str, start: int, end: int) -> Field | None:
+    """A ``<diff>``'s ``<content>``: the text inside a CDATA section when it is one (a
+    ``</content>`` inside the CDATA stays content), else up to the first ``</content>``. It is
+    read as a diff field: its SEARCH/REPLACE blocks are what the agent applies."""
+    m = re.compile(r"<content>").search(text, start, end)
+    if m is None:
+        return None
+    vs = m.end()
+    lead = vs
+    while lead < end and text[lead] in " \t\r\n":
+        lead += 1
+    if text.startswith(_CDATA_OPEN, lead, end):
+        vs = lead + len(_CDATA_OPEN)
+        ve = text.find(_CDATA_CLOSE, vs, end)
+        if ve < 0 or not re.compile(r"\s*</content>").match(text, ve + len(_CDATA_CLOSE)):
+            return None
+    else:
+        ve = text.find("</content>", vs, end)
+        if ve < 0:
+            return None
+    if text.startswith("\n", vs, ve):
+        vs += 1
+    elif text.startswith("\r\n", vs, ve):
+        vs += 2
+    return Field("diff", text[vs:ve], Span(vs, ve), Span(m.start() + 1, m.start() + 8),
+                 SourceMap.verbatim(vs, ve))
+
+
 #: A tool's result as Roo's and Kilo's "Export task" markdown writes it, at a line start in the
 #: next ``**User:**`` turn: ``[apply_diff for 'a.py'] Result:`` (read_file adds a sentence).
 _RESULT = re.compile(r"\[(\w+)(?: for '([^'\r\n]*)'[^\]\r\n]*)?\] Result:[ \t]*\r?\n?")
@@ -359,15 +484,16 @@ def _answer(ctx: ScanContext, construct: Construct) -> None:
         construct.watch = (*construct.watch, "] Result:")
         return
     construct.lookahead = max(construct.lookahead, line_end(text, m.end()) + 1)
-    if not _answers(m, construct.actions[0]):
-        return
+    if not all(_answers(m, a) for a in construct.actions):
+        return  # (the diffs of a multi-file call are answered together only when of one file)
     body = m.end()
     while body < len(text) and text[body] in " \t\r\n":
         body += 1
     if text.startswith(_CLINE_FAILURES, body):
         message = first_line(text[body : body + 400])
-        construct.actions[0], note = failed(construct.actions[0], message, Span(m.start(), m.end()))
-        construct.diagnostics.append(note)
+        for k, a in enumerate(construct.actions):
+            construct.actions[k], note = failed(a, message, Span(m.start(), m.end()))
+            construct.diagnostics.append(note)
 
 
 def _trim_content(text: str, f: Field, *, roo: bool) -> None:
