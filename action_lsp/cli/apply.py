@@ -116,12 +116,29 @@ def _actions(n: int) -> str:
     return f"{n} action" if n == 1 else f"{n} actions"
 
 
-def _the_others(plan: Plan, replan: Callable[[set[int]], Plan]) -> str:
+def _the_others(plan: Plan, replan: Callable[[set[int]], Plan], actions: Sequence[Action]) -> str:
     """How to write the actions that can be applied, when others cannot (a write is all or
     none): "; a write is all or none, so `--select 1,2` writes the 2 others". Planned again with only those: an action
     planned after a failed one may have counted on it (the text a refused edit would have
-    written), and the selection given must be one that applies."""
-    ok = {o.action_index for o in plan.outcomes if o.ok and not o.skipped and not o.applied}
+    written), and the selection given must be one that applies. An action on a file after one
+    that found the file elsewhere than the transcript left it (changed by hand since) is never
+    suggested: its search text may be there only because the hand edit removed what an
+    earlier action wrote, and applying it would put that back (docs/edit-engine.md)."""
+    from ..edit.plan import DIVERGED
+
+    left: dict[str, int] = {}  # the first action per file that found it elsewhere
+    for o in plan.outcomes:
+        path = actions[o.action_index].path
+        if (not o.ok and path is not None and path not in left
+                and any(d.code in DIVERGED for d in o.diagnostics)):
+            left[path] = o.action_index
+
+    def after_left(i: int) -> bool:
+        first = left.get(actions[i].path or "")
+        return first is not None and i > first
+
+    ok = {o.action_index for o in plan.outcomes
+          if o.ok and not o.skipped and not o.applied and not after_left(o.action_index)}
     while ok:
         failed = {o.action_index for o in replan(ok).outcomes if not o.ok and not o.skipped}
         if not failed:
@@ -285,12 +302,12 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
         if failed:
-            print(f"{_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
+            print(f"{_actions(len(failed))} cannot be applied{_the_others(plan, planned, actions)}.", file=err)
             return 1
         return 0
 
     if failed:
-        print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
+        print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned, actions)}.", file=err)
         return 1
     if not plan.changes and not _already_done(plan) and _show_errors(path, text, found, plan.outcomes):
         print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)

@@ -1413,7 +1413,7 @@ def _refuse_unselected_successor(outcome: ActionOutcome, only: Collection[int]) 
 
 
 #: The findings of a pending action that only say the file is not where the transcript left it.
-_DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
+_DIVERGED = DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
 
 
 def plan_changes(
