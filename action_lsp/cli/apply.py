@@ -252,6 +252,9 @@ def run(args: argparse.Namespace) -> int:
         )
 
     plan = planned(only)
+    if only is not None:
+        for outcome in plan.outcomes:
+            _refuse_unselected_successor(outcome, only)
     lines = TextPositions(text)  # (no table of every line: a session of blank lines has millions)
 
     keep = FirstAbsolute().keep  # an absolute path once per place, as `check` reports them
@@ -355,6 +358,30 @@ def _show_loose_errors(path: str, text: str, found: Sequence[Diagnostic], action
     said = ("the transcript's error above made no action: nothing of it is applied" if count == 1
             else f"the transcript's {count} errors above made no action: nothing of them is applied")
     print(f"{path}: {said}.", file=sys.stderr)
+
+
+def _refuse_unselected_successor(outcome: ActionOutcome, only: set[int]) -> None:
+    """An action the user selected (``--select``) that is superseded by an action not selected
+    (or by a change made since, outside the transcript) is refused, never a silent success: the file
+    holds the later text, and writing the selected action over it would undo that. Selecting
+    the later action too brings the file to it (docs/edit-engine.md, "A transcript is a
+    timeline"). Said here, not in the plan: the server plans one action with the earlier ones
+    to show its history, where "superseded" is the answer."""
+    from ..model import Severity
+
+    by = outcome.superseded_by
+    if by is None or by in only:
+        return
+    note = outcome.diagnostics[-1]
+    if by >= 0:
+        why = (f"the file holds what action {by + 1} (not selected) wrote over this action's "
+               f"result later in the transcript; select action {by + 1} to bring the file there")
+    else:
+        why = "the file was changed since, outside the transcript; this action's text is gone"
+    outcome.ok, outcome.skipped = False, False
+    outcome.reason = f"not applied: {why}; writing this action now would undo that"
+    note.severity = Severity.ERROR  # (the plan's `superseded` hint, said as the refusal it is)
+    note.message = f"{note.message.split(':', 1)[0]}: {outcome.reason}"
 
 
 def _already_done(plan: Plan) -> bool:

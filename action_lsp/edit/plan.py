@@ -1391,27 +1391,6 @@ def _judged(judgement: Judgement, action: Action, outcome: ActionOutcome) -> Non
         data={"supersededBy": by} if by is not None else None))
 
 
-def _refuse_unselected_successor(outcome: ActionOutcome, only: Collection[int]) -> None:
-    """A selected action that is superseded by an action the user did not select (or by a
-    change made since, outside the transcript) is refused, never a silent success: the file
-    holds the later text, and writing the selected action over it would undo that. Selecting
-    the later action too brings the file to it (docs/edit-engine.md, "A transcript is a
-    timeline")."""
-    by = outcome.superseded_by
-    if by is None or by in only:
-        return
-    note = outcome.diagnostics[-1]
-    if by >= 0:
-        why = (f"the file holds what action {by + 1} (not selected) wrote over this action's "
-               f"result later in the transcript; select action {by + 1} to bring the file there")
-    else:
-        why = "the file was changed since, outside the transcript; this action's text is gone"
-    outcome.ok, outcome.skipped = False, False
-    outcome.reason = f"not applied: {why}; writing this action now would undo that"
-    note.severity = Severity.ERROR
-    note.message = f"{note.message.split(':', 1)[0]}: {outcome.reason}"
-
-
 #: The findings of a pending action that only say the file is not where the transcript left it.
 _DIVERGED = DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
 
@@ -1507,8 +1486,6 @@ def plan_changes(
         judgement = history.get(index)
         if judgement is not None:
             _judged(judgement, action, outcome)
-            if only is not None:
-                _refuse_unselected_successor(outcome, only)
             continue
         if (kind is ActionKind.MODIFY_FILE and action.path in diverged
                 and not planner.accepts_fuzzy(index)
