@@ -37,8 +37,11 @@ A ```` ```xml ```` / ```` ```tool_code ```` fence whose body is one call is a ca
 result answers it, else an example. Roo's multi-file form (``<args><file>...``, Kilo writes it)
 is read by :func:`args_call`: one modify per ``<diff>``, one read per ``<file>``.
 
-Parameter values as Cline reads them: paths, commands and flags trimmed; file content and diffs
-kept byte for byte (only the line break after the opening tag is dropped); ``content`` may hold
+Parameter values as Cline reads them: paths, commands and flags trimmed; diffs kept byte for
+byte (only the line break after the opening tag is dropped); ``write_to_file``'s content as each
+agent's parser gives it (Cline trims it; Roo and Kilo, whose calls carry ``line_count``, drop one
+line break at each end) and its file ended as each agent's editor ends it
+(``EditRules.final_eol``); ``content`` may hold
 ``</content>`` (it ends at the last one before the tool's closing tag). Malformed SEARCH/REPLACE
 markers are ``bad-marker`` diagnostics on the marker line, as Cline's and Roo's parsers reject
 them.
@@ -249,13 +252,12 @@ class Cline(TagDialect):
     )
 
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
-        construct = None
-        if tag.name in _ARGS_TOOLS:
-            construct = args_call(self, ctx, tag)
-        if construct is None:
-            construct = super().parse_tag(ctx, tag)
-        if len(construct.actions) == 1 or (construct.actions and construct.actions[0].type in _ARGS_TOOLS
-                                           and construct.actions[0].group is not None):
+        construct = args_call(self, ctx, tag) if tag.name in _ARGS_TOOLS else None
+        if construct is not None:  # the calls of <args>: answered together (one result line)
+            _answer(ctx, construct)
+            return construct
+        construct = super().parse_tag(ctx, tag)
+        if len(construct.actions) == 1:
             _answer(ctx, construct)
         return construct
 
