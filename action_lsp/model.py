@@ -456,7 +456,11 @@ class EditRules:
     a ``write`` of an existing file may be a *lazy snippet* (unchanged code elided by placeholder
     comments) or a *fragment* (some of the file's definitions), as chat answers are: it is
     classified against the file and merged by syntax, and written only when the merge is certain
-    (docs/edit-engine.md); False: the content is the whole file, as the agent's tool writes it."""
+    (docs/edit-engine.md); False: the content is the whole file, as the agent's tool writes it.
+    ``final_eol``: how the agent's tool ends a file it writes whole: ``as-is`` (the content as
+    given), ``always`` (one line break added when the content has none: Cline's diff editor),
+    ``as-file`` (one added only when the file it replaces ended with one, so a new file ends
+    without: Roo Code's and Kilo Code's ``DiffViewProvider``)."""
 
     agent: str = "this format"
     on_missing: Literal["create", "refuse"] = "refuse"
@@ -467,6 +471,7 @@ class EditRules:
     empty_hint: str = ""
     search_in_replacement: bool = True
     snippet: bool = False
+    final_eol: Literal["as-is", "always", "as-file"] = "as-is"
 
 
 #: The rules of a format that gives an empty search text no meaning (the seed formats).

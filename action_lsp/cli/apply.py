@@ -116,12 +116,29 @@ def _actions(n: int) -> str:
     return f"{n} action" if n == 1 else f"{n} actions"
 
 
-def _the_others(plan: Plan, replan: Callable[[set[int]], Plan]) -> str:
+def _the_others(plan: Plan, replan: Callable[[set[int]], Plan], actions: Sequence[Action]) -> str:
     """How to write the actions that can be applied, when others cannot (a write is all or
     none): "; a write is all or none, so `--select 1,2` writes the 2 others". Planned again with only those: an action
     planned after a failed one may have counted on it (the text a refused edit would have
-    written), and the selection given must be one that applies."""
-    ok = {o.action_index for o in plan.outcomes if o.ok and not o.skipped and not o.applied}
+    written), and the selection given must be one that applies. An action on a file after one
+    that found the file elsewhere than the transcript left it (changed by hand since) is never
+    suggested: its search text may be there only because the hand edit removed what an
+    earlier action wrote, and applying it would put that back (docs/edit-engine.md)."""
+    from ..edit.plan import DIVERGED
+
+    left: dict[str, int] = {}  # the first action per file that found it elsewhere
+    for o in plan.outcomes:
+        path = actions[o.action_index].path
+        if (not o.ok and path is not None and path not in left
+                and any(d.code in DIVERGED for d in o.diagnostics)):
+            left[path] = o.action_index
+
+    def after_left(i: int) -> bool:
+        first = left.get(actions[i].path or "")
+        return first is not None and i > first
+
+    ok = {o.action_index for o in plan.outcomes
+          if o.ok and not o.skipped and not o.applied and not after_left(o.action_index)}
     while ok:
         failed = {o.action_index for o in replan(ok).outcomes if not o.ok and not o.skipped}
         if not failed:
@@ -235,6 +252,9 @@ def run(args: argparse.Namespace) -> int:
         )
 
     plan = planned(only)
+    if only is not None:
+        for outcome in plan.outcomes:
+            _refuse_unselected_successor(outcome, only)
     lines = TextPositions(text)  # (no table of every line: a session of blank lines has millions)
 
     keep = FirstAbsolute().keep  # an absolute path once per place, as `check` reports them
@@ -285,12 +305,12 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             print(f"{path}: no changes: no file actions to apply, or all already applied.", file=err)
         if failed:
-            print(f"{_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
+            print(f"{_actions(len(failed))} cannot be applied{_the_others(plan, planned, actions)}.", file=err)
             return 1
         return 0
 
     if failed:
-        print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned)}.", file=err)
+        print(f"nothing written: {_actions(len(failed))} cannot be applied{_the_others(plan, planned, actions)}.", file=err)
         return 1
     if not plan.changes and not _already_done(plan) and _show_errors(path, text, found, plan.outcomes):
         print(f"{path}: nothing to apply: the transcript has the errors above.", file=err)
@@ -338,6 +358,30 @@ def _show_loose_errors(path: str, text: str, found: Sequence[Diagnostic], action
     said = ("the transcript's error above made no action: nothing of it is applied" if count == 1
             else f"the transcript's {count} errors above made no action: nothing of them is applied")
     print(f"{path}: {said}.", file=sys.stderr)
+
+
+def _refuse_unselected_successor(outcome: ActionOutcome, only: set[int]) -> None:
+    """An action the user selected (``--select``) that is superseded by an action not selected
+    (or by a change made since, outside the transcript) is refused, never a silent success: the file
+    holds the later text, and writing the selected action over it would undo that. Selecting
+    the later action too brings the file to it (docs/edit-engine.md, "A transcript is a
+    timeline"). Said here, not in the plan: the server plans one action with the earlier ones
+    to show its history, where "superseded" is the answer."""
+    from ..model import Severity
+
+    by = outcome.superseded_by
+    if by is None or by in only:
+        return
+    note = outcome.diagnostics[-1]
+    if by >= 0:
+        why = (f"the file holds what action {by + 1} (not selected) wrote over this action's "
+               f"result later in the transcript; select action {by + 1} to bring the file there")
+    else:
+        why = "the file was changed since, outside the transcript; this action's text is gone"
+    outcome.ok, outcome.skipped = False, False
+    outcome.reason = f"not applied: {why}; writing this action now would undo that"
+    note.severity = Severity.ERROR  # (the plan's `superseded` hint, said as the refusal it is)
+    note.message = f"{note.message.split(':', 1)[0]}: {outcome.reason}"
 
 
 def _already_done(plan: Plan) -> bool:

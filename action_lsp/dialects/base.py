@@ -279,7 +279,8 @@ class Dialect:
 def role_view(action: Action, get: Callable[[str], Field | None], rules: EditRules = NO_EMPTY_SEARCH) -> FileView | None:
     """The file operation of ``action`` (None when it is none, or lacks a field it needs),
     ``get`` giving the field of each role: ``path``, ``to``, ``content``, ``search``,
-    ``replace`` (a declared dialect names them itself). ``rules`` go with a modify."""
+    ``replace`` (a declared dialect names them itself). ``rules`` go with a modify, and with a
+    whole-file write (how its tool ends the file: ``EditRules.final_eol``)."""
     op = _OPS.get(action.kind)
     if op is None:
         return None
@@ -291,7 +292,9 @@ def role_view(action: Action, get: Callable[[str], Field | None], rules: EditRul
         return FileView(op, path, to=to) if to is not None and isinstance(to.value, str) else None
     if op in ("create", "write"):
         content = get("content")
-        return FileView(op, path, content=content) if content is not None and isinstance(content.value, str) else None
+        if content is None or not isinstance(content.value, str):
+            return None
+        return FileView(op, path, content=content, rules=rules)
     if op == "modify":
         edits = tuple(FileEdit.of(e) for e in action.edits)
         if not edits:

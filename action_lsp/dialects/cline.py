@@ -34,10 +34,14 @@ Roo's and Kilo's "Export task" markdown answers each call in the next ``**User:*
 ``[apply_diff for 'a.py'] Result:``: the first result line after a call answers it when it names
 its tool (and path); a refusal (``_CLINE_FAILURES``, shared with the JSON side) makes it failed.
 A ```` ```xml ```` / ```` ```tool_code ```` fence whose body is one call is a call when such a
-result answers it, else an example.
+result answers it, else an example. Roo's multi-file form (``<args><file>...``, Kilo writes it)
+is read by :func:`args_call`: one modify per ``<diff>``, one read per ``<file>``.
 
-Parameter values as Cline reads them: paths, commands and flags trimmed; file content and diffs
-kept byte for byte (only the line break after the opening tag is dropped); ``content`` may hold
+Parameter values as Cline reads them: paths, commands and flags trimmed; diffs kept byte for
+byte (only the line break after the opening tag is dropped); ``write_to_file``'s content as each
+agent's parser gives it (Cline trims it; Roo and Kilo, whose calls carry ``line_count``, drop one
+line break at each end) and its file ended as each agent's editor ends it
+(``EditRules.final_eol``); ``content`` may hold
 ``</content>`` (it ends at the last one before the tool's closing tag). Malformed SEARCH/REPLACE
 markers are ``bad-marker`` diagnostics on the marker line, as Cline's and Roo's parsers reject
 them.
@@ -65,6 +69,7 @@ from ..schema import ActionSpec, FieldSpec, one_of, opt, req, specs, text
 from .base import Construct, ScanContext, TagOpen
 from .search_replace import CLINE, ROO, MarkerStyle, parse_blocks
 from .tag_dialect import TagDialect
+from .tags import find_close, parse_start_tag
 from .tool_calls import _CLINE_FAILURES
 from .tool_use import CLINE_REPLACE, ROO_DIFF, failed, first_line
 
@@ -212,6 +217,12 @@ SPECS = specs(
     ),
 )
 
+#: How each agent ends a file its ``write_to_file`` writes (a Roo or Kilo call carries
+#: ``line_count``, Cline's never does): Cline's diff editor ends it with one line break; Roo's
+#: and Kilo's ``DiffViewProvider`` only when the file it replaces ended with one.
+CLINE_WRITE = EditRules("Cline's write_to_file", final_eol="always")
+ROO_WRITE = EditRules("Roo Code's write_to_file", final_eol="as-file")
+
 _STYLES: dict[str, MarkerStyle] = {"replace_in_file": CLINE, "apply_diff": ROO}
 
 #: The same tools' semantics as the tool registry states them for their JSON calls (Cline's
@@ -241,6 +252,10 @@ class Cline(TagDialect):
     )
 
     def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+        construct = args_call(self, ctx, tag) if tag.name in _ARGS_TOOLS else None
+        if construct is not None:  # the calls of <args>: answered together (one result line)
+            _answer(ctx, construct)
+            return construct
         construct = super().parse_tag(ctx, tag)
         if len(construct.actions) == 1:
             _answer(ctx, construct)
@@ -281,6 +296,7 @@ class Cline(TagDialect):
     def finish(self, ctx: ScanContext, action: Action, diagnostics: list[Diagnostic]) -> None:
         if action.type == "write_to_file" and "content" in action.fields:
             _unfence(ctx.text, action.fields["content"])
+            _trim_content(ctx.text, action.fields["content"], roo="line_count" in action.fields)
         style = _STYLES.get(action.type)
         diff = action.fields.get("diff")
         if style is None or diff is None:
@@ -299,6 +315,8 @@ class Cline(TagDialect):
             )
 
     def edit_rules(self, action: Action) -> EditRules:
+        if action.type == "write_to_file":
+            return ROO_WRITE if "line_count" in action.fields else CLINE_WRITE
         return _RULES.get(action.type, self.rules)
 
     def file_view(self, action: Action) -> FileView | None:
@@ -310,6 +328,124 @@ class Cline(TagDialect):
             empty = Field("search", "", Span(content.span.start, content.span.start))
             return FileView("modify", path, edits=(FileEdit(empty, content, int(str(line.value).strip())),))
         return super().file_view(action)
+
+
+def args_call(dialect: TagDialect, ctx: ScanContext, tag: TagOpen) -> Construct | None:
+    """Roo's multi-file form (Kilo writes it): ``<apply_diff><args><file><path>..</path>
+    <diff><content>..</content><start_line>N</start_line></diff>...</file>...</args>``, read
+    as Roo's multiApplyDiffTool reads it: one modify per ``<diff>`` (its ``start_line``
+    the hint for its blocks), applied in order; ``read_file`` likewise, one read per file.
+    None: not this form (the ordinary reading applies). ``xml-tags``, which reads ``read_file``
+    by default, asks it too."""
+    text = ctx.text
+    start = parse_start_tag(ctx, tag.start, tag.name_span.end)
+    if not start.closed or start.self_closing:
+        return None
+    args = _ARGS_OPEN.match(text, start.end)
+    if args is None:
+        return None
+    close = find_close(ctx, tag.name, start.end)
+    if close is None:
+        return None
+    inner_end = text.rfind("</args>", args.end(), close.start)
+    if inner_end < 0 or text[inner_end + len("</args>") : close.start].strip():
+        return None
+    actions: list[Action] = []
+    diagnostics: list[Diagnostic] = []
+    for file in _FILE.finditer(text, args.end(), inner_end):
+        path = _element(text, "path", file.start(1), file.end(1), strip=True)
+        if path is None:
+            return None
+        if tag.name == "read_file":
+            span = Span(file.start(), file.end())
+            actions.append(Action(dialect.name, "read_file", ActionKind.READ_FILE, span, tag.name_span,
+                                  {"path": path}))
+            continue
+        for diff in _DIFF.finditer(text, file.start(1), file.end(1)):
+            content = _content(text, diff.start(1), diff.end(1))
+            if content is None:
+                # Roo reads a diff's blocks from its <content> only, and its XML parser refuses
+                # the call when the content (or its CDATA) is never closed: no edit (its result
+                # says "Failed to parse apply_diff XML").
+                how = "never closes its <content>" if "<content>" in diff.group(1) else "holds no <content>"
+                raw = Field("diff", diff.group(1), Span(diff.start(1), diff.end(1)),
+                            Span(diff.start() + 1, diff.start() + 5), SourceMap.verbatim(diff.start(1), diff.end(1)))
+                actions.append(Action(dialect.name, "apply_diff", ActionKind.MODIFY_FILE,
+                                      Span(diff.start(), diff.end()), tag.name_span, {"path": path, "diff": raw}))
+                diagnostics.append(Diagnostic(
+                    "bad-argument", f"this <diff> {how}: Roo's and Kilo's apply_diff read the "
+                    "SEARCH/REPLACE blocks only from a whole <content>; it changes nothing",
+                    raw.key_span or raw.span))
+                continue
+            fields = {"path": path, "diff": content}
+            line = _element(text, "start_line", content.span.end, diff.end(1), strip=True)
+            if line is not None:
+                fields["start_line"] = line
+            action = Action(dialect.name, "apply_diff", ActionKind.MODIFY_FILE,
+                            Span(diff.start(), diff.end()), tag.name_span, fields)
+            dialect.finish(ctx, action, diagnostics)
+            hint = str(line.value).strip() if line is not None else ""
+            if hint.isdigit():  # the diff's start_line is every block's hint (Roo's _paramStartLine)
+                action.edits = [Edit(e.search, e.replace, int(hint)) for e in action.edits]
+            actions.append(action)
+    if not actions:
+        return None
+    group = Span(tag.start, close.end)
+    for a in actions:
+        a.group = group
+    return Construct(group, actions, diagnostics, close.lookahead)
+
+
+#: The tools whose parameters Roo's multi-file form puts in ``<args>``.
+_ARGS_TOOLS = frozenset({"apply_diff", "read_file"})
+_ARGS_OPEN = re.compile(r"\s*<args>")
+_FILE = re.compile(r"<file>(.*?)</file>", re.DOTALL)
+_DIFF = re.compile(r"<diff>(.*?)</diff>", re.DOTALL)
+_CDATA_OPEN, _CDATA_CLOSE = "<![CDATA[", "]]>"
+
+
+def _element(text: str, name: str, start: int, end: int, *, strip: bool) -> Field | None:
+    """The first ``<name>value</name>`` in ``text[start:end]`` as a field (its value trimmed,
+    as Roo's XML parser trims values, when ``strip``)."""
+    m = re.compile(rf"<{name}>(.*?)</{name}>", re.DOTALL).search(text, start, end)
+    if m is None:
+        return None
+    vs, ve = m.start(1), m.end(1)
+    if strip:
+        while vs < ve and text[vs].isspace():
+            vs += 1
+        while ve > vs and text[ve - 1].isspace():
+            ve -= 1
+    return Field(name, text[vs:ve], Span(vs, ve), Span(m.start() + 1, m.start() + 1 + len(name)),
+                 SourceMap.verbatim(vs, ve))
+
+
+def _content(text: str, start: int, end: int) -> Field | None:
+    """A ``<diff>``'s ``<content>``: the text inside a CDATA section when it is one (a
+    ``</content>`` inside the CDATA stays content), else up to the first ``</content>``. It is
+    read as a diff field: its SEARCH/REPLACE blocks are what the agent applies."""
+    m = re.compile(r"<content>").search(text, start, end)
+    if m is None:
+        return None
+    vs = m.end()
+    lead = vs
+    while lead < end and text[lead] in " \t\r\n":
+        lead += 1
+    if text.startswith(_CDATA_OPEN, lead, end):
+        vs = lead + len(_CDATA_OPEN)
+        ve = text.find(_CDATA_CLOSE, vs, end)
+        if ve < 0 or not re.compile(r"\s*</content>").match(text, ve + len(_CDATA_CLOSE)):
+            return None
+    else:
+        ve = text.find("</content>", vs, end)
+        if ve < 0:
+            return None
+    if text.startswith("\n", vs, ve):
+        vs += 1
+    elif text.startswith("\r\n", vs, ve):
+        vs += 2
+    return Field("diff", text[vs:ve], Span(vs, ve), Span(m.start() + 1, m.start() + 8),
+                 SourceMap.verbatim(vs, ve))
 
 
 #: A tool's result as Roo's and Kilo's "Export task" markdown writes it, at a line start in the
@@ -350,15 +486,41 @@ def _answer(ctx: ScanContext, construct: Construct) -> None:
         construct.watch = (*construct.watch, "] Result:")
         return
     construct.lookahead = max(construct.lookahead, line_end(text, m.end()) + 1)
-    if not _answers(m, construct.actions[0]):
-        return
+    if not all(_answers(m, a) for a in construct.actions):
+        return  # (the diffs of a multi-file call are answered together only when of one file)
     body = m.end()
     while body < len(text) and text[body] in " \t\r\n":
         body += 1
     if text.startswith(_CLINE_FAILURES, body):
         message = first_line(text[body : body + 400])
-        construct.actions[0], note = failed(construct.actions[0], message, Span(m.start(), m.end()))
-        construct.diagnostics.append(note)
+        for k, a in enumerate(construct.actions):
+            construct.actions[k], note = failed(a, message, Span(m.start(), m.end()))
+            construct.diagnostics.append(note)
+
+
+def _trim_content(text: str, f: Field, *, roo: bool) -> None:
+    """The content as the agent's parser gives it: Roo's and Kilo's drop one line break before
+    ``</content>`` (the one after ``<content>`` is dropped by the reading); Cline's trims
+    blanks and line breaks at both ends."""
+    start, end = f.span.start, f.span.end
+    if roo:
+        if text.startswith("\n", end - 1, end) and end > start:
+            end -= 1
+            if text.startswith("\r", end - 1, end) and end > start:
+                end -= 1  # a CRLF transcript: the line break is the pair
+    else:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    _narrow(text, f, start, end)
+
+
+def _narrow(text: str, f: Field, start: int, end: int) -> None:
+    if (start, end) != (f.span.start, f.span.end):
+        f.span = Span(start, end)
+        f.value = text[start:end]
+        f.source_map = SourceMap.verbatim(start, end)
 
 
 def _unfence(text: str, f: Field) -> None:
@@ -374,10 +536,7 @@ def _unfence(text: str, f: Field) -> None:
     if tail - start >= 3 and text.endswith("```", start, tail):
         line = max(text.rfind("\n", start, tail - 3) + 1, start)
         end = line
-    if (start, end) != (f.span.start, f.span.end):
-        f.span = Span(start, end)
-        f.value = text[start:end]
-        f.source_map = SourceMap.verbatim(start, end)
+    _narrow(text, f, start, end)
 
 
 DIALECT = Cline()

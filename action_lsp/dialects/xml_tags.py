@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ..model import ActionKind, EditRules
 from ..schema import ActionSpec, one_of, opt, req, specs, text
+from .base import Construct, ScanContext, TagOpen
 from .tag_dialect import TagDialect
 
 SPECS = specs(
@@ -93,6 +94,15 @@ class XmlTags(TagDialect):
     stripped_children = frozenset(
         {"path", "command", "description", "requires_approval", "cwd", "start_line", "end_line"}
     )
+
+    def parse_tag(self, ctx: ScanContext, tag: TagOpen) -> Construct:
+        if tag.name == "read_file":  # Roo's and Kilo's multi-file form: <args><file><path>...
+            from .cline import args_call
+
+            found = args_call(self, ctx, tag)
+            if found is not None:
+                return found
+        return super().parse_tag(ctx, tag)
 
 
 DIALECT = XmlTags()

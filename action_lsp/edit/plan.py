@@ -374,7 +374,7 @@ class _Planner:
         if f is None:
             msg = f"this {action.type} has no content to write; it is never applied (never an empty file)"
             raise ActionFailed(_diag("bad-argument", msg, action.name_span), msg)
-        content = _text(f, action)
+        content = _final_eol(self.rules.final_eol, _text(f, action), state.text)
         if state.is_dir:
             msg = f"{rel} is a directory; a file cannot be created there"
             raise ActionFailed(_diag("file-exists", msg, span), msg)
@@ -1310,6 +1310,16 @@ def _from_view(action: Action) -> tuple[Action, bool, EditRules]:
     ), view.final_newline, view.rules
 
 
+def _final_eol(how: str, content: str, before: str | None) -> str:
+    """The content as the agent's tool ends the file it writes (``EditRules.final_eol``):
+    one line break added always, or only when the file it replaces (``before``) ended with one."""
+    if not content or content.endswith("\n"):
+        return content
+    if how == "always" or (how == "as-file" and before is not None and before.endswith("\n")):
+        return content + "\n"
+    return content
+
+
 def _line_start(text: str, line: int) -> int:
     """Offset of the start of 1-based ``line`` (the end of the text for 0 or past the end)."""
     if line <= 0:
@@ -1386,7 +1396,7 @@ def _judged(judgement: Judgement, action: Action, outcome: ActionOutcome) -> Non
 
 
 #: The findings of a pending action that only say the file is not where the transcript left it.
-_DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
+_DIVERGED = DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
 
 
 def plan_changes(

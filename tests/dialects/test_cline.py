@@ -118,7 +118,9 @@ def test_write_to_file_keeps_a_closing_tag_inside_the_content() -> None:
     )
     (a,) = analyze(text).actions
     assert a.kind is ActionKind.WRITE_FILE
-    assert a.get("content") == "Write files with <content>...</content>.\n"
+    # Cline's parser trims the content; its diff editor ends the file with one line break
+    # (tests/dialects/test_write_to_file_bytes.py).
+    assert a.get("content") == "Write files with <content>...</content>."
     view = file_view(a)
     assert view is not None and view.to_json() == {"op": "write", "path": "docs/tools.md", "content": a.get("content")}
 
@@ -183,12 +185,12 @@ def test_unclosed_tool_reports_and_recovers() -> None:
     (d,) = analysis.diagnostics
     assert d.code == "unclosed-tag" and text[d.span.start : d.span.end] == "write_to_file"
     (a,) = analysis.actions
-    assert a.get("content") == "hello\n"
+    assert a.get("content") == "hello"
 
 
 def test_write_to_file_drops_a_markdown_fence_around_the_content() -> None:
     text = "<write_to_file>\n<path>a.py</path>\n<content>\n```python\nx = 1\n```\n</content>\n</write_to_file>\n"
     (a,) = analyze(text).actions
-    assert a.get("content") == "x = 1\n"
+    assert a.get("content") == "x = 1"
     f = a.fields["content"]
-    assert text[f.span.start : f.span.end] == "x = 1\n"
+    assert text[f.span.start : f.span.end] == "x = 1"

@@ -408,7 +408,8 @@ def test_older_cline_and_roo_write_their_xml_tools_inside_text_blocks() -> None:
     text = _line(messages)
     a = analyze(text)
     assert _views(a.actions) == [
-        ("write", "src/hi.ts", 'export const hi = "\\"hi\\"";\n\tconsole.log(hi);\n'),
+        # Cline's parser trims the content (its diff editor then ends the file with a line break)
+        ("write", "src/hi.ts", 'export const hi = "\\"hi\\"";\n\tconsole.log(hi);'),
         ("modify", "src/app.ts", "const a = 2;\n"),
     ]
     content = a.actions[0].fields["content"]

@@ -172,3 +172,114 @@ def test_an_unclosed_fence_in_the_users_rules_ends_at_the_next_turn() -> None:
         ("User", "[apply_diff for '.ruru/tasks/TASK-1.md'] Result:\nChanges successfully applied to .ruru/tasks/TASK-1.md:"),
     )
     assert [(x.type, x.kind) for x in analyze(text).actions] == [("apply_diff", ActionKind.MODIFY_FILE)]
+
+
+TWO_FILES_DIFF = """<apply_diff>
+<args>
+<file>
+<path>templates/base.html</path>
+<diff>
+<content><![CDATA[
+<<<<<<< SEARCH
+<title>Old</title>
+=======
+<title>New</title>
+>>>>>>> REPLACE
+]]></content>
+<start_line>2</start_line>
+</diff>
+<diff>
+<content><![CDATA[
+<<<<<<< SEARCH
+<body>
+=======
+<body class="dark">
+>>>>>>> REPLACE
+]]></content>
+<start_line>5</start_line>
+</diff>
+</file>
+<file>
+<path>static/css/main.css</path>
+<diff>
+<content>
+<<<<<<< SEARCH
+body { color: red; }
+=======
+body { color: blue; }
+>>>>>>> REPLACE
+</content>
+</diff>
+</file>
+</args>
+</apply_diff>"""
+
+
+def test_kilo_multi_file_apply_diff_is_one_modify_per_diff_with_exact_ranges() -> None:
+    """Kilo's (and Roo's multi-file) ``apply_diff`` puts its files in ``<args>``: each ``<file>``
+    has a ``<path>`` and one or more ``<diff>`` (``<content>``, often CDATA, and a
+    ``<start_line>``), as Roo's multiApplyDiffTool reads them: one modify per diff."""
+    text = _turns(("Assistant", "Restyling.\n\n" + TWO_FILES_DIFF))
+    a = analyze(text)
+    assert [d.code for d in a.diagnostics] == []
+    mods = [x for x in a.actions if x.kind is ActionKind.MODIFY_FILE]
+    assert [(x.text("path"), [(e.search.value, e.replace.value, e.line) for e in x.edits]) for x in mods] == [
+        ("templates/base.html", [("<title>Old</title>\n", "<title>New</title>\n", 2)]),
+        ("templates/base.html", [("<body>\n", '<body class="dark">\n', 5)]),
+        ("static/css/main.css", [("body { color: red; }\n", "body { color: blue; }\n", None)]),
+    ]
+    for x in mods:
+        p = x.fields["path"]
+        assert text[p.span.start : p.span.end] == x.text("path")
+        for e in x.edits:
+            assert text[e.search.span.start : e.search.span.end] == e.search.value
+            assert text[e.replace.span.start : e.replace.span.end] == e.replace.value
+
+
+def test_kilo_multi_file_read_is_one_read_per_file() -> None:
+    text = _turns(("Assistant", "<read_file>\n<args>\n<file>\n<path>templates/base.html</path>\n</file>\n"
+                                "<file>\n<path>app.py</path>\n</file>\n</args>\n</read_file>"))
+    a = analyze(text)
+    assert [d.code for d in a.diagnostics] == []
+    assert [(x.type, x.kind, x.text("path")) for x in a.actions] == [
+        ("read_file", ActionKind.READ_FILE, "templates/base.html"),
+        ("read_file", ActionKind.READ_FILE, "app.py"),
+    ]
+
+
+def test_a_refused_multi_file_apply_diff_is_failed_for_its_file() -> None:
+    text = _turns(
+        ("Assistant", MULTI_FILE_DIFF),
+        ("User", "[apply_diff for 'templates/base.html'] Result:\n<error_details>\nDiff 1 failed for file: "
+                 "templates/base.html\n</error_details>"),
+    )
+    (x,) = [x for x in analyze(text).actions if x.type == "apply_diff"]
+    assert x.failure is not None and x.kind is ActionKind.OTHER
+
+
+def test_kilo_multi_file_apply_diff_applies(tmp_path) -> None:
+    from action_lsp.cli import main
+
+    root = tmp_path / "ws"
+    (root / "templates").mkdir(parents=True)
+    (root / "static/css").mkdir(parents=True)
+    (root / "templates/base.html").write_text("<html>\n<title>Old</title>\n<head>\n</head>\n<body>\n</body>\n")
+    (root / "static/css/main.css").write_text("body { color: red; }\n")
+    t = tmp_path / "t.md"
+    t.write_text(_turns(("Assistant", TWO_FILES_DIFF)))
+    assert main(["apply", "--root", str(root), "--write", str(t)]) == 0
+    assert (root / "templates/base.html").read_text() == (
+        '<html>\n<title>New</title>\n<head>\n</head>\n<body class="dark">\n</body>\n')
+    assert (root / "static/css/main.css").read_text() == "body { color: blue; }\n"
+
+
+def test_a_diff_without_a_whole_content_changes_nothing() -> None:
+    """Kilo's model wrote the blocks straight in ``<diff>``, or opened ``<![CDATA[`` and never
+    closed it: Roo's parser reads no edit from it (``Failed to parse apply_diff XML``)."""
+    bare = MULTI_FILE_DIFF.replace("<content><![CDATA[\n", "").replace("]]></content>\n", "")
+    unclosed = MULTI_FILE_DIFF.replace("]]></content>\n", "")
+    for call in (bare, unclosed):
+        a = analyze(_turns(("Assistant", call)))
+        assert [d.code for d in a.diagnostics] == ["bad-argument"]
+        (x,) = a.actions
+        assert x.text("path") == "templates/base.html" and x.edits == []

@@ -74,12 +74,15 @@ def test_middle_state_applies_only_the_pending_edit(tmp_path: Path) -> None:
 
 def test_selected_history_action_is_never_written(tmp_path: Path) -> None:
     """`apply --select 1` of the first edit, the file at the end state: the first edit's
-    search text is not there to find, and the engine must not find it elsewhere either."""
+    search text is not there to find, and the engine must not find it elsewhere either. The
+    user asked for it and gets a refusal naming the action that superseded it, exit 1
+    (tests/test_apply_select_history.py)."""
     (tmp_path / "calc.py").write_text("def f():\n    return 3\n\ndef g():\n    return 1\n")
     t = tmp_path / "t.md"
     t.write_text(SMALLEST)
     out = apply(tmp_path, t, "--write", "--select", "1")
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1, out.stderr
+    assert "action 2 (not selected)" in out.stderr
     assert (tmp_path / "calc.py").read_text() == "def f():\n    return 3\n\ndef g():\n    return 1\n"
 
 
