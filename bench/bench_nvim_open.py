@@ -148,6 +148,13 @@ try:
 except ImportError:  # (a --source from before it)
     pass
 try:
+    from action_lsp import early_init  # (as ``action-lsp serve`` does: initialize answered, when kept, first)
+    _early = early_init.answer(sys.stdin.buffer, sys.stdout.buffer)
+    early_init.answer = lambda stdin, stdout: _early  # (serve's own call: what was read here)
+    mark("initialize answered early" if _early is not None and _early.answer is not None else "first message read")
+except ImportError:  # (a --source from before it)
+    pass
+try:
     from action_lsp import codecache
     codecache.install()  # (as ``action-lsp serve`` does: the code attrs generates, kept between starts)
 except ImportError:  # (a --source from before it)
@@ -312,6 +319,8 @@ TIMELINE = (
     ("edit_ns", "Neovim: :edit TRANSCRIPT"),
     ("server:server process started", "server: process started (/proc)"),
     ("server:interpreter ready", "server: interpreter ready"),
+    ("server:first message read", "server: initialize read (no answer kept)"),
+    ("server:initialize answered early", "server: initialize answered (kept answer)"),
     ("server:imports done", "server: import action_lsp.server.server"),
     ("server:server built", "server: create_server()"),
     ("server:initialize received", "server: initialize received"),

@@ -26,6 +26,7 @@ import contextlib
 import functools
 import importlib
 import inspect
+import json
 import logging
 import traceback
 from collections.abc import Awaitable, Callable, Generator, Sequence
@@ -44,6 +45,7 @@ from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
 from .. import __version__, codecache, collector
 from ..deferred import FIRST_OPEN
+from ..early_init import Early
 from ..project_root import find_root as marked_root
 from ..text import Encoding
 from . import wire
@@ -116,6 +118,8 @@ class ActionProtocol(LanguageServerProtocol):
     request: pygls 2.1 drops a request whose params do not deserialize, and every request
     after ``shutdown``, without a response, so the client would wait forever."""
 
+    early: Early | None = None  # the first message, read (and maybe answered) before the server was built
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -156,6 +160,8 @@ class ActionProtocol(LanguageServerProtocol):
             return
         try:
             body = wire.encode(data, self._serialize_message)
+            if self.early is not None and getattr(data, "id", None) == self.early.msg_id and self._answered_early(body):
+                return
             if self._include_headers:
                 body[0:0] = (
                     f"Content-Length: {len(body)}\r\n"
@@ -177,6 +183,29 @@ class ActionProtocol(LanguageServerProtocol):
         except Exception as error:
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcInternalError)
+
+    def _answered_early(self, body: bytearray) -> bool:
+        """The answer to ``initialize`` (the message ``early_init.answer`` read): kept for the
+        next start; True when it was given already, before the server was built (not written
+        again). An answer that differs from the one given is logged, and the position encoding
+        announced is the one used (see early_init.py)."""
+        early, self.early = self.early, None
+        assert early is not None
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return early.answer is not None
+        if "result" not in message:  # an error: nothing kept (a kept answer is a start's own)
+            return early.answer is not None
+        result = message["result"]
+        answered = early.settle(result)
+        if answered and result != early.answer:
+            log.warning("action-lsp: the answer to initialize given at the start differs from the "
+                        "server's (kept for the next start)")
+            announced = early.answer.get("capabilities", {}).get("positionEncoding") if isinstance(early.answer, dict) else None
+            if isinstance(self._server, ActionLanguageServer):
+                self._server.encoding = encoding_of(announced or "utf-16")
+        return answered
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Answered):

@@ -197,14 +197,14 @@ def test_the_collector_is_paused_until_initialize_is_answered(at_once: bool) -> 
 SERVE = """
 import gc
 import action_lsp.server.stdio as stdio
-stdio.serve_stdio = lambda server: print("serving", gc.isenabled())
+stdio.serve_stdio = lambda server, **kw: print("serving", gc.isenabled())
 from action_lsp.cli import main
 main(["serve"])
 """
 
 
 def test_serve_starts_with_the_collector_paused() -> None:
-    out = subprocess.run([sys.executable, "-c", SERVE], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", SERVE], capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL).stdout
     assert out.splitlines() == ["serving False"]
 
 
