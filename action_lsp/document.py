@@ -393,7 +393,7 @@ class IncrementalDocument:
         anything that needs the whole document finishes the scan first."""
         self.dialects = dialects or DialectSet()
         self.ctx = RuleContext(self.dialects, tuple(roots))
-        self.lines = EditableLineIndex(text)
+        self.lines = EditableLineIndex(text, lazy=defer)  # (its top's lines first: see EditableLineIndex)
         self._analysis: Analysis | None = None
         self.rescanned = 0  # characters re-scanned by the last edit (for tests and benchmarks)
         self._shifted: _Shifted = {}  # see _assemble

@@ -219,7 +219,7 @@ class ActionProtocol(LanguageServerProtocol):
             )
             return
         if method is not None and method not in _BEFORE_WORK and isinstance(self._server, ActionLanguageServer):
-            self._server.warm_up_now()  # (what the warm-up has not imported yet: before the work)
+            self._server.warm_up_now(method)  # (what the warm-up has not imported yet: before the work)
         super().handle_message(message)
 
     @lsp_method(types.INITIALIZE)
@@ -272,6 +272,8 @@ FIRST_MESSAGES: tuple[dict[str, Any], ...] = (
          {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]}},
 )
 
+# What a document's first diagnostics do not need (``warm_up_now``).
+AFTER_OPEN = frozenset({"numpy"})
 # What a client says before it asks for work: the warm-up goes on through these.
 _BEFORE_WORK = frozenset({types.INITIALIZE, types.INITIALIZED, types.SET_TRACE, types.WORKSPACE_DID_CHANGE_CONFIGURATION})
 WARM_STEP = 0.005  # seconds between two imports of the warm-up: the client's messages go first
@@ -364,12 +366,22 @@ class ActionLanguageServer(LanguageServer):
             return True
         return collector.resume()
 
-    def warm_up_now(self) -> None:
+    def warm_up_now(self, method: str | None = None) -> None:
         """Do at once what the warm-up has not (see :func:`warm_up`), but for the sample's scan
         and the messages: the client's document is scanned now (with the patterns an earlier
-        start's sample kept: ``warm.py``) and its messages are structured, each at its own cost."""
+        start's sample kept: ``warm.py``) and its messages are structured, each at its own cost.
+        Before a ``didOpen``, NumPy (``AFTER_OPEN``) is left to just after its handler, which
+        publishes a large document's first diagnostics without it (``text.EditableLineIndex``,
+        lazy): a server started for the document imports it after them, not before."""
         self.warm_scan = False
         self.warm_messages.clear()
+        if method == types.TEXT_DOCUMENT_DID_OPEN and any(n in AFTER_OPEN for n in self.warm_names):
+            for name in [n for n in self.warm_names if n not in AFTER_OPEN]:
+                self.warm_names.remove(name)
+                _import(name)
+            with contextlib.suppress(RuntimeError):  # (no running loop: imported at first use)
+                asyncio.get_running_loop().call_soon(self.warm_up_now)
+            return
         while self.warm_up_step():
             pass
 
