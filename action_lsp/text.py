@@ -16,6 +16,7 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -60,6 +61,14 @@ LINE_CHUNK = 1 << 16
 # (found by a regex) until a place past HEAD_LIMIT is asked for; it lists at least HEAD.
 HEAD = 1 << 19
 HEAD_LIMIT = 1 << 20
+
+
+def _starts_of(text: str) -> list[int]:
+    """:func:`line_starts`, found by ``str.split`` when the text has no ``\r`` (3 ms instead of
+    10 for the first 512 K characters of a 4 MB history)."""
+    if "\r" in text:
+        return line_starts(text)
+    return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
 
 
 def _line_start_array(text: str) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -405,7 +414,7 @@ class EditableLineIndex(_Positions):
         if offset > HEAD_LIMIT or offset >= n:
             return None
         end = min(n - 1, max(HEAD, 2 * offset))
-        self._head = [s for s in line_starts(self._store.slice(0, end + 1)) if s <= end]
+        self._head = [s for s in _starts_of(self._store.slice(0, end + 1)) if s <= end]
         self._head_end = end
         return self._head
 

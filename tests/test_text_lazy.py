@@ -63,3 +63,29 @@ def test_the_top_of_a_long_text_needs_no_array() -> None:
     assert index._array is None  # (no NumPy asked for so far)
     assert index.line_of(len(text) - 1) == 199_999  # past the head: the array
     assert index._array is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(PIECES, max_size=60))
+def test_the_head_starts_are_the_line_starts(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for each in (text, text.replace("\r", "")):  # (a text without `\r` is split instead)
+        assert text_module._starts_of(each) == text_module.line_starts(each)
+
+
+def test_a_document_opened_in_steps_is_lazy_only_before_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that has just started publishes a large document's first diagnostics before it
+    imports NumPy; once it is imported (a warm server) the array is made at the open, as before,
+    not a second time after the head (the outline needs it)."""
+    from types import SimpleNamespace
+
+    import numpy  # noqa: F401  (imported: a warm server)
+
+    import action_lsp.document as document
+    from action_lsp.document import IncrementalDocument
+
+    text = "x\n" * 100
+    assert IncrementalDocument(text, defer=True).lines._array is not None
+    monkeypatch.setattr(document, "sys", SimpleNamespace(modules={}))  # (a server that has just started)
+    assert IncrementalDocument(text, defer=True).lines._array is None
+    assert IncrementalDocument(text).lines._array is not None
