@@ -52,6 +52,7 @@ from . import wire
 from .config import Settings
 from .convert import converter, encoding_of
 from .documents import DocumentStore, OpenDocument, uri_path
+from .framing import LARGE_BODY
 from .guard import guard
 from .ledger import Ledger
 from .lifecycle import trim_memory
@@ -119,6 +120,7 @@ class ActionProtocol(LanguageServerProtocol):
     after ``shutdown``, without a response, so the client would wait forever."""
 
     early: Early | None = None  # the first message, read (and maybe answered) before the server was built
+    body_pending = 0  # bytes of the message being read (framing.run_messages: see warm_up)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
@@ -287,12 +289,16 @@ def warm_up(server: ActionLanguageServer, loop: asyncio.AbstractEventLoop) -> No
     (a ``didOpen`` sent at once) imports what is left before it is handled
     (:meth:`ActionLanguageServer.warm_up_now`): imported later, in the middle of a large scan,
     the same imports cost more (each of their collections walks the scan's objects: measured, a
-    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more). Its last step
+    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more). While a long
+    message is being read (a document's ``didOpen``, arriving in 256 KB pieces) it waits: that
+    message's handler imports what it needs first, NumPy after it (:meth:`~ActionLanguageServer.warm_up_now`),
+    instead of NumPy between two pieces, on the way to its first diagnostics. Its last step
     resumes the cyclic garbage collector ``action-lsp serve`` paused for the start
     (``collector.py``)."""
 
     def step() -> None:
-        if server.warm_up_step():
+        # (a document arriving: its handler imports what it needs first, see above)
+        if getattr(server.protocol, "body_pending", 0) >= LARGE_BODY or server.warm_up_step():
             loop.call_later(WARM_STEP, step)
         else:  # (the code attrs and cattrs wrote for the start, kept for the next: codecache.py)
             codecache.save()

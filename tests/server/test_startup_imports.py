@@ -283,3 +283,38 @@ def test_a_warm_up_message_that_cannot_be_read_sends_nothing() -> None:
     assert ls.warm_up_step()
     assert not ls.warm_messages
     assert written == []
+
+
+WAITS = """
+import asyncio, sys
+from action_lsp.server.server import create_server
+
+class Writer:
+    def write(self, data):
+        pass
+
+async def main():
+    ls = create_server()
+    ls.protocol.set_writer(Writer())
+    ls.protocol.handle_message(ls.protocol.structure_message(
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}))
+    ls.protocol.body_pending = 4 << 20  # (what framing.run_messages says while a 4 MB didOpen arrives)
+    await asyncio.sleep(0.5)
+    print("reading", sorted(m for m in ("msgspec", "numpy", "rapidfuzz") if m in sys.modules))
+    ls.protocol.body_pending = 0
+    for _ in range(300):
+        await asyncio.sleep(0.01)
+        if not ls.warm_names:
+            break
+    print("read", sorted(m for m in ("msgspec", "numpy", "rapidfuzz") if m in sys.modules))
+
+asyncio.run(main())
+"""
+
+
+def test_the_warm_up_waits_while_a_document_arrives() -> None:
+    """A long message being read (a document's ``didOpen`` arrives in pieces) pauses the
+    warm-up: its handler imports what its first diagnostics need, NumPy after them, instead of
+    the warm-up importing NumPy between two pieces, on their way."""
+    out = subprocess.run([sys.executable, "-c", WAITS], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["reading []", "read ['msgspec', 'numpy', 'rapidfuzz']"]
