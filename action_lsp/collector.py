@@ -6,7 +6,8 @@ collection on the way walks what the collections before it kept: 70-100 ms of CP
 0.4-0.5 s, all of it before the answer to ``initialize``, which the editor waits for. ``action-lsp
 serve`` pauses the collector (:func:`pause`) before its first import; once that answer is
 written and the warm-up (``server.warm_up``) has imported what the first open needs, or before
-the first message that asks for work, :func:`resume` moves everything the start made to the
+the first message that asks for work (right after it, for a ``didOpen``: its first diagnostics
+come before NumPy's import, ``ActionLanguageServer.warm_up_now``), :func:`resume` moves everything the start made to the
 oldest generation at once (``gc.freeze`` then ``gc.unfreeze``: the lists are moved, nothing is
 walked, as ``document.gc_paused`` does after a large scan) and resumes the collector: no young
 collection walks the start's objects again. The start's garbage (mostly the classes attrs made

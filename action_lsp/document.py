@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import gc
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -393,7 +394,8 @@ class IncrementalDocument:
         anything that needs the whole document finishes the scan first."""
         self.dialects = dialects or DialectSet()
         self.ctx = RuleContext(self.dialects, tuple(roots))
-        self.lines = EditableLineIndex(text)
+        # (NumPy not imported yet, by a server that has just started: the top's lines without it)
+        self.lines = EditableLineIndex(text, lazy=defer and "numpy" not in sys.modules)
         self._analysis: Analysis | None = None
         self.rescanned = 0  # characters re-scanned by the last edit (for tests and benchmarks)
         self._shifted: _Shifted = {}  # see _assemble

@@ -16,6 +16,7 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -56,6 +57,18 @@ def line_starts(text: str, base: int = 0) -> list[int]:
 # page faults at its first open, 18-21 ms later; a chunk this size stays in the CPU's cache and
 # reuses its memory: 17-18 ms and 440 faults first, 15-16 ms later (docs/performance.md).
 LINE_CHUNK = 1 << 16
+# A lazy EditableLineIndex answers the lines of its first characters from a list of their starts
+# (found by a regex) until a place past HEAD_LIMIT is asked for; it lists at least HEAD.
+HEAD = 1 << 19
+HEAD_LIMIT = 1 << 20
+
+
+def _starts_of(text: str) -> list[int]:
+    """:func:`line_starts`, found by ``str.split`` when the text has no ``\r`` (3 ms instead of
+    10 for the first 512 K characters of a 4 MB history)."""
+    if "\r" in text:
+        return line_starts(text)
+    return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
 
 
 def _line_start_array(text: str) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -364,11 +377,46 @@ class EditableLineIndex(_Positions):
     The text lives in a :class:`ChunkedText`; ``text`` joins it on demand.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, lazy: bool = False) -> None:
+        """``lazy``: the array of line starts (and NumPy) is made when first asked for; until
+        then the lines of the text's first ``HEAD`` characters or so are answered from a list
+        of their starts (:meth:`_head_for`: a large document's first diagnostics, published
+        before NumPy is imported by a server that has just started)."""
         self._store = ChunkedText(text)
         self._column_marks = {}
+        self._head: list[int] = []  # line starts up to _head_end (while the array is not made)
+        self._head_end = -1
         # Straight into an array: a list of a million Python ints would cost 40 MB meanwhile.
-        self._starts = _line_start_array(text)
+        self._array: np.ndarray[Any, np.dtype[np.int64]] | None = None if lazy else _line_start_array(text)
+
+    @property
+    def _starts(self) -> np.ndarray[Any, np.dtype[np.int64]]:
+        array = self._array
+        if array is None:
+            array = self._array = _line_start_array(self._store.full())
+            self._head, self._head_end = [], -1
+        return array
+
+    @_starts.setter
+    def _starts(self, array: np.ndarray[Any, np.dtype[np.int64]]) -> None:
+        self._array = array
+
+    def _head_for(self, offset: int) -> list[int] | None:
+        """While the array is not made: the starts of every line that starts at or before
+        ``offset`` (None past ``HEAD_LIMIT`` characters: the array is made instead). A start
+        at ``p`` follows a ``\n``, or a ``\r`` that is not before a ``\n``: the text up to
+        ``p + 1`` tells."""
+        if self._array is not None:
+            return None
+        if offset <= self._head_end:
+            return self._head
+        n = len(self._store)
+        if offset > HEAD_LIMIT or offset >= n:
+            return None
+        end = min(n - 1, max(HEAD, 2 * offset))
+        self._head = [s for s in _starts_of(self._store.slice(0, end + 1)) if s <= end]
+        self._head_end = end
+        return self._head
 
     @property
     def text(self) -> str:
@@ -387,27 +435,47 @@ class EditableLineIndex(_Positions):
         return int(self._starts.shape[0])
 
     def _start(self, line: int) -> int:
+        if self._array is None and 0 <= line < len(self._head):
+            return self._head[line]
         return int(self._starts[line])
 
     def _line_of(self, offset: int) -> int:
+        if self._array is None and (head := self._head_for(offset)) is not None:
+            return bisect.bisect_right(head, offset) - 1
         # (the array's own method: np.searchsorted's dispatch tripled the cost of a call, and a
         # large document's outline and folding ranges ask for every action's lines)
         return int(self._starts.searchsorted(offset, "right")) - 1
 
+    def line_end(self, line: int, *, include_eol: bool = False) -> int:
+        if self._array is None and 0 <= line < len(self._head) - 1:
+            end = self._head[line + 1]
+            if include_eol:
+                return end
+            if end - 2 >= self._head[line] and self._slice(end - 2, end) == "\r\n":
+                return end - 2
+            return end - 1
+        return super().line_end(line, include_eol=include_eol)
+
     def lines_of(self, offsets: Sequence[int]) -> list[int]:
         if not offsets:
             return []
+        if self._array is None and self._head_for(max(offsets)) is not None:
+            return super().lines_of(offsets)
         found = self._starts.searchsorted(np.fromiter(offsets, np.int64, len(offsets)), "right") - 1
         return found.tolist()
 
     def line_starts_of(self, lines: Sequence[int]) -> list[int]:
         if not lines:
             return []
+        if self._array is None and min(lines) >= 0 and max(lines) < len(self._head):
+            return super().line_starts_of(lines)
         return self._starts[np.fromiter(lines, np.int64, len(lines))].tolist()
 
     def positions(self, offsets: Sequence[int], encoding: Encoding = "utf-16") -> list[tuple[int, int]]:
         text = self._store._full
         if text is None or not offsets:  # (edited since it was joined: sliced chunk by chunk)
+            return super().positions(offsets, encoding)
+        if self._array is None and self._head_for(max(offsets)) is not None:
             return super().positions(offsets, encoding)
         n = len(text)
         places = [0 if o < 0 else n if o > n else o for o in offsets]
@@ -433,11 +501,11 @@ class EditableLineIndex(_Positions):
         character before it and, for a lone ``\\r``, the one after it (``\\r\\n`` is one
         ending), so the recomputed window is ``[start, start + len(new_text)]`` inclusive.
         """
+        starts = self._starts  # (made now if it is not: from the text before the edit)
         self._store.replace(start, end, new_text)
         self._column_marks.clear()
         delta = len(new_text) - (end - start)
         stop = start + len(new_text)
-        starts = self._starts
         head = starts[: int(np.searchsorted(starts, start, side="left"))]
         tail = starts[int(np.searchsorted(starts, end + 1, side="left")) :] + delta
         middle = [0] if start == 0 else []

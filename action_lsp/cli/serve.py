@@ -43,6 +43,13 @@ def run(args: argparse.Namespace) -> int:
     from .. import codecache, collector
 
     collector.pause()  # (until initialize is answered: see collector.py)
+    early = None
+    if tcp is None:  # (the answer to initialize, when kept, before the imports: see early_init.py)
+        import sys
+
+        from ..early_init import answer
+
+        early = answer(sys.stdin.buffer, sys.stdout.buffer)
     codecache.install()  # (before lsprotocol is imported: see codecache.py)
     from ..server import create_server
     from ..server.framing import serve_tcp
@@ -52,5 +59,5 @@ def run(args: argparse.Namespace) -> int:
     if tcp is not None:
         serve_tcp(server, *tcp)
     else:
-        serve_stdio(server)
+        serve_stdio(server, early=early)
     return 0

@@ -53,7 +53,12 @@ async def run_messages(
             if match:
                 content_length = int(match.group(1))
         if content_length and not header.strip():
+            tracked = isinstance(getattr(protocol, "body_pending", None), int)  # (an ActionProtocol: see server.warm_up)
+            if tracked:
+                protocol.body_pending = content_length  # type: ignore[attr-defined]
             body = await reader.readexactly(content_length)
+            if tracked:
+                protocol.body_pending = 0  # type: ignore[attr-defined]
             content_length = 0
             if not body:
                 break

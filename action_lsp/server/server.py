@@ -26,6 +26,7 @@ import contextlib
 import functools
 import importlib
 import inspect
+import json
 import logging
 import traceback
 from collections.abc import Awaitable, Callable, Generator, Sequence
@@ -44,12 +45,14 @@ from pygls.protocol.language_server import LanguageServerProtocol, lsp_method
 
 from .. import __version__, codecache, collector
 from ..deferred import FIRST_OPEN
+from ..early_init import Early
 from ..project_root import find_root as marked_root
 from ..text import Encoding
 from . import wire
 from .config import Settings
 from .convert import converter, encoding_of
 from .documents import DocumentStore, OpenDocument, uri_path
+from .framing import LARGE_BODY
 from .guard import guard
 from .ledger import Ledger
 from .lifecycle import trim_memory
@@ -116,6 +119,9 @@ class ActionProtocol(LanguageServerProtocol):
     request: pygls 2.1 drops a request whose params do not deserialize, and every request
     after ``shutdown``, without a response, so the client would wait forever."""
 
+    early: Early | None = None  # the first message, read (and maybe answered) before the server was built
+    body_pending = 0  # bytes of the message being read (framing.run_messages: see warm_up)
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
@@ -156,6 +162,8 @@ class ActionProtocol(LanguageServerProtocol):
             return
         try:
             body = wire.encode(data, self._serialize_message)
+            if self.early is not None and getattr(data, "id", None) == self.early.msg_id and self._answered_early(body):
+                return
             if self._include_headers:
                 body[0:0] = (
                     f"Content-Length: {len(body)}\r\n"
@@ -178,6 +186,29 @@ class ActionProtocol(LanguageServerProtocol):
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcInternalError)
 
+    def _answered_early(self, body: bytearray) -> bool:
+        """The answer to ``initialize`` (the message ``early_init.answer`` read): kept for the
+        next start; True when it was given already, before the server was built (not written
+        again). An answer that differs from the one given is logged, and the position encoding
+        announced is the one used (see early_init.py)."""
+        early, self.early = self.early, None
+        assert early is not None
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return early.answer is not None
+        if "result" not in message:  # an error: nothing kept (a kept answer is a start's own)
+            return early.answer is not None
+        result = message["result"]
+        answered = early.settle(result)
+        if answered and result != early.answer:
+            log.warning("action-lsp: the answer to initialize given at the start differs from the "
+                        "server's (kept for the next start)")
+            announced = early.answer.get("capabilities", {}).get("positionEncoding") if isinstance(early.answer, dict) else None
+            if isinstance(self._server, ActionLanguageServer):
+                self._server.encoding = encoding_of(announced or "utf-16")
+        return answered
+
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Answered):
             return
@@ -190,7 +221,7 @@ class ActionProtocol(LanguageServerProtocol):
             )
             return
         if method is not None and method not in _BEFORE_WORK and isinstance(self._server, ActionLanguageServer):
-            self._server.warm_up_now()  # (what the warm-up has not imported yet: before the work)
+            self._server.warm_up_now(method)  # (what the warm-up has not imported yet: before the work)
         super().handle_message(message)
 
     @lsp_method(types.INITIALIZE)
@@ -243,6 +274,8 @@ FIRST_MESSAGES: tuple[dict[str, Any], ...] = (
          {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""}]}},
 )
 
+# What a document's first diagnostics do not need (``warm_up_now``).
+AFTER_OPEN = frozenset({"numpy"})
 # What a client says before it asks for work: the warm-up goes on through these.
 _BEFORE_WORK = frozenset({types.INITIALIZE, types.INITIALIZED, types.SET_TRACE, types.WORKSPACE_DID_CHANGE_CONFIGURATION})
 WARM_STEP = 0.005  # seconds between two imports of the warm-up: the client's messages go first
@@ -256,12 +289,16 @@ def warm_up(server: ActionLanguageServer, loop: asyncio.AbstractEventLoop) -> No
     (a ``didOpen`` sent at once) imports what is left before it is handled
     (:meth:`ActionLanguageServer.warm_up_now`): imported later, in the middle of a large scan,
     the same imports cost more (each of their collections walks the scan's objects: measured, a
-    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more). Its last step
+    4 MB history's outline 0.1-0.2 s later, the server's CPU time 0.1 s more). While a long
+    message is being read (a document's ``didOpen``, arriving in 256 KB pieces) it waits: that
+    message's handler imports what it needs first, NumPy after it (:meth:`~ActionLanguageServer.warm_up_now`),
+    instead of NumPy between two pieces, on the way to its first diagnostics. Its last step
     resumes the cyclic garbage collector ``action-lsp serve`` paused for the start
     (``collector.py``)."""
 
     def step() -> None:
-        if server.warm_up_step():
+        # (a document arriving: its handler imports what it needs first, see above)
+        if getattr(server.protocol, "body_pending", 0) >= LARGE_BODY or server.warm_up_step():
             loop.call_later(WARM_STEP, step)
         else:  # (the code attrs and cattrs wrote for the start, kept for the next: codecache.py)
             codecache.save()
@@ -335,12 +372,22 @@ class ActionLanguageServer(LanguageServer):
             return True
         return collector.resume()
 
-    def warm_up_now(self) -> None:
+    def warm_up_now(self, method: str | None = None) -> None:
         """Do at once what the warm-up has not (see :func:`warm_up`), but for the sample's scan
         and the messages: the client's document is scanned now (with the patterns an earlier
-        start's sample kept: ``warm.py``) and its messages are structured, each at its own cost."""
+        start's sample kept: ``warm.py``) and its messages are structured, each at its own cost.
+        Before a ``didOpen``, NumPy (``AFTER_OPEN``) is left to just after its handler, which
+        publishes a large document's first diagnostics without it (``text.EditableLineIndex``,
+        lazy): a server started for the document imports it after them, not before."""
         self.warm_scan = False
         self.warm_messages.clear()
+        if method == types.TEXT_DOCUMENT_DID_OPEN and any(n in AFTER_OPEN for n in self.warm_names):
+            for name in [n for n in self.warm_names if n not in AFTER_OPEN]:
+                self.warm_names.remove(name)
+                _import(name)
+            with contextlib.suppress(RuntimeError):  # (no running loop: imported at first use)
+                asyncio.get_running_loop().call_soon(self.warm_up_now)
+            return
         while self.warm_up_step():
             pass
 

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import stat
 import sys
 from threading import Event
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 
+from ..early_init import Early, Replay, own_pipe
 from .framing import run_messages
 
 if TYPE_CHECKING:
@@ -36,17 +35,7 @@ log = logging.getLogger("action_lsp.server")
 BUFFER_LIMIT = 1 << 22  # bytes read ahead before the pipe is paused (a large didOpen arrives in few turns)
 
 
-def _own_pipe(stdin: BinaryIO, stdout: BinaryIO) -> bool:
-    """Whether stdin is a pipe or a socket of its own (not the file stdout writes to)."""
-    if os.name != "posix":
-        return False
-    try:
-        fd_in, fd_out = stdin.fileno(), stdout.fileno()
-        st_in, st_out = os.fstat(fd_in), os.fstat(fd_out)
-    except (AttributeError, OSError, ValueError):
-        return False
-    same = (st_in.st_dev, st_in.st_ino) == (st_out.st_dev, st_out.st_ino)
-    return (stat.S_ISFIFO(st_in.st_mode) or stat.S_ISSOCK(st_in.st_mode)) and not same
+_own_pipe = own_pipe  # (also asked before the server is imported: early_init.py)
 
 
 class _PipeReader:
@@ -82,18 +71,26 @@ async def _loop_reader(stdin: BinaryIO) -> _PipeReader | None:
     return _PipeReader(stream)
 
 
-def serve_stdio(server: ActionLanguageServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+def serve_stdio(
+    server: ActionLanguageServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
+    early: Early | None = None,
+) -> None:
     """What pygls's ``start_io`` does, with stdin read on the event loop when it is a pipe
-    (and every request answered: :mod:`.framing`)."""
+    (and every request answered: :mod:`.framing`). ``early``: what ``early_init.answer`` read
+    from stdin before the server was built (read again first) and the answer it gave."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     server._stop_event = stop = Event()  # (pygls's shutdown() sets it)
     server.protocol.set_writer(StdoutWriter(stdout))
+    if early is not None and early.msg_id is not None:  # (its answer is kept, or was given: see server.py)
+        server.protocol.early = early  # type: ignore[attr-defined]  # (an ActionProtocol)
 
     async def main() -> None:
         reader: Any = await _loop_reader(stdin) if _own_pipe(stdin, stdout) else None
         if reader is None:
             reader = StdinAsyncReader(stdin, server.thread_pool)
+        if early is not None and early.consumed:
+            reader = Replay(early.consumed, reader)
         await run_messages(stop, reader, server.protocol, server.report_server_error)
 
     try:
