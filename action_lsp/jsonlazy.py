@@ -400,7 +400,14 @@ def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
     starts an escape) delimit the strings, pair by pair; the brackets outside them, at the
     depth each opens or closes, pair up in order of position (a stable sort by depth)."""
     a = np.frombuffer(buf, np.uint8)
-    quotes = np.flatnonzero(a == 0x22)
+    low = a | 0x20  # ([ and ] are { and } less 0x20: no other byte becomes either)
+    found = low == 0x7B
+    found |= low == 0x7D
+    found |= a == 0x22
+    events = np.flatnonzero(found)  # quotes and brackets, in order (one search of the bytes)
+    is_quote = a[events] == 0x22
+    at = np.flatnonzero(is_quote)
+    quotes = events[at]
     if quotes.size and 0x5C in buf:
         after = np.flatnonzero(a[quotes - 1] == 0x5C)  # (a string's opening quote comes first: index >= 1)
         if after.size:
@@ -413,11 +420,12 @@ def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
                 after = after[more]
                 run += 1
             quotes = quotes[~escaped]
-    low = a | 0x20  # ([ and ] are { and } less 0x20: no other byte becomes either)
-    found = low == 0x7B
-    found |= low == 0x7D
-    brackets = np.flatnonzero(found)
-    brackets = brackets[(np.searchsorted(quotes, brackets) & 1) == 0]  # (an even number of quotes before: outside)
+            is_quote[at[escaped]] = False
+    # (a bracket with an even number of quotes before it is outside the strings)
+    outside = (np.cumsum(is_quote) & 1) == 0
+    outside &= ~is_quote
+    outside[at] = False  # (an escaped quote is no bracket either)
+    brackets = events[outside]
     closing = low[brackets] == 0x7D
     depth = np.cumsum(1 - 2 * closing.astype(np.int64))  # after each bracket
     order = np.argsort(depth + closing, kind="stable")  # the depth each opens into or closes from
