@@ -48,6 +48,7 @@ else:
 from .jsonscan import SHORT, JMember, JNode, _Parser, parse_eager
 from .model import Span
 from .shared import share
+from .shared import table as _SHARED
 
 _KEY = rb'("[^"\\]*+(?:\\.[^"\\]*+)*+")[ \t\n\r]*+:[ \t\n\r]*+'
 _FIRST_KEY = re.compile(rb"[ \t\n\r]*+" + _KEY, re.DOTALL)  # (bytes: the walk's offsets are UTF-8's)
@@ -399,7 +400,14 @@ def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
     starts an escape) delimit the strings, pair by pair; the brackets outside them, at the
     depth each opens or closes, pair up in order of position (a stable sort by depth)."""
     a = np.frombuffer(buf, np.uint8)
-    quotes = np.flatnonzero(a == 0x22)
+    low = a | 0x20  # ([ and ] are { and } less 0x20: no other byte becomes either)
+    found = low == 0x7B
+    found |= low == 0x7D
+    found |= a == 0x22
+    events = np.flatnonzero(found)  # quotes and brackets, in order (one search of the bytes)
+    is_quote = a[events] == 0x22
+    at = np.flatnonzero(is_quote)
+    quotes = events[at]
     if quotes.size and 0x5C in buf:
         after = np.flatnonzero(a[quotes - 1] == 0x5C)  # (a string's opening quote comes first: index >= 1)
         if after.size:
@@ -412,11 +420,12 @@ def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
                 after = after[more]
                 run += 1
             quotes = quotes[~escaped]
-    low = a | 0x20  # ([ and ] are { and } less 0x20: no other byte becomes either)
-    found = low == 0x7B
-    found |= low == 0x7D
-    brackets = np.flatnonzero(found)
-    brackets = brackets[(np.searchsorted(quotes, brackets) & 1) == 0]  # (an even number of quotes before: outside)
+            is_quote[at[escaped]] = False
+    # (a bracket with an even number of quotes before it is outside the strings)
+    outside = (np.cumsum(is_quote) & 1) == 0
+    outside &= ~is_quote
+    outside[at] = False  # (an escaped quote is no bracket either)
+    brackets = events[outside]
     closing = low[brackets] == 0x7D
     depth = np.cumsum(1 - 2 * closing.astype(np.int64))  # after each bracket
     order = np.argsort(depth + closing, kind="stable")  # the depth each opens into or closes from
@@ -476,50 +485,82 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
     out: list[Any] = []
     append = out.append
     pos = start + 1
-    sep = _S_FIRST_KEY if is_object else _S_FIRST_ITEM
+    # (the nodes, spans and members are made by ``__new__`` and their slots set here: a
+    # dataclass's ``__init__`` is a Python call each, and a walk makes a few per member)
+    new, lazy_node, span_type, member_type = _new, LazyNode, Span, JMember
+    table = _SHARED
+    key_span = node.span  # (each member's own, set before it is read)
+    match = (_S_FIRST_KEY if is_object else _S_FIRST_ITEM).match
+    next_match = (_S_NEXT_KEY if is_object else _S_NEXT_ITEM).match
     for key in value:
-        m = sep.match(text, pos, end)
+        m = match(text, pos, end)
         if m is None:
             return None
+        match = next_match
         if is_object:
-            sep = _S_NEXT_KEY
             kb, kbe = m.span(1)
             if kbe - kb - 2 == len(key) and text.startswith(key, kb + 1):
-                kspan = Span(kb, kbe)  # (an escape decodes to fewer characters: none here)
+                key_span = new(span_type)  # (an escape decodes to fewer characters: none here)
+                key_span.start = kb
+                key_span.end = kbe
             else:
                 ks = doc.parser.string(kb)
                 if ks.value != key or ks.span.end != kbe:
                     return None
-                kspan = ks.span
+                key_span = ks.span
             child = value[key]
         else:
-            sep = _S_NEXT_ITEM
             child = key
         vpos = m.end()
         head = text[vpos]
+        span = new(span_type)
+        span.start = vpos
         if head == '"':
             k = bisect_left(starts, vpos)
             if k == len(starts) or starts[k] != vpos or type(child) is not str:
                 return None  # (not str: a key written twice, the value decoded is another's)
             pos = string_ends[k]
-            string = _new(LazyNode)
-            string.kind = "string"
-            string.span = Span(vpos, pos)
-            string.value = child if len(child) > SHORT else share(child)
-            string.members = None
-            string.items = None
-            string._doc = text
-            made: JNode = string
+            span.end = pos
+            made: JNode = new(lazy_node)
+            made.kind = "string"
+            made.span = span
+            if len(child) <= SHORT:
+                child = table.get(child) or share(child)
+            made.value = child
+            made.members = None
+            made.items = None
+            made._doc = text  # type: ignore[attr-defined]
         elif head == "{" or head == "[":
             k = bisect_left(opens, vpos)
             pos = ends[k] if k < len(opens) and opens[k] == vpos else -1
-            made = _lazy("object" if head == "{" else "array", Span(vpos, pos), child, doc, 1, 0)
+            span.end = pos
+            made = new(lazy_node)
+            made.span = span
+            made.value = child
+            made.source_map = None
+            if head == "{":
+                made.kind = "object"
+                made.items = None
+            else:
+                made.kind = "array"
+                made.members = None
+            made._doc = doc
+            made._b = 1
+            made._be = 0
         else:
             pos = _value_end(doc, vpos)
-            made = _leaf(ord(head), Span(vpos, pos), child, text)
+            span.end = pos
+            made = _leaf(ord(head), span, child, text)
         if pos < 0 or pos > end:
             return None
-        append(JMember(share(key), kspan, made) if is_object else made)
+        if is_object:
+            member = new(member_type)
+            member.key = table.get(key) or share(key)
+            member.key_span = key_span
+            member.value = made
+            append(member)
+        else:
+            append(made)
     m = _S_CLOSE.match(text, pos, end)
     if m is None or m.end() != end or text[end - 1] != ("}" if is_object else "]"):
         return None

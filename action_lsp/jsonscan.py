@@ -270,7 +270,10 @@ def _escaped_breaks(value: str, start: int) -> tuple[array[int], array[int]]:
         )
     import numpy as np
 
-    codes = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if value.isascii():  # (a flag of the str: no scan) a byte a character, a quarter of the work
+        codes = np.frombuffer(value.encode("ascii"), dtype=np.uint8)
+    else:
+        codes = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     # (no other control character can be in it: it would need a \u escape)
     found = np.flatnonzero((codes < 32) | (codes == 34) | (codes == 92)).astype(np.int64)
     idx, src = array("q"), array("q")

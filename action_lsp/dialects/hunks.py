@@ -166,9 +166,27 @@ def plain(text: str, name: str, start: int, end: int, outer: SourceMap | None = 
     if outer is None:
         return Field(name, text[start:end], Span(start, end), None, SourceMap.verbatim(start, end))
     span = outer.span(start, end)
+    br = outer.breaks
+    if model.LAZY and isinstance(br, Breaks) and br._make is not None:
+        # ``outer`` not made yet (a patch read through its tool call's arguments: a composed
+        # map, costly to make): this field's breaks are made when first read, an index inside
+        # it mapped through ``outer`` meanwhile. (Its hunks' fields keep ``outer`` already.)
+        made = Breaks.lazy(functools.partial(_plain_breaks, outer, start, end),
+                           functools.partial(_plain_via, outer, start))
+        return Field(name, text[start:end], span, None, SourceMap(span.start, end - start, span.end, made))
     breaks = tuple((i - start, s) for i, s in _outer_breaks(outer, start, end))
     return Field(name, text[start:end], span, None,
                  SourceMap(span.start, end - start, span.end, breaks))
+
+
+def _plain_breaks(outer: SourceMap, start: int, end: int) -> tuple[array[int], array[int]]:
+    """The breaks of :func:`plain`'s field of ``[start, end)`` read through ``outer``."""
+    found = _outer_breaks(outer, start, end)
+    return array("q", [i - start for i, _ in found]), array("q", [s for _, s in found])
+
+
+def _plain_via(outer: SourceMap, start: int, index: int) -> int:
+    return outer.to_source(start + index)
 
 
 def doc_span(start: int, end: int, outer: SourceMap | None) -> Span:

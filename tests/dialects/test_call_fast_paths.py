@@ -186,3 +186,39 @@ def test_a_patch_s_lines_joined_through_its_escapes_are_what_they_were(
     span = Span(0, len(patch))
     fast = hunks.joined(patch, "content", lines, skip, span, node.source_map)
     assert fast == _plain_joined(patch, "content", lines, skip, span, node.source_map)
+
+
+@settings(max_examples=200, deadline=None)
+@given(patch=_BODY, more=_BODY, cut=st.tuples(st.integers(0, 30), st.integers(0, 30)), ascii_=st.booleans())
+def test_a_patch_s_plain_field_through_a_composed_map_is_made_when_read(
+    patch: str, more: str, cut: tuple[int, int], ascii_: bool
+) -> None:
+    """A path or a diff of a Codex patch inside a call's ``arguments`` (a JSON string inside a
+    JSON string): its field's breaks are made when first read, and it maps every index as the
+    field made at once does."""
+    value = patch + more
+    arguments = json.dumps({"patch": value}, ensure_ascii=ascii_)
+    text = json.dumps({"arguments": arguments}, ensure_ascii=ascii_)
+    doc = parse_json(text).node
+    assert doc is not None
+    message = doc.get("arguments")
+    assert message is not None
+    inp, _ = decode_arguments(message.value, "call")
+    assert inp is not None
+    found = inp.member("patch")
+    assert found is not None
+    outer = inp.as_field("patch", found[1], found[2]).source_map
+    assert outer is not None
+    start = min(cut[0], len(value))
+    end = min(len(value), start + cut[1])
+    lazy = hunks.plain(value, "path", start, end, outer)
+    assert lazy.source_map is not None
+    mapped = [lazy.source_map.to_source(i) for i in range(end - start + 1)]  # (before anything is made)
+    model.LAZY = False
+    try:
+        at_once = hunks.plain(value, "path", start, end, outer)
+    finally:
+        model.LAZY = True
+    assert at_once.source_map is not None
+    assert mapped == [at_once.source_map.to_source(i) for i in range(end - start + 1)]
+    assert lazy == at_once
