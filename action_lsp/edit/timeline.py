@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -241,20 +241,13 @@ def _added(search: str, replace: str, f: _File) -> bool:
     return bool(new) and all(f.has(line) for line in new)
 
 
-def _partly_there(appended: str, f: _File) -> bool:
-    """Whether the file already holds a good part of the lines an empty search's text writes
-    (at least 3, a third of them): the file that text made, changed since (by hand, or by the
-    steps after it). Appending it again would write it twice -- as a replay, where the later
-    steps would then find their search text in that copy."""
+def _partly_held(appended: str, holds: Callable[[str], bool]) -> bool:
+    """Whether the text holds a good part of the lines an empty search's text writes (at
+    least 3, a third of them; ``holds`` tells for each line): the file that text made, changed
+    since (by hand, or by the steps after it). Appending it again would write it twice -- as a
+    replay, where the later steps would then find their search text in that copy."""
     words = _words(appended)
-    there = sum(1 for line in words if f.has(line))
-    return there >= 3 and 3 * there >= len(words)
-
-
-def _partly_in(appended: str, text: _Text) -> bool:
-    """:func:`_partly_there` on a replay's collapsed text."""
-    words = _words(appended)
-    there = sum(1 for line in words if text.has_line(line))
+    there = sum(1 for line in words if holds(line))
     return there >= 3 and 3 * there >= len(words)
 
 
@@ -284,7 +277,7 @@ def _reflects(step: Step, f: _File) -> tuple[bool | None, bool]:
             weak += 1
         elif f.has(replace) or (kept and _added(search, replace, f)):
             strong += 1
-        elif _blank(search) and _partly_there(replace, f):
+        elif _blank(search) and _partly_held(replace, f.has):
             strong += 1  # a file it made (or text it appended), changed since: never again
             weak += 1
         elif _blank(search) or (kept and f.has(search)):
@@ -454,7 +447,7 @@ def _replays(steps: Sequence[Step], f: _File) -> bool:
                     return False
                 text = _Text(r)
             elif _blank(search):
-                if _partly_in(replace, text):
+                if _partly_held(replace, text.has_line):
                     return False  # it would write that text twice: not how the file got here
                 text.append(r[1:])
             elif (at := text.find(s)) >= 0:

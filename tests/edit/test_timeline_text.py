@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from action_lsp.edit import chunked, timeline
-from action_lsp.edit.timeline import _collapse, _partly_in, _Text, _words
+from action_lsp.edit.timeline import _collapse, _partly_held, _Text, _words
 
 _LINES = ["x = 1", "y = 2", "def f():", "return x", "}", "", "z", "# x = 1", "é = 3"]
 _LINE_LISTS = st.lists(st.sampled_from(_LINES), max_size=12)
@@ -20,7 +20,8 @@ _PIECES = _LINE_LISTS.map(lambda lines: _collapse("\n".join(lines)))
 
 
 def _plain_partly_in(appended: str, text: str) -> bool:
-    """``_partly_in`` as first written: each line of the appended text searched in the text."""
+    """``_partly_held`` on a replay's text as first written: each line of the appended text
+    searched in the text."""
     words = _words(appended)
     there = sum(1 for line in words if text.find(f"\n{line}\n") >= 0)
     return there >= 3 and 3 * there >= len(words)
@@ -59,7 +60,7 @@ def test_a_replayed_text_answers_as_str(index_after: int, start: str, data: st.D
                         assert text.has_line(line) == (plain.find(f"\n{line}\n") >= 0)
             else:
                 appended = "\n".join(lines)
-                assert _partly_in(appended, text) == _plain_partly_in(appended, plain)
+                assert _partly_held(appended, text.has_line) == _plain_partly_in(appended, plain)
             assert str(text) == plain
             assert len(text) == len(plain)
 
