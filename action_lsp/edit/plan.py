@@ -1396,7 +1396,7 @@ def _judged(judgement: Judgement, action: Action, outcome: ActionOutcome) -> Non
 
 
 #: The findings of a pending action that only say the file is not where the transcript left it.
-_DIVERGED = DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
+DIVERGED = frozenset({"search-not-found", "search-ambiguous", "file-not-found", "file-exists"})
 
 
 def plan_changes(
@@ -1522,7 +1522,7 @@ def plan_changes(
             outcome.ok = False
             outcome.reason = exc.reason
             d = exc.diagnostic
-            if d is not None and d.code in _DIVERGED and action.path is not None:
+            if d is not None and d.code in DIVERGED and action.path is not None:
                 first = diverged.get(action.path)
                 if first is not None:  # the file left the transcript's timeline before
                     first[1].append(index)
