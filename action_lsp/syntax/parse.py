@@ -89,12 +89,25 @@ _CACHE_SIZE = 8
 _local = threading.local()
 
 
-def parse(code: str, lang: Lang) -> Parsed:
-    """Parse ``code``; the last few parses are cached per thread (tokens, definitions and
-    syntax errors of one code block are usually asked for together)."""
+def _cache() -> OrderedDict[tuple[str, str], Parsed]:
+    """This thread's remembered parses, the most recently used last."""
     cache: OrderedDict[tuple[str, str], Parsed] | None = getattr(_local, "cache", None)
     if cache is None:
         cache = _local.cache = OrderedDict()
+    return cache
+
+
+def _remember(parsed: Parsed) -> None:
+    cache = _cache()
+    cache[(parsed.lang.name, parsed.code)] = parsed
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+
+
+def parse(code: str, lang: Lang) -> Parsed:
+    """Parse ``code``; the last few parses are cached per thread (tokens, definitions and
+    syntax errors of one code block are usually asked for together)."""
+    cache = _cache()
     key = (lang.name, code)
     hit = cache.get(key)
     if hit is not None:
@@ -103,9 +116,7 @@ def parse(code: str, lang: Lang) -> Parsed:
     # ``prepare`` keeps every offset, so the tree maps onto ``code`` itself.
     data = (lang.prepare(code) if lang.prepare is not None else code).encode("utf-8", "surrogatepass")
     parsed = Parsed(code, lang, data, lang.parser().parse(data), Offsets(code))
-    cache[key] = parsed
-    if len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
+    _remember(parsed)
     return parsed
 
 
@@ -119,16 +130,12 @@ def keep(code: str, lang: Lang, data: bytes, tree: Tree) -> None:
     edits ``tree`` afterwards (:class:`~.reparse.Reparse` edits a copy)."""
     if tree.root_node.has_error or lang.prepare is not None:
         return
-    cache: OrderedDict[tuple[str, str], Parsed] | None = getattr(_local, "cache", None)
-    if cache is None:
-        cache = _local.cache = OrderedDict()
+    cache = _cache()
     key = (lang.name, code)
     if key in cache:
         cache.move_to_end(key)
         return
-    cache[key] = Parsed(code, lang, data, tree, Offsets(code))
-    if len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
+    _remember(Parsed(code, lang, data, tree, Offsets(code)))
 
 
 def forget() -> None:
