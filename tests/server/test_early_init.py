@@ -17,29 +17,13 @@ import pytest
 from action_lsp import early_init
 from action_lsp.early_init import FILE, Replay, key_of
 
+from .test_stdio import _framed, _messages
+
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="pipes and fstat as on POSIX")
 
 CAPS: dict[str, Any] = {"general": {"positionEncodings": ["utf-8", "utf-16"]},
                         "textDocument": {"publishDiagnostics": {}}}
 TEXT = '```actions\n{"actions": [{"type": "create_tsk"}]}\n```\n'
-
-
-def _framed(messages: list[dict[str, Any]]) -> bytes:
-    out = b""
-    for m in messages:
-        data = json.dumps(m).encode()
-        out += b"Content-Length: %d\r\n\r\n" % len(data) + data
-    return out
-
-
-def _messages(data: bytes) -> list[dict[str, Any]]:
-    out = []
-    while data:
-        head, _, rest = data.partition(b"\r\n\r\n")
-        length = next(int(v) for k, _, v in (h.partition(b":") for h in head.split(b"\r\n")) if k == b"Content-Length")
-        out.append(json.loads(rest[:length]))
-        data = rest[length:]
-    return out
 
 
 def _session(pid: int, folder: Path) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -28,7 +28,7 @@ SESSION = [
 ]
 
 
-def _framed(messages: list[dict[str, object]]) -> bytes:
+def _framed(messages: list[dict[str, Any]]) -> bytes:
     out = b""
     for m in messages:
         data = json.dumps(m).encode()
@@ -36,7 +36,7 @@ def _framed(messages: list[dict[str, object]]) -> bytes:
     return out
 
 
-def _messages(data: bytes) -> list[dict[str, object]]:
+def _messages(data: bytes) -> list[dict[str, Any]]:
     out = []
     while data:
         head, _, rest = data.partition(b"\r\n\r\n")
