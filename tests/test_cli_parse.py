@@ -41,6 +41,16 @@ def test_actions_are_named_by_what_they_do(tmp_path: Path, capsys: pytest.Captur
     assert kinds == ["create", "modify", "write", "rename", "delete"]
 
 
+def test_an_appending_codex_update_is_a_modify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Codex update whose chunk only adds lines appends to a file that must exist (Codex
+    refuses an update of a missing file): no `create`, which only an agent creating a missing
+    file from an empty search text (Aider's empty SEARCH) makes."""
+    t = tmp_path / "t.md"
+    t.write_text("*** Begin Patch\n*** Update File: f.txt\n@@\n+b\n*** End Patch\n", encoding="utf-8")
+    assert main(["parse", str(t)]) == 0
+    assert [kind for _, kind, _ in _rows(capsys.readouterr().out)] == ["modify"]
+
+
 def test_commands_and_failed_calls(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["parse", str(FIXTURES / "claude-code" / "session.jsonl")]) == 0
     rows = _rows(capsys.readouterr().out)

@@ -165,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _kind(a: Action) -> str:
     """What an action does, in one word: the op of its file view (an empty search on a new
-    file creates it, as Aider means it), else its kind; ``failed`` for a failed call."""
+    file creates it, where its agent means that: Aider's, not Codex's), else its kind;
+    ``failed`` for a failed call."""
     from ..dialects import file_view
     from ..model import ActionKind
 
@@ -173,7 +174,7 @@ def _kind(a: Action) -> str:
         return "failed"
     view = file_view(a)
     if view is not None:
-        if view.op == "modify" and view.edits and all(
+        if view.op == "modify" and view.rules.on_missing == "create" and view.edits and all(
             not e.search.value.strip() and e.line is None for e in view.edits
         ):
             return "create"

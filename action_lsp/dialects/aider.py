@@ -76,7 +76,15 @@ from ..schema import ActionSpec, opt, req, specs, text
 from .aider_architect import settle
 from .aider_mangled import HEAD as MANGLED
 from .aider_mangled import mangled_block
-from .aider_reports import MARKERS, WATCH, echo_heading, failure, reports, tool_message
+from .aider_reports import (
+    MARKERS,
+    WATCH,
+    echo_heading,
+    failure,
+    reports,
+    skip_message,
+    tool_message,
+)
 from .aider_users import user_lines
 from .base import Construct, Dialect, ScanContext
 from .tool_use import failed
@@ -521,6 +529,14 @@ class Aider(Dialect):
         """Mark failed the blocks that the report ending their turn names (see
         ``aider_reports``); record how far that was read."""
         found = reports(ctx.cache, ctx.text, ctx.cr)
+        for i, a in enumerate(actions):
+            path = a.text("path")
+            if path is not None and a.failure is None:
+                skip, _ = found.skipped(end, path)
+                if skip is not None:
+                    actions[i], hint = failed(a, skip_message(path), skip)
+                    diagnostics.append(hint)
+                    reach.append(skip.end)
         turn = found.after(end)
         if turn.reach < 0:
             watch.update(WATCH)

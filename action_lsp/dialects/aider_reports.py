@@ -32,6 +32,11 @@ are not Aider's concern) and stay as they are. A reply Aider could not parse is 
 line it stopped at, followed by ``^^^ Expected ...``: every block of that reply is failed (Aider
 applied none of them).
 
+Before it applies a reply, Aider asks to create a missing file or to edit one not in the chat;
+on a no (or for a file ``.gitignore`` matches) it writes ``Skipping edits to PATH`` and applies
+none of the reply's edits to that file (``Coder.allowed_to_edit``): such a line in the turn of a
+block of that file makes the block failed (:meth:`Reports.skipped`).
+
 A multi-line tool message after one of ``MARKERS`` (``#### /run ...``, ``#### /test ...``,
 ``#### /git ...``, ``#### !...``, and the edit-errors link printed before a report or a rejected
 reply's echo) is claimed by the ``aider`` dialect as a construct with no action
@@ -75,8 +80,12 @@ _HEAD = re.compile(r"<{5,9} SEARCH>?\s*$")
 _DIVIDER = re.compile(r"={5,9}\s*$")
 _UPDATED = re.compile(r">{5,9} REPLACE\s*$")
 _END = "The SEARCH section must exactly match"
+# Aider's line for a file whose edits it did not apply: the user refused to create it or to edit
+# it outside the chat, or it matches .gitignore (``Coder.allowed_to_edit``).
+SKIPPING = "Skipping edits to "
+_GITIGNORED = " that matches gitignore spec."
 # The strings whose insertion after a block can make a report about it appear.
-WATCH = ("failed to match", "SearchReplaceNoExactMatch", "^^^ ")
+WATCH = ("failed to match", "SearchReplaceNoExactMatch", "^^^ ", SKIPPING)
 
 
 def echo_heading(text: str, head: int) -> Span | None:
@@ -171,7 +180,36 @@ class Reports:
         self.tools = Forward(n, self._tool_line)
         self.users = Forward(n, self._users.unindented)
         self.message_ends = Forward(n, self._message_end)
+        self.skips = Forward(n, self._skip_line)
         self.parsed: dict[int, Report] = {}
+
+    def _skip_line(self, pos: int) -> int:
+        """Line start of the first ``Skipping edits to`` line (quoted or not) at or after ``pos``."""
+        text = self.text
+        at = text.find(SKIPPING, pos)
+        while at >= 0:
+            start = line_start(text, at)
+            if start >= pos and text[start:at] in ("", ">", "> "):
+                return start
+            at = text.find(SKIPPING, at + 1)
+        return len(text)
+
+    def skipped(self, end: int, path: str) -> tuple[Span | None, int]:
+        """The ``Skipping edits to PATH`` line naming ``path`` in the turn of a reply whose block
+        ends at ``end`` (None: none), and how far that was read: the line that ends the turn
+        (-1: none does, the text was read to its end)."""
+        text = self.text
+        stop = self.turns.next(end)
+        at = self.skips.next(end)
+        while at < stop:
+            eol = line_end(text, at)
+            named = text[text.index(SKIPPING, at) + len(SKIPPING) : eol].rstrip()
+            if named.endswith(_GITIGNORED):
+                named = named[: -len(_GITIGNORED)]
+            if same_file(named, path):
+                return Span(at, eol), (line_end(text, stop) if stop < len(text) else -1)
+            at = self.skips.next(eol)
+        return None, (line_end(text, stop) if stop < len(text) else -1)
 
     def next_tool_line(self, pos: int) -> int:
         """Line start of the first tool message after a blank line at or after ``pos`` (how
@@ -265,6 +303,11 @@ def reports(cache: dict[str, object], text: str, cr: bool = True) -> Reports:
     if not isinstance(found, Reports):
         found = cache["aider-reports"] = Reports(text, user_lines(cache, text), cr)
     return found
+
+
+def skip_message(path: str) -> str:
+    """Why a block of a file Aider skipped is shown failed."""
+    return f"Aider wrote `{SKIPPING}{path}` after the reply: it applied none of its edits to that file"
 
 
 def failure(report: Report, path: str, search: str) -> Echo | None:

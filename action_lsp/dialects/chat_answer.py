@@ -67,8 +67,9 @@ from ..model import (
 from ..schema import ActionSpec, req, specs, text
 from . import cursor_edit, cursor_export, session_export, specstory, specstory_diff
 from .aider_architect import settle
+from .aider_reports import SKIPPING, reports, skip_message
 from .base import Construct, Dialect, ScanContext, TagOpen
-from .tool_use import tool_rules
+from .tool_use import failed, tool_rules
 
 #: How many lines before a fence the chat-role line opening its turn is looked for.
 CONTEXT_LINES = 250
@@ -222,6 +223,24 @@ _NOT_FILES = frozenset({"diff", "patch", "udiff", "console", "terminal", "output
 
 
 _LONGEST_LINE = 400  # a path line, a tool-use line or a `File:` line is never longer
+
+
+def _skipped(ctx: ScanContext, construct: Construct, end: int) -> None:
+    """The Aider-whole block of ``construct`` (ending at ``end``) failed when Aider skipped its
+    file after the reply (``aider_reports.Reports.skipped``), having read to the turn's end."""
+    action = construct.actions[0]
+    path = action.text("path")
+    if path is None:
+        return
+    skip, read = reports(ctx.cache, ctx.text, ctx.cr).skipped(end, path)
+    if skip is not None:
+        construct.actions[0], hint = failed(action, skip_message(path), skip)
+        construct.diagnostics.append(hint)
+        construct.lookahead = max(construct.lookahead, skip.end)
+    if read >= 0:
+        construct.lookahead = max(construct.lookahead, read)
+    else:  # no line ends the turn: a refusal typed in later is watched for
+        construct.watch = tuple(sorted({*construct.watch, SKIPPING}))
 
 
 def _names_file(path: str) -> bool:
@@ -642,9 +661,12 @@ class ChatAnswer(Dialect):
                 fence.opener_span,
                 fixes=[Fix("Insert the closing fence", [TextEdit(Span(len(t), len(t)), closing)], True)],
             ))
+        construct = Construct(span, [action], diagnostics, lookahead=end,
+                              behind=behind if behind >= 0 and behind < start else -1)
+        if kind == AIDER_WHOLE:
+            _skipped(ctx, construct, end)
         # (A block of Aider's architect answer is a proposal the editor's answer applies.)
-        return settle(ctx, Construct(span, [action], diagnostics, lookahead=end,
-                                     behind=behind if behind >= 0 and behind < start else -1))
+        return settle(ctx, construct)
 
     def _exported(
         self, ctx: ScanContext, fence: FenceOpen, prev: tuple[int, int], body_end: int, end: int
@@ -741,7 +763,9 @@ class ChatAnswer(Dialect):
             "to the end of the text (still being written?); it is not applied",
             name_span,
         )]
-        return settle(ctx, Construct(span, [action], diagnostics, lookahead=end, watch=watch, behind=behind))
+        construct = Construct(span, [action], diagnostics, lookahead=end, watch=watch, behind=behind)
+        _skipped(ctx, construct, end)
+        return settle(ctx, construct)
 
     def _tool_use(self, ctx: ScanContext, tag: TagOpen, line: int) -> Construct:
         """SpecStory's ``<tool-use ...>`` block, read whole (:mod:`specstory`)."""

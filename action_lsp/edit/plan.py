@@ -209,6 +209,26 @@ def _norm(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
+def _whole_lines(found: Refused, text: str) -> Located | Refused:
+    """Of the exact places of an ambiguous Codex chunk, the one holding its lines whole when only
+    one does: Codex's ``apply_patch`` compares whole lines, so the text found inside a longer line
+    (``}`` in ``\t}``) is no place of its, and it takes the one exact place left."""
+    whole = [c for c in found.candidates
+             if c.strategy == "exact" and (c.start == 0 or text[c.start - 1] in "\r\n")]
+    if len(whole) != 1 or len(whole) == len(found.candidates):
+        return found
+    c = whole[0]
+    lines = ", ".join(str(x.line) for x in found.candidates)
+    return Located(c.start, c.end, c.strategy, c.replacement_transform, c.line, c.score,
+                   f"of the places at lines {lines}, the only one holding its lines whole, as Codex reads them")
+
+
+def _last_line_empty(text: str) -> bool:
+    """Whether the last of the lines Codex's ``apply_patch`` reads the text as is empty: split
+    at line feeds, the empty piece after the final line feed dropped."""
+    return text == "\n" or text.endswith("\n\n")
+
+
 def _newline_of(state: _State) -> str:
     if state.original is not None and state.original.newline == "\r\n":
         return "\r\n"
@@ -687,6 +707,14 @@ class _Planner:
                 if many is not None:
                     text = many.text
                 found = locate(text, search, path=rel, line_hint=hint, start=start)
+                if (not search and self.final_newline and isinstance(found, Located)
+                        and found.strategy == "append" and _last_line_empty(text)):
+                    # Codex inserts a chunk with no old line before the file's last empty line.
+                    found = Located(found.start - 1, found.start - 1, "append",
+                                    found.replacement_transform, found.line - 1)
+                if (isinstance(found, Refused) and found.code == "search-ambiguous" and edit is not None
+                        and edit.after_previous and search.endswith("\n")):
+                    found = _whole_lines(found, text)
             if chosen is not None:
                 found = _choose(found, chosen, rel, text, s_span)
             where = {"action": index, "edit": k}
@@ -771,6 +799,11 @@ class _Planner:
             # The agent's tool ends every file it changes with a line break (Codex's does).
             edits.append((len(text), len(text), _newline_of(state)))
             text += _newline_of(state)
+        elif self.final_newline and text and _last_line_empty(text):
+            # ... and joins its lines with line feeds, one more only after a last line that is
+            # not empty: a last empty line is that final line feed, not a blank line.
+            edits.append((len(text) - 1, len(text), ""))
+            text = text[:-1]
         self.writable(state, path_span)
         before = state.text
         current = text or ""  # the edits applied in order to `before` (as `put` or the loop above did)

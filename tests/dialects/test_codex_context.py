@@ -207,3 +207,22 @@ def test_end_of_file_pins_a_chunk_to_the_last_lines(tmp_path: Path) -> None:
                              {"f.txt": "a\nz\n"}, "--write")
     assert code == 1 and files["f.txt"] == "a\nz\n"
     assert diags[0].code == "search-not-found" and "End of File" in diags[0].message
+
+
+def test_a_chunk_whose_lines_stand_whole_in_one_place_only_is_applied_there(tmp_path: Path) -> None:
+    """Codex compares whole lines: `}` inside the line `\\t}` is no place of a chunk's `}` line.
+    Of the two places the text `}` has after `func a`, only the function's last line holds it
+    whole, so the chunk is applied there, as Codex applies it (found replaying a real Codex
+    rollout, where 3 of its 33 updates were refused so); a note says how it was chosen."""
+    src = "package x\n\nfunc a() int {\n\tif true {\n\t\treturn 1\n\t}\n\treturn 2\n}\n"
+    body = "@@\n func a() int {\n@@\n }\n+\n+func b() {}\n"
+    code, files, diags = run(tmp_path, patch(body).replace("shapes.py", "a.go"), {"a.go": src}, "--write")
+    assert code == 0
+    assert files["a.go"] == src + "\nfunc b() {}\n"
+    (d,) = diags
+    assert d.code == "search-fuzzy" and "whole" in d.message
+    # two places holding the lines whole are still two: refused, never the first
+    code, files, diags = run(tmp_path, patch("@@\n }\n+// end\n").replace("shapes.py", "b.go"),
+                             {"b.go": src + src[10:]}, "--write")
+    assert code == 1 and files["b.go"] == src + src[10:]
+    assert [d.code for d in diags] == ["search-ambiguous"]
