@@ -82,7 +82,6 @@ from .aider_reports import (
     echo_heading,
     failure,
     reports,
-    skip_message,
     tool_message,
 )
 from .aider_users import user_lines
@@ -532,9 +531,9 @@ class Aider(Dialect):
         for i, a in enumerate(actions):
             path = a.text("path")
             if path is not None and a.failure is None:
-                skip, _ = found.skipped(end, path)
+                skip, why, _ = found.skipped(end, path)
                 if skip is not None:
-                    actions[i], hint = failed(a, skip_message(path), skip)
+                    actions[i], hint = failed(a, why, skip)
                     diagnostics.append(hint)
                     reach.append(skip.end)
         turn = found.after(end)

@@ -35,7 +35,9 @@ applied none of them).
 Before it applies a reply, Aider asks to create a missing file or to edit one not in the chat;
 on a no (or for a file ``.gitignore`` matches) it writes ``Skipping edits to PATH`` and applies
 none of the reply's edits to that file (``Coder.allowed_to_edit``): such a line in the turn of a
-block of that file makes the block failed (:meth:`Reports.skipped`).
+block of that file makes the block failed (:meth:`Reports.skipped`). So does Ctrl-C at one of those
+prompts: Aider writes ``^C again to exit`` / ``^C KeyboardInterrupt`` and applies nothing, and a turn
+whose blocks were applied ends at its ``Applied edit to`` line, before any later interrupt.
 
 A multi-line tool message after one of ``MARKERS`` (``#### /run ...``, ``#### /test ...``,
 ``#### /git ...``, ``#### !...``, and the edit-errors link printed before a report or a rejected
@@ -84,8 +86,13 @@ _END = "The SEARCH section must exactly match"
 # it outside the chat, or it matches .gitignore (``Coder.allowed_to_edit``).
 SKIPPING = "Skipping edits to "
 _GITIGNORED = " that matches gitignore spec."
+# Aider's lines for Ctrl-C (``Coder.keyboard_interrupt``): typed at a prompt before the reply was
+# applied, it applied none of it.
+INTERRUPT = "^C "
+_INTERRUPTS = ("^C again to exit", "^C KeyboardInterrupt")
+_SESSION = "# aider chat started at"
 # The strings whose insertion after a block can make a report about it appear.
-WATCH = ("failed to match", "SearchReplaceNoExactMatch", "^^^ ", SKIPPING)
+WATCH = ("failed to match", "SearchReplaceNoExactMatch", "^^^ ", SKIPPING, INTERRUPT)
 
 
 def echo_heading(text: str, head: int) -> Span | None:
@@ -181,6 +188,7 @@ class Reports:
         self.users = Forward(n, self._users.unindented)
         self.message_ends = Forward(n, self._message_end)
         self.skips = Forward(n, self._skip_line)
+        self.interrupts = Forward(n, self._interrupt_line)
         self.parsed: dict[int, Report] = {}
 
     def _skip_line(self, pos: int) -> int:
@@ -194,12 +202,25 @@ class Reports:
             at = text.find(SKIPPING, at + 1)
         return len(text)
 
-    def skipped(self, end: int, path: str) -> tuple[Span | None, int]:
-        """The ``Skipping edits to PATH`` line naming ``path`` in the turn of a reply whose block
-        ends at ``end`` (None: none), and how far that was read: the line that ends the turn
-        (-1: none does, the text was read to its end)."""
+    def _interrupt_line(self, pos: int) -> int:
+        """Line start of the first of Aider's Ctrl-C lines (quoted or not) at or after ``pos``."""
+        text = self.text
+        at = text.find(INTERRUPT, pos)
+        while at >= 0:
+            start = line_start(text, at)
+            if start >= pos and text[start:at] in ("", ">", "> ") and text.startswith(_INTERRUPTS, at):
+                return start
+            at = text.find(INTERRUPT, at + 1)
+        return len(text)
+
+    def skipped(self, end: int, path: str) -> tuple[Span | None, str, int]:
+        """Why Aider applied nothing of the block of ``path`` that ends at ``end``: the line in its
+        turn that says so (None: none) -- ``Skipping edits to PATH`` naming it, or a Ctrl-C before
+        the turn ended -- the message for it, and how far that was read: the line that ends the
+        turn (-1: none does, the text was read to its end)."""
         text = self.text
         stop = self.turns.next(end)
+        read = line_end(text, stop) if stop < len(text) else -1
         at = self.skips.next(end)
         while at < stop:
             eol = line_end(text, at)
@@ -207,9 +228,13 @@ class Reports:
             if named.endswith(_GITIGNORED):
                 named = named[: -len(_GITIGNORED)]
             if same_file(named, path):
-                return Span(at, eol), (line_end(text, stop) if stop < len(text) else -1)
+                return Span(at, eol), skip_message(path), read
             at = self.skips.next(eol)
-        return None, (line_end(text, stop) if stop < len(text) else -1)
+        at = self.interrupts.next(end)
+        if at < stop and text.find(_SESSION, end, at) < 0:
+            eol = line_end(text, at)
+            return Span(at, eol), interrupt_message(text[at:eol].lstrip("> ").rstrip()), read
+        return None, "", read
 
     def next_tool_line(self, pos: int) -> int:
         """Line start of the first tool message after a blank line at or after ``pos`` (how
@@ -308,6 +333,11 @@ def reports(cache: dict[str, object], text: str, cr: bool = True) -> Reports:
 def skip_message(path: str) -> str:
     """Why a block of a file Aider skipped is shown failed."""
     return f"Aider wrote `{SKIPPING}{path}` after the reply: it applied none of its edits to that file"
+
+
+def interrupt_message(line: str) -> str:
+    """Why a block of a reply interrupted before Aider applied it is shown failed."""
+    return f"Aider wrote `{line}` after the reply, before applying it: it applied none of its edits"
 
 
 def failure(report: Report, path: str, search: str) -> Echo | None:

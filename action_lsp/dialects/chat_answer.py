@@ -67,7 +67,7 @@ from ..model import (
 from ..schema import ActionSpec, req, specs, text
 from . import cursor_edit, cursor_export, session_export, specstory, specstory_diff
 from .aider_architect import settle
-from .aider_reports import SKIPPING, reports, skip_message
+from .aider_reports import INTERRUPT, SKIPPING, reports
 from .base import Construct, Dialect, ScanContext, TagOpen
 from .tool_use import failed, tool_rules
 
@@ -232,15 +232,15 @@ def _skipped(ctx: ScanContext, construct: Construct, end: int) -> None:
     path = action.text("path")
     if path is None:
         return
-    skip, read = reports(ctx.cache, ctx.text, ctx.cr).skipped(end, path)
+    skip, why, read = reports(ctx.cache, ctx.text, ctx.cr).skipped(end, path)
     if skip is not None:
-        construct.actions[0], hint = failed(action, skip_message(path), skip)
+        construct.actions[0], hint = failed(action, why, skip)
         construct.diagnostics.append(hint)
         construct.lookahead = max(construct.lookahead, skip.end)
     if read >= 0:
         construct.lookahead = max(construct.lookahead, read)
     else:  # no line ends the turn: a refusal typed in later is watched for
-        construct.watch = tuple(sorted({*construct.watch, SKIPPING}))
+        construct.watch = tuple(sorted({*construct.watch, SKIPPING, INTERRUPT}))
 
 
 def _names_file(path: str) -> bool:

@@ -80,3 +80,42 @@ def test_typing_the_refusal_in_marks_the_block_failed_and_removing_it_unmarks() 
         assert any(a.failure is not None for a in doc.analysis().actions)
         doc.edit(at, at + len(skip), "")
         assert [a.failure is not None for a in doc.analysis().actions] == before
+
+
+# The user pressed Ctrl-C at Aider's prompt after the reply ("Allow creation of new file ...?",
+# "Edit the files?"): Aider writes `^C again to exit` / `^C KeyboardInterrupt` and applies nothing
+# (no `Applied edit to` line follows). Found in Aider's own 4 MB history (L85456).
+INTERRUPTED = ">  \n>  \n> ^C again to exit  \n>  \n>  \n> ^C KeyboardInterrupt  \n"
+STARTED = "\n# aider chat started at 2024-08-19 16:20:52\n\n> Aider v0.50.2-dev  \n"
+
+
+def test_a_reply_interrupted_before_aider_applied_it_is_shown_failed() -> None:
+    (a,) = analyze(WHOLE + INTERRUPTED + STARTED).actions
+    assert a.failure is not None and "^C" in a.failure
+    assert _failed(WHOLE + INTERRUPTED) == [("show_greeting.py", True)]
+    assert _failed(DIFF.replace("> Applied edit to src/a.js  \n", "").replace(
+        "> Skipping edits to src/b.js  \n", "") + INTERRUPTED + AFTER) == [("src/a.js", True), ("src/b.js", True)]
+
+
+def test_an_interrupt_after_aider_applied_the_reply_changes_nothing() -> None:
+    # Applied first, then Ctrl-C (at the next prompt, during a lint or test): the edit happened.
+    assert _failed(DIFF + INTERRUPTED + AFTER) == [("src/a.js", False), ("src/b.js", True)]
+    # an interrupt in a later turn is not about this reply
+    assert _failed(WHOLE + AFTER + INTERRUPTED) == [("show_greeting.py", False)]
+
+
+def test_apply_never_writes_a_reply_whose_turn_was_interrupted(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    history = root / ".aider.chat.history.md"
+    history.write_text(WHOLE + INTERRUPTED + STARTED, encoding="utf-8")
+    assert main(["apply", "--write", str(history)]) == 0
+    assert not (root / "show_greeting.py").exists()
+
+
+def test_typing_the_interrupt_in_marks_the_block_failed() -> None:
+    doc = IncrementalDocument(WHOLE + AFTER)
+    assert doc.analysis().actions[0].failure is None
+    doc.edit(len(WHOLE), len(WHOLE), INTERRUPTED)
+    assert doc.analysis().actions[0].failure is not None
+    assert [a.failure for a in doc.analysis().actions] == [a.failure for a in analyze(doc.text).actions]
