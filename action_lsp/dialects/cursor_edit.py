@@ -3,7 +3,7 @@
 Read by the ``chat-answer`` dialect. Cursor's export (``_Exported on ... from Cursor
 (1.7.38)_``, ``**User**`` / ``**Cursor**`` turns between ``---`` rules) writes each
 ``edit_file`` call of its agent as a fence of the code the call sent -- *without its file*, in a
-fence that looks like any code block of an answer. Four shapes tell such a call from a block the
+fence that looks like any code block of an answer. Six shapes tell such a call from a block the
 answer merely shows (an Ask-mode proposal, an example, the export's copy of the answer's
 blocks after it):
 
@@ -29,9 +29,16 @@ blocks after it):
 - *the turn's last block* (Cursor 1.1, :func:`trailing`): the fence ends the turn (only a ``---``
   rule after it), right after prose, and the turn reports an edit made ("I've modified the
   `friendly_message` method to:").
+- *the turn's opening* (Cursor 1.2, a turn that starts with its calls): the fence right after
+  the ``**Cursor**`` line, one blank line between.
 - *the next call* (Cursor 1.7.46/1.7.54, runs of calls in 1.1/1.2): one blank line after the
   closing line of a fence read as a call by a shape above (never after a ``search_replace``
   fence, :mod:`cursor_export`).
+- *the report right after it* (Cursor 1.2, partial code only, :func:`report_after`): one blank
+  line before the fence (after prose, or after a fence quoting the code to change) and the
+  first sentence one blank line after it says the edit was made ("I've corrected the server
+  routing.") or did not apply ("It seems the previous edit didn't apply correctly."). A whole
+  file followed by such a sentence is not read: an Ask-mode proposal may end so.
 
 In each case the fence must stand in a ``**Cursor**`` turn (the nearest of Cursor's role lines
 before it, read back to the turn's start), carry a language and no path (```` ```ruby:path ````
@@ -42,8 +49,9 @@ is the chat-answer dialect's own reading), and not be a command or output block 
 
 The edit is a ``write`` of the whole file (type ``cursor-edit-file``, kind ``write_file``)
 unless its code is partial: a placeholder line (``// ... existing code ...``, the marker of
-Cursor's edit_file) or a fragment (its first line indented, or every line after the first
-indented: a method cut out of its class). A partial edit is a ``modify`` with no old text:
+Cursor's edit_file), a fragment (its first line indented, or every line after the first
+indented: a method cut out of its class) or ``-`` / ``+`` lines. Whatever its shape, an edit
+whose next sentence says it did not apply is shown failed (``Action.failure``). A partial edit is a ``modify`` with no old text:
 Cursor's apply model merged it into the file, which nothing here can check, so it is listed and
 never applied. The file is inferred from the prose around the fence as for SpecStory's Cursor
 diffs (:func:`specstory_diff.inferred_file`), with ``named_by`` and a ``shown-only`` note: a
