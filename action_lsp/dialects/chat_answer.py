@@ -573,7 +573,7 @@ class ChatAnswer(Dialect):
                 return found
         role = cursor_edit.cursor_turn(ctx, fence.start)
         behind = role[0] if role is not None else 0
-        ahead = cursor_edit.trailing(t, fence.start) if how == cursor_edit.TRAILING else -1
+        ahead = cursor_edit.read_ahead(t, fence.start, how)
         if other is None:
             return Construct(Span(fence.start, end), lookahead=max(end, ahead), behind=behind)
         other.lookahead = max(other.lookahead, ahead)

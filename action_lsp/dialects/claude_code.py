@@ -30,7 +30,7 @@ from ..jsonrecord import record_node
 from ..jsonscan import JNode
 from ..model import Action, Diagnostic, EditRules, Field, Fix, Span
 from .base import Construct, Dialect, ScanContext
-from .tool_calls import first_cwd
+from .tool_calls import first_cwd, rejected
 from .tool_use import (
     Call,
     Input,
@@ -100,7 +100,7 @@ class ClaudeCodeDialect(Dialect):
             call_id = str(c.get("tool_use_id", ""))
             if call_id in found:
                 continue
-            if c.get("is_error"):
+            if c.get("is_error") or rejected(c.get("content")) is not None:
                 at = text.find(call_id, start, end) if call_id else -1
                 where = Span(at, at + len(call_id)) if at >= 0 else Span(start, end)
                 found[call_id] = (first_line(c.get("content")), where)

@@ -3,7 +3,7 @@
 Read by the ``chat-answer`` dialect. Cursor's export (``_Exported on ... from Cursor
 (1.7.38)_``, ``**User**`` / ``**Cursor**`` turns between ``---`` rules) writes each
 ``edit_file`` call of its agent as a fence of the code the call sent -- *without its file*, in a
-fence that looks like any code block of an answer. Four shapes tell such a call from a block the
+fence that looks like any code block of an answer. Six shapes tell such a call from a block the
 answer merely shows (an Ask-mode proposal, an example, the export's copy of the answer's
 blocks after it):
 
@@ -29,9 +29,16 @@ blocks after it):
 - *the turn's last block* (Cursor 1.1, :func:`trailing`): the fence ends the turn (only a ``---``
   rule after it), right after prose, and the turn reports an edit made ("I've modified the
   `friendly_message` method to:").
+- *the turn's opening* (Cursor 1.2, a turn that starts with its calls): the fence right after
+  the ``**Cursor**`` line, one blank line between.
 - *the next call* (Cursor 1.7.46/1.7.54, runs of calls in 1.1/1.2): one blank line after the
   closing line of a fence read as a call by a shape above (never after a ``search_replace``
   fence, :mod:`cursor_export`).
+- *the report right after it* (Cursor 1.2, partial code only, :func:`report_after`): one blank
+  line before the fence (after prose, or after a fence quoting the code to change) and the
+  first sentence one blank line after it says the edit was made ("I've corrected the server
+  routing.") or did not apply ("It seems the previous edit didn't apply correctly."). A whole
+  file followed by such a sentence is not read: an Ask-mode proposal may end so.
 
 In each case the fence must stand in a ``**Cursor**`` turn (the nearest of Cursor's role lines
 before it, read back to the turn's start), carry a language and no path (```` ```ruby:path ````
@@ -42,8 +49,9 @@ is the chat-answer dialect's own reading), and not be a command or output block 
 
 The edit is a ``write`` of the whole file (type ``cursor-edit-file``, kind ``write_file``)
 unless its code is partial: a placeholder line (``// ... existing code ...``, the marker of
-Cursor's edit_file) or a fragment (its first line indented, or every line after the first
-indented: a method cut out of its class). A partial edit is a ``modify`` with no old text:
+Cursor's edit_file), a fragment (its first line indented, or every line after the first
+indented: a method cut out of its class) or ``-`` / ``+`` lines. Whatever its shape, an edit
+whose next sentence says it did not apply is shown failed (``Action.failure``). A partial edit is a ``modify`` with no old text:
 Cursor's apply model merged it into the file, which nothing here can check, so it is listed and
 never applied. The file is inferred from the prose around the fence as for SpecStory's Cursor
 diffs (:func:`specstory_diff.inferred_file`), with ``named_by`` and a ``shown-only`` note: a
@@ -66,6 +74,7 @@ TYPE = "cursor-edit-file"
 RULES = EditRules("Cursor's edit_file (export)", on_missing="create")
 
 GAP, ANNOUNCED, TRAILING, CHAINED = "gap", "announced", "trailing", "chained"
+OPENER, REPORTED = "opener", "reported"
 _CHAIN = 30  # consecutive calls read back at most to the first one's announcement
 
 # Blocks that are no file's code: commands, their output, a diagram, a diff (read elsewhere).
@@ -82,7 +91,8 @@ _INTENT = re.compile(
     r"(?:^|(?<=[\s,(]))(?:let[ \t]+me|let's|let[ \t]+us|i'll|i[ \t]+will|i'm[ \t]+going[ \t]+to|"
     r"i[ \t]+am[ \t]+going[ \t]+to|i[ \t]+need[ \t]+to|we[ \t]+need[ \t]+to)[ \t]+"
     r"(?:(?:now|first|also|then|just|quickly|next|finally|go[ \t]+ahead[ \t]+and|try[ \t]+to|simply|"
-    r"carefully|properly|directly|manually)[ \t]+)*(?P<verb>[a-z][a-z\-]*)",
+    r"carefully|properly|directly|manually|(?!apply\b)[a-z]{2,}ly)(?:[ \t]*,|[ \t]+and)?[ \t]+)*"
+    r"(?P<verb>[a-z][a-z\-]*)",
     re.IGNORECASE,
 )
 _EDIT_VERBS = frozenset({
@@ -121,18 +131,29 @@ def may_be(text: str, start: int, info: str, depth: int = 0) -> str | None:
         return None
     if blanks >= 2:
         return GAP
+    if blanks == 1 and text[prev[0]:prev[1]].rstrip() == "**Cursor**":
+        return OPENER
     if blanks == 1 and _announces(text, *prev):
         return ANNOUNCED
     if blanks == 1 and depth < _CHAIN and text.startswith("```", prev[0]) and not text[prev[0] + 3:prev[1]].strip():
         opener = _opener_before(text, prev[0])
-        if opener is not None:
-            a, b = opener
-            if not _ARROW.search(text, b, prev[0]) and may_be(text, a, text[a + 3:b], depth + 1) in (GAP, ANNOUNCED, CHAINED):
-                return CHAINED
-        return None
+        if opener is None:
+            return None
+        a, b = opener
+        if _ARROW.search(text, b, prev[0]):
+            return None
+        if may_be(text, a, text[a + 3:b], depth + 1) in _CHAINS:
+            return CHAINED
+        # After a quote of the code to change, the step the agent then reports.
+        return REPORTED if report_after(text, start) is not None else None
     if blanks == 1 and not text.startswith(("```", "~~~"), prev[0]) and trailing(text, start) >= 0:
         return TRAILING
+    if blanks == 1 and not text.startswith(("```", "~~~"), prev[0]) and report_after(text, start) is not None:
+        return REPORTED
     return None
+
+
+_CHAINS = (GAP, ANNOUNCED, CHAINED, OPENER)  # the shapes a fence one blank line after continues
 
 
 _ARROW = re.compile(r"^->[ \t]*\r?$", re.MULTILINE)  # a search_replace fence's separator (cursor_export)
@@ -169,6 +190,53 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _TURN_LOOK_BACK = 20_000  # characters read back for the turn's report
+# The agent's word, right after the call, that it did not take ("It seems the previous edit
+# didn't apply correctly.", "The edits to `json_server.rb` are not being applied.").
+_NOT_APPLIED = re.compile(
+    r"\b(?:didn't|did[ \t]+not|wasn't|was[ \t]+not|weren't|were[ \t]+not|(?:is|are)(?:n't|[ \t]+not)[ \t]+being|"
+    r"(?:has|have)(?:n't|[ \t]+not)[ \t]+been|failed[ \t]+to)[ \t]+(?:(?:correctly|properly|successfully)[ \t]+)?"
+    r"appl(?:y|ied)\b",
+    re.IGNORECASE,
+)
+MADE, NOT_APPLIED = "made", "not applied"
+
+
+def report_after(text: str, start: int) -> tuple[str, str, int] | None:
+    """What the sentence right after the fence at ``start`` (one blank line after its closing
+    line) says of it: ``(MADE or NOT_APPLIED, the sentence, where the text was read to)``, or
+    None when it reports nothing (Cursor 1.2 writes its report of a call right after it)."""
+    nl = text.find("\n", start)
+    close = _CLOSE.search(text, nl + 1) if nl >= 0 else None
+    if close is None:
+        return None
+    blank = close.end() + 1
+    a = text.find("\n", blank) + 1
+    if a <= 0 or text[blank:a].strip() or not text[a:a + 1].strip():
+        return None  # not exactly one blank line, then prose
+    if text.startswith(("```", "~~~", "#", "|", ">", "**", "-"), a):
+        return None
+    eol = text.find("\n", a)
+    b = len(text) if eol < 0 else eol
+    if b - a > _LONGEST_PROSE:
+        return None
+    m = _SENTENCE_END.search(text, a, b)
+    sentence = text[a:m.start() + 1 if m is not None else b].strip()
+    reach = b + 1 if eol >= 0 else b
+    if _NOT_APPLIED.search(sentence):
+        return NOT_APPLIED, sentence, reach
+    if _PAST.match(sentence) is not None:
+        return MADE, sentence, reach
+    return None
+
+
+def read_ahead(text: str, start: int, how: str) -> int:
+    """How far the reading of the fence at ``start`` (shape ``how``) read after it: the turn's
+    end for :data:`TRAILING`, the report for :data:`REPORTED`; -1 for the other shapes."""
+    if how == TRAILING:
+        return trailing(text, start)
+    if how == REPORTED and (after := report_after(text, start)) is not None:
+        return after[2]
+    return -1
 
 
 def trailing(text: str, start: int) -> int:
@@ -290,10 +358,17 @@ def partial(code: str) -> bool:
     lines = [ln for ln in code.splitlines() if ln.strip()]
     if not lines:
         return False
-    if lines[0][:1] in (" ", "\t"):
+    if lines[0][:1] in (" ", "\t") or _diff_lines(lines):
         return True
     rest = lines[1:]
     return len(rest) >= 2 and all(ln[:1] in (" ", "\t") for ln in rest)
+
+
+def _diff_lines(lines: list[str]) -> bool:
+    """Lines of a change shown as ``-`` / ``+`` lines (a hunk without its header): both kinds,
+    nothing else but context lines."""
+    marks = {ln[:1] for ln in lines}
+    return {"-", "+"} <= marks and marks <= {"-", "+", " ", "\t"}
 
 
 _MARKDOWN = frozenset({"markdown", "md", "mdx"})
@@ -355,6 +430,9 @@ def parse(
     if how == ANNOUNCED and (quoted := quotes(t, code, end)) >= 0:
         return Construct(Span(start, end), lookahead=quoted, behind=role[0])
     is_partial = partial(code)
+    after = report_after(t, start)
+    if how == REPORTED and not is_partial:
+        return None  # a whole file followed by a report may be a proposal's text: not read as a call
     content = Field("content", code, Span(body_start, body_end), None, SourceMap.verbatim(body_start, body_end))
     span = Span(start, end)
     fields, named, reach = inferred_file(t, start, role[1], role[1], end if end < len(t) else None, end,
@@ -367,7 +445,9 @@ def parse(
         note = _partial_note(fields, named, opener)
     else:
         note = shown_only(fields, named, "Cursor's export names no file for this edit_file call", opener)
-    ahead = trailing(t, start) if how == TRAILING else -1
+    if after is not None and after[0] == NOT_APPLIED:
+        action.failure = after[1]
+    ahead = max(trailing(t, start) if how == TRAILING else -1, after[2] if after is not None else -1)
     return Construct(span, [action], [note], lookahead=max(reach, end, ahead), behind=role[0])
 
 

@@ -16,8 +16,8 @@ of a Cursor agent as a diff fence *without any file name*, between ``---`` lines
     ---
 
 Each line has a two-character prefix (``- ``, ``+ ``, two spaces of context); consecutive
-fences separated only by blank lines and ``---`` lines are one edit (each fence an edit of it),
-unless a later one is a new file. A fence whose lines are all added (after removed blank
+fences separated only by blank lines are one edit (each fence an edit of it), unless a later one
+is a new file; a ``---`` line between two fences ends a tool call, so the next is another edit. A fence whose lines are all added (after removed blank
 lines) is a new file (``create``); any other is a ``modify`` located by its text (context and
 removed lines, replaced by context and added lines).
 
@@ -289,12 +289,15 @@ def _group(ctx: ScanContext, start: int) -> tuple[list[_Fence], int]:
             return out, read_to  # (a new file is an edit of its own)
         out.append(fence)
         pos = fence.end
+        rule = False  # a --- line ends the tool call: a fence after it is the next call's
         while pos < len(t):
             stop = _line_end(t, pos)
-            if t[pos:stop].strip() and _RULE.fullmatch(t, pos, stop) is None:
-                break
+            if t[pos:stop].strip():
+                if _RULE.fullmatch(t, pos, stop) is None:
+                    break
+                rule = True
             pos = next_line_start(t, stop) if stop < len(t) else len(t)
-        if pos >= len(t) or not t.startswith("```diff", pos):
+        if rule or pos >= len(t) or not t.startswith("```diff", pos):
             return out, max(read_to, _line_end(t, pos) if pos < len(t) else len(t))
         at = pos
 

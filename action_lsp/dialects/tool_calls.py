@@ -99,6 +99,22 @@ def _failure(output: Any) -> str | None:
     return None
 
 
+# Claude Code's answer to a call the user refused (its tool_result may lack ``is_error``, and a
+# conversion to OpenAI chat keeps only the text): "... The tool use was rejected (eg. if it was a
+# file edit, the new_string was NOT written to the file)."
+_REJECTED = ("The user doesn't want to proceed with this tool use", "The tool use was rejected")
+
+
+def rejected(content: Any) -> str | None:
+    """The first line of a tool result's ``content`` (a text, or text parts) when it says the
+    user rejected the call, else None."""
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content[:4] if isinstance(p, dict) and isinstance(p.get("text"), str))
+    if isinstance(content, str) and content.lstrip().startswith(_REJECTED):
+        return first_line(content)
+    return None
+
+
 def _resolve(actions: list[Action], diagnostics: list[Diagnostic], calls: dict[str, list[int]],
              errors: dict[str, tuple[str, Span]]) -> None:
     """Mark the calls whose results were errors as failed (shown, not applied)."""
@@ -133,6 +149,8 @@ def _decoded_results(value: Any, text: str, start: int, end: int,
                 error = value.get("error")
                 message = first_line(error.get("message") if isinstance(error, dict) else value.get("content") or value.get("output"))
                 found[call_id] = (message or "error", _where(text, call_id, start, end))
+            elif (refused := rejected(value.get("content"))) is not None:
+                found[call_id] = (refused, _where(text, call_id, start, end))
             else:
                 found[call_id] = (None, Span(start, start))
         return
@@ -277,13 +295,16 @@ def _result(obj: JNode) -> tuple[str, str | None, Span] | None:
             error = v.get("error")
             message = first_line(error.get("message") if isinstance(error, dict) else v.get("content") or v.get("output"))
             return call_id, message or "error", where
+        if (refused := rejected(v.get("content"))) is not None:
+            member = next((m for k in _ID_KEYS if (m := obj.get(k)) is not None), None)
+            return call_id, refused, member.value.inner_span if member is not None else obj.span
         return call_id, None, obj.span
     if v.get("role") == "tool" and isinstance(v.get("tool_call_id"), str):
         # An OpenAI tool message: failed only when it says so as Claude Code does.
         content = v.get("content")
         if isinstance(content, list):
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-        if isinstance(content, str) and content.lstrip().startswith("<tool_use_error>"):
+        if isinstance(content, str) and (content.lstrip().startswith("<tool_use_error>") or rejected(content)):
             member = obj.get("tool_call_id")
             where = member.value.inner_span if member is not None else obj.span
             return v["tool_call_id"], first_line(content) or "error", where

@@ -66,6 +66,19 @@ def test_failed_call_is_a_hint_and_a_path_outside_cwd_an_error() -> None:
     assert [d.code for d in a.diagnostics] == ["tool-error", "absolute-path"]
 
 
+def test_a_call_the_user_rejected_is_failed_even_without_is_error() -> None:
+    refused = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a "
+               "file edit, the new_string was NOT written to the file). STOP what you are doing.")
+    text = "\n".join([
+        _record("assistant", [_use("toolu_9", "Write", file_path=f"{CWD}/web/package.json", content="{}\n")]),
+        _record("user", [{"type": "tool_result", "tool_use_id": "toolu_9", "content": refused}]),
+    ]) + "\n"
+    (call,) = analyze(text).actions
+    assert call.failure is not None and "rejected" in call.failure
+    assert file_view(call) is None
+    (kept,) = analyze(text.replace("The user doesn't want", "Done; the user doesn't mind")).actions
+    assert kept.failure is None
+
 def test_ranges_inside_json_strings_with_escapes_and_multibyte_characters() -> None:
     text = _text()
     a = analyze(text)

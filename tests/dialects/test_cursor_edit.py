@@ -270,8 +270,11 @@ _BLOCKS = [
     "Let me fix the route:\n\n```plaintext\nPOST /a/a\n```\n\n",
     "```ruby\nold\n\n->\n\nnew\n```\n\n",
     "Some prose.\n\n",
+    "**Cursor**\n\n```ruby\n# ... existing code ...\n-x = 1\n+x = 2\n```\n\n",
+    "Why it clashes.\n\n```ruby\n# ... existing code ...\ny = 3\n```\n\nI've corrected it.\n\n",
+    "It seems the previous edit didn't apply correctly.\n\n",
 ]
-_SNIPPETS = ["\n", "\n\n", "```", "```ruby\n", "**Cursor**", "**User**", "---\n", "Let me fix this:", "I've added it.",
+_SNIPPETS = ["\n", "\n\n", "```", "```ruby\n", "**Cursor**", "**User**", "---\n", "Let me fix this:", "I've added it.", "The edit was not applied.",
              "// ... existing code ...\n", "x", "->"]
 
 
@@ -293,3 +296,64 @@ def test_an_open_document_agrees_with_a_full_reading_after_random_edits() -> Non
             end = min(n, start + rng.choice([0, 0, 1, 2, 5, 30]))
             doc.edit(start, end, rng.choice(_SNIPPETS) if rng.random() < 0.85 else "")
             assert _signature(doc) == _signature(doc.text), (seed, start, end)
+
+
+# Cursor 1.2: a turn that starts with its edit_file calls (the tool calls come first, the prose
+# after them), each a fence of -/+ lines under a placeholder, one blank line apart.
+OPENING = (HEAD11 + USER.format("The widgets stay empty.") + CURSOR
+           + "```ruby\n# ... existing code ...\n-    { runs: total }\n+    { 'runs' => total }\n```\n\n"
+           + "```ruby\n-    [200, {}, [Oj.dump(stats)]]\n+    [200, {}, [Oj.dump(stats, mode: :compat)]]\n```\n\n"
+           + "The handlers returned symbol keys. I have switched them to string keys.\n\n---\n\n"
+           + USER.format("Thanks."))
+
+
+def test_fences_opening_a_cursor_turn_are_its_edit_file_calls() -> None:
+    first, second = _mine(OPENING)
+    assert (first.kind, first.path) == (ActionKind.MODIFY_FILE, None)
+    assert (second.kind, second.get("content")[:9]) == (ActionKind.MODIFY_FILE, "-    [200")  # -/+ lines: partial
+    assert file_view(first) is None and file_view(second) is None  # partial: never applied
+    # A user's turn opening with a fence, and a fence after a turn's prose, are no calls.
+    assert _mine(OPENING.replace(CURSOR, "**User**\n\n")) == []
+    assert _mine(OPENING.replace(CURSOR, CURSOR + "Some thoughts on it.\n\n")) == []
+
+
+# Cursor 1.2: the sentence before the fence tells why, the one right after it reports the edit.
+REPORTED = (HEAD11 + USER.format("The routes clash.") + CURSOR
+            + "The proxy's wildcard swallows the widget routes, so they must move.\n\n"
+            + "```ruby\n# ... existing code ...\nServer.handle(:GET, \"/api/v1/weather\", weather)\n"
+            + "# ... existing code ...\n```\n\nI've corrected the routing. Now the widgets.\n")
+
+
+def test_a_partial_fence_the_next_sentence_reports_as_made_is_an_edit() -> None:
+    (a,) = _mine(REPORTED)
+    assert (a.kind, a.path, a.failure) == (ActionKind.MODIFY_FILE, None, None)
+    whole = REPORTED.replace("# ... existing code ...\n", "")
+    assert _mine(whole) == []  # a whole file only shown (a proposal): not read as an edit
+    assert _mine(REPORTED.replace("I've corrected", "You could correct")) == []
+    assert _mine(REPORTED.replace("```\n\nI've", "```\n\nDone.\n\nI've")) == []  # not right after it
+    # After a quote of the lines to change, the step reported right after it is the edit.
+    quoted = REPORTED.replace("move.\n\n", "move.\n\n```ruby\nServer.handle(:GET, \"/data/*\", proxy)\n```\n\n")
+    (step,) = _mine(quoted)
+    assert step.get("content").startswith("# ... existing code ...")
+
+
+def test_an_announcement_with_adverbs_joined_by_and_is_one() -> None:
+    text = (HEAD11 + USER.format("q") + CURSOR + "First, I will completely and cleanly disable the cache:\n\n"
+            + "```ruby\n# ... existing code ...\n# cache = Cache.new\n```\n\nNow the routes.\n")
+    (a,) = _mine(text)
+    assert a.kind is ActionKind.MODIFY_FILE
+    assert _mine(text.replace("I will completely and cleanly disable", "I will completely show")) == []
+
+
+def test_an_edit_the_agent_then_says_did_not_apply_is_shown_failed() -> None:
+    announced = (HEAD11 + USER.format("Go ahead.") + CURSOR + "Let me disable the feature:\n\n"
+                 + "```ruby\n# ... existing code ...\n# require_relative 'feature'\n```\n\n"
+                 + "It seems the previous edit didn't apply correctly. I will try again.\n\n"
+                 + "First, the `require` line.\n\n"
+                 + "```ruby\n# ... existing code ...\n# require_relative 'feature'\n# ... existing code ...\n```\n\n"
+                 + "The edits to `server.rb` are not being applied. Let me read it first.\n")
+    first, second = _mine(announced)
+    assert first.failure is not None and "didn't apply" in first.failure
+    assert second.failure is not None and "not being applied" in second.failure
+    ok = announced.replace("didn't apply correctly", "applied cleanly")
+    assert _mine(ok)[0].failure is None

@@ -530,6 +530,36 @@ def test_a_call_written_twice_in_one_message_is_one_edit_and_a_tool_use_error_fa
     assert "has not been read yet" in next(d.message for d in a.diagnostics if d.code == "tool-error")
 
 
+REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, "
+            "the new_string was NOT written to the file). STOP what you are doing and wait for the user.")
+
+
+def test_a_call_the_user_rejected_is_failed_whatever_carries_the_answer() -> None:
+    """Claude Code's answer to a call the user refused ("The tool use was rejected ... NOT written
+    to the file") fails the call: in an OpenAI tool message, and in a tool_result without
+    ``is_error``."""
+    write = _line({"file_path": "web/package.json", "content": "{}\n"})
+    chat = {"messages": [
+        {"role": "assistant", "tool_calls": [{"id": "toolu_9", "type": "function",
+                                              "function": {"name": "Write", "arguments": write}}]},
+        {"role": "tool", "tool_call_id": "toolu_9", "content": REJECTED},
+    ]}
+    anthropic = {"messages": [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_9", "name": "Write",
+                                           "input": {"file_path": "web/package.json", "content": "{}\n"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9",
+                                      "content": [{"type": "text", "text": REJECTED}]}]},
+    ]}
+    for doc in (chat, anthropic):
+        for text in (json.dumps(doc, indent=2), json.dumps(doc)):
+            a = analyze(text)
+            (call,) = [x for x in a.actions if x.type == "Write"]
+            assert call.failure is not None and "rejected" in call.failure, text
+            assert file_view(call) is None, text
+    accepted = json.dumps(chat).replace("The user doesn't want", "File created; the user doesn't mind")
+    (call,) = [x for x in analyze(accepted).actions if x.type == "Write"]
+    assert call.failure is None
+
 # -- round trips: replayed on a checkout -----------------------------------------------------------
 
 

@@ -180,7 +180,7 @@ def test_cursor_diff_after_a_read_file_line_modifies_that_file_and_consecutive_f
     text = (CURSOR_HEAD + USER.format("add statuses") + ASSISTANT
             + "Read file: src/domain/tasks.ts\n\n---\n\n"
             + _diff("  const a = 1;", "- const b = 2;", "+ const b = 3;")
-            + "\n---\n\n"
+            + "\n"
             + _diff("  export {", "+   b,", "  };")
             + "\n---\n\nDone.\n")
     (a,) = _mine(text)
@@ -190,6 +190,24 @@ def test_cursor_diff_after_a_read_file_line_modifies_that_file_and_consecutive_f
         ("const a = 1;\nconst b = 2;\n", "const a = 1;\nconst b = 3;\n"),
         ("export {\n};\n", "export {\n  b,\n};\n"),
     ]
+
+
+def test_cursor_diff_fences_with_a_rule_between_them_are_two_calls() -> None:
+    """SpecStory writes each tool call between ``---`` lines: an edit_file right after another,
+    one ``---`` between their fences, is an edit of its own (the chunks of one call are
+    separated by blank lines only)."""
+    text = (CURSOR_HEAD + USER.format("add statuses") + ASSISTANT
+            + "Read file: src/domain/tasks.ts\n\n---\n\n"
+            + _diff("  const a = 1;", "- const b = 2;", "+ const b = 3;")
+            + "\n---\n\n"
+            + _diff("  export {", "+   b,", "  };")
+            + "\n---\n\nDone.\n")
+    first, second = _mine(text)
+    assert [(e.search.value, e.replace.value) for e in first.edits] == [
+        ("const a = 1;\nconst b = 2;\n", "const a = 1;\nconst b = 3;\n")]
+    assert [(e.search.value, e.replace.value) for e in second.edits] == [("export {\n};\n", "export {\n  b,\n};\n")]
+    # The read names the first call's file; nothing names the second's (shown, never applied).
+    assert (first.path, second.path) == ("src/domain/tasks.ts", None)
 
 
 def test_cursor_diff_named_by_the_prose_after_it() -> None:
