@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 else:
     from .deferred import numpy as np  # (imported after the server's start: deferred.py)
 
-from .jsonscan import SHORT, JMember, JNode, _Parser, parse_eager
+from .jsonscan import SHORT, JMember, JNode, _Parser, parse_eager, strict_string_map
 from .model import Span
 from .shared import share
 from .shared import table as _SHARED
@@ -117,8 +117,7 @@ class LazyNode(JNode):
         if name == "source_map":
             # (the decoded value given: a lazy map keeps the one copy the tree keeps; and its end,
             # in a text msgspec decoded: strict JSON, no body left to check)
-            end = self.span.end
-            made = _Parser(self._doc, end).string(self.span.start, self.value, end).source_map
+            made = strict_string_map(self._doc, self.span.start, self.value, self.span.end)
             self.source_map = made
             return made
         if name != "members" and name != "items":

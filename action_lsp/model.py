@@ -168,17 +168,18 @@ class SourceMap:
         if index <= 0:  # (a break at index 0 is always at base: lazy ones stay unmade)
             return self.base + index
         breaks = self.breaks
-        if isinstance(breaks, Breaks):
-            if breaks._make is not None and breaks._via is not None:
-                found = breaks._via(index)
-                if found >= 0:  # (-1: it cannot say cheaply; the breaks are made)
-                    return found + self.offset
-            if not breaks.idx:
-                return self.base + index
-            pos = bisect.bisect_right(breaks.idx, index) - 1
+        if breaks.__class__ is Breaks:  # (asked first: an ABC's isinstance is slow)
+            if breaks._make is not None:
+                if breaks._via is not None:
+                    found = breaks._via(index)
+                    if found >= 0:  # (-1: it cannot say cheaply; the breaks are made)
+                        return found + self.offset
+                breaks._force()
+            idx = breaks._idx
+            pos = bisect.bisect_right(idx, index) - 1
             if pos < 0:
                 return self.base + index
-            return breaks.src[pos] + self.offset + (index - breaks.idx[pos])
+            return breaks._src[pos] + self.offset + (index - idx[pos])
         if not breaks:
             return self.base + index
         pos = bisect.bisect_right(breaks, (index, 1 << 62)) - 1
@@ -215,16 +216,18 @@ class SourceMap:
         composed maps (the content of a written file) are never read inside.
         """
         n = inner.length
-        if not LAZY or (not isinstance(self.breaks, Breaks) and not isinstance(inner.breaks, Breaks)):
+        # (the class asked, not isinstance: Breaks is an ABC, slow to test)
+        outer: Breaks | None = self.breaks if self.breaks.__class__ is Breaks else None
+        if not LAZY or (outer is None and inner.breaks.__class__ is not Breaks):
             breaks = self._composed_breaks(inner)
         else:
-            if isinstance(self.breaks, Breaks) and self.breaks._make is not None and not self.breaks._composed:
-                self.breaks._force()  # (the outer value, a whole arguments string, is not kept for it)
+            if outer is not None and outer._make is not None and not outer._composed:
+                outer._force()  # (the outer value, a whole arguments string, is not kept for it)
             # (an outer composition stays unmade: made, if ever, when this one is)
             breaks = Breaks.lazy(lambda: _arrays(self._composed_breaks(inner)),
                                  lambda i: self.to_source(inner.to_source(i)), composed=True)
         return SourceMap(
-            self.to_source(inner.to_source(0)) if n else self.to_source(inner.base),
+            self.to_source(inner.base),  # (inner.to_source(0), whatever its length)
             n,
             self.to_source(inner.source_end),
             breaks,

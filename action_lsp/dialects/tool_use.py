@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import model
 from ..jsonlazy import strict_tree
+from ..jsonnested import compose
 from ..jsonscan import JMember, JNode, JResult, parse_json, trailing_data_error
 from ..model import Action, ActionKind, Diagnostic, Edit, EditRules, Field, SourceMap, Span
 from ..paths import under_root
@@ -45,6 +46,8 @@ class Input:
     outer: SourceMap | None = None
     #: The members by key, the last of each (as :meth:`JNode.get` finds it), made when first asked.
     _by_key: dict[str, JMember] | None = dataclasses.field(default=None, repr=False, compare=False)
+    #: What :meth:`member` found for a key, kept: a call's reader asks for most keys twice.
+    _found: dict[str, tuple[str, JNode, Span]] | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def span(self, s: Span) -> Span:
         return s if self.outer is None else self.outer.span(s.start, s.end)
@@ -52,15 +55,20 @@ class Input:
     def member(self, *names: str) -> tuple[str, JNode, Span] | None:
         """The first member present among ``names``: (key, value node, key span in the doc)."""
         by_key = self._by_key
-        if by_key is None:
+        found = self._found
+        if by_key is None or found is None:
             by_key = self._by_key = {m.key: m for m in self.node.members or ()}
+            found = self._found = {}
         for name in names:
             m = by_key.get(name)
             if m is not None:
-                ks = m.key_span
-                if len(ks) == len(m.key) + 2:
-                    ks = Span(ks.start + 1, ks.end - 1)
-                return name, m.value, self.span(ks)
+                hit = found.get(name)
+                if hit is None:
+                    ks = m.key_span
+                    if ks.end - ks.start == len(m.key) + 2:
+                        ks = Span(ks.start + 1, ks.end - 1)
+                    hit = found[name] = (name, m.value, ks if self.outer is None else self.outer.span(ks.start, ks.end))
+                return hit
         return None
 
     def field(self, canonical: str, *names: str) -> Field | None:
@@ -73,7 +81,7 @@ class Input:
     def as_field(self, name: str, node: JNode, key_span: Span | None) -> Field:
         smap = node.source_map if node.kind == "string" else None
         if smap is not None and self.outer is not None:
-            smap = self.outer.compose(smap)
+            smap = compose(self.outer, smap)
         span = Span(smap.base, smap.source_end) if smap is not None else self.span(node.span)
         return Field(name, node.value, span, key_span, smap)
 
