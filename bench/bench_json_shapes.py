@@ -18,6 +18,9 @@ bytes of UTF-8), with the number of file actions found; and
 for the JSONL shapes, the CPU time and characters re-scanned by one keystroke in the middle of
 an open ``IncrementalDocument`` (median of 20).
 
+The read runs with the garbage collector on unless ``--gc-paused``: ``analyze``, ``check`` and
+the server scan with it paused (``document.gc_paused``), so that is what they pay.
+
 Run: ``.venv/bin/python bench/bench_json_shapes.py`` (``--size 8m``, ``--only cline-api``). Run
 with ``PYTHONPATH`` set to another checkout to measure that one. Paths given after the options
 are measured the same way, each file as it is (real sessions: ``... bench_json_shapes.py
@@ -185,10 +188,12 @@ def main() -> None:
     p.add_argument("--size", default="4m")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--only", action="append", choices=[*sorted(SHAPES), "none"])
+    p.add_argument("--gc-paused", action="store_true",
+                   help="read with the garbage collector paused, as analyze() and the server scan")
     p.add_argument("paths", nargs="*", help="session files to measure as they are")
     args = p.parse_args()
     from action_lsp.dialects import DialectSet, file_view
-    from action_lsp.document import IncrementalDocument, analyze
+    from action_lsp.document import IncrementalDocument, analyze, gc_paused
     from action_lsp.records import records_owner
     from action_lsp.scan import scan
 
@@ -212,8 +217,13 @@ def main() -> None:
         read = float("inf")
         for _ in range(args.repeat):
             t = time.process_time()
-            for _unit in scan(text, ds, records=records_owner(text, ds)):
-                pass
+            if args.gc_paused:
+                with gc_paused():
+                    for _unit in scan(text, ds, records=records_owner(text, ds)):
+                        pass
+            else:
+                for _unit in scan(text, ds, records=records_owner(text, ds)):
+                    pass
             read = min(read, time.process_time() - t)
         line = (f"{name:14.30s} {mb:6.2f} MB  read {mb / read:7.1f} MB/s  analyze {mb / best:6.1f} MB/s  "
                 f"{found:5d} file actions")
