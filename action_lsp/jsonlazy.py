@@ -18,15 +18,15 @@ decoded ``dict`` merges) makes that container's subtree with the tolerant parser
 
 A long document (:data:`EXTENTS` bytes or more) is walked otherwise: decoding each container
 again as raws skips every nested value once per level above it (an opencode export's bytes were
-decoded 5.6 times over). At its first expansion one NumPy pass over its bytes finds every comma,
-colon and closing bracket outside the strings, with the depth of the container it belongs to
+decoded 5.6 times over). At its first expansion one NumPy pass over its bytes finds every comma
+and closing bracket outside the strings, with the depth of the container it belongs to
 (:func:`_separators`: quotes not escaped, brackets counted, byte offsets turned into the
-text's), each kept as the end of the value (or key) before it. A container's separators are one
-run of that table, found by two bisections: member ``i``'s value ends where its separator says
+text's), each kept as the end of the value before it. A container's separators are one run of
+that table, found by two bisections: member ``i``'s value ends where its separator says
 (:func:`_walk_extents`), and a reader that knows from the decoded value which containers it
 wants gets their nodes straight, none made on the way (:func:`descendants`). Keys are still
-matched against the decoded object's, and each container must have one colon per decoded key,
-so a key written twice still sends the container to the tolerant parser.
+matched against the decoded object's, and each container must have one comma less than its
+decoded members, so a key written twice still sends the container to the tolerant parser.
 
 Offsets: the walk works on the UTF-8 bytes; a byte offset becomes a document (code point)
 offset by adding the characters of the bytes walked since the last one (nothing to count when
@@ -101,7 +101,7 @@ class _Doc:
         self.view = memoryview(buf)
         self.ascii = len(buf) == stop - base
         self.parser = _Parser(text, stop)
-        self.seps: Separators | None = None  # every comma and colon, by depth (_separators)
+        self.seps: Separators | None = None  # every comma and closing bracket, by depth (_separators)
 
 
 class LazyNode(JNode):
@@ -303,34 +303,47 @@ def descendants(node: JNode, found: Sequence[tuple[tuple[int, ...], Any]]) -> li
     """The nodes of containers below ``node`` (``found``: each one's path of member or item
     indices from ``node`` and its decoded value), made straight from a long document's
     separators (:data:`EXTENTS`): no node made for the containers on the way, nor for their
-    other members. None when ``node`` is not walked by separators, or a container on a path
-    is not as its decoded value says (the reader then reads ``node`` member by member).
+    other members (through a container whose members are made already: those). None when
+    ``node`` is not walked by separators, or a container on a path is not as its decoded value
+    says (the reader then reads ``node`` member by member).
     Indices of an object's members are those of its decoded keys: no key written twice (see
     :func:`keys_unique`)."""
     if not isinstance(node, LazyNode):
         return None
-    doc = node._doc
-    if not isinstance(doc, _Doc) or (doc.seps is None and len(doc.buf) < EXTENTS):
-        return None
-    seps, runs = _table(doc)
-    text = doc.text
-    top = node._be if node._b else 1
     out: list[JNode] = []
     for path, value in found:
-        at = node.span.start
-        end = node.span.end
-        here = node.value
-        depth = top
-        for i in path:
+        start = node
+        k = 0
+        while start._doc is None and k < len(path):  # (made already: through the members made)
+            kids: Any = start.members if start.kind == "object" else start.items
+            start = kids[path[k]].value if start.kind == "object" else kids[path[k]]
+            k += 1
+            if not isinstance(start, LazyNode):
+                return None
+        if k == len(path):
+            if start.value is not value:
+                return None
+            out.append(start)
+            continue
+        doc = start._doc
+        if not isinstance(doc, _Doc) or (doc.seps is None and len(doc.buf) < EXTENTS):
+            return None
+        seps, runs = _table(doc)
+        text = doc.text
+        at = start.span.start
+        end = start.span.end
+        here = start.value
+        depth = start._be if start._b else 1
+        for i in path[k:]:
             n = len(here)
             if depth + 1 >= len(runs):
                 return None
             lo = bisect_left(seps, at, runs[depth], runs[depth + 1])
             hi = bisect_left(seps, end, lo, runs[depth + 1])
             if type(here) is dict:
-                if hi - lo != 2 * n:
+                if hi - lo != n:
                     return None
-                m = _S_NEXT_KEY.match(text, seps[lo + 2 * i - 1]) if i else _S_FIRST_KEY.match(text, at + 1)
+                m = _S_NEXT_KEY.match(text, seps[lo + i - 1]) if i else _S_FIRST_KEY.match(text, at + 1)
                 if m is None:
                     return None
                 key = list(here)[i]
@@ -340,7 +353,7 @@ def descendants(node: JNode, found: Sequence[tuple[tuple[int, ...], Any]]) -> li
                     if ks.value != key or ks.span.end != kbe:
                         return None
                 at = m.end()
-                end = seps[lo + 2 * i + 1]
+                end = seps[lo + i]
                 here = here[key]
             else:
                 if hi - lo != n:
@@ -454,15 +467,16 @@ Separators = tuple[list[int], list[int]]  # offsets by depth then position; wher
 
 
 def _separators(buf: bytes, base: int) -> Separators:
-    """Every comma and colon outside the strings of the strict JSON text ``buf`` (its UTF-8
-    bytes): their offsets in the text ``buf`` starts at ``base`` of, sorted by the depth of the
-    container each separates the members of (the outermost one's: 1), then by offset; and
-    where the run of each depth starts in that list (and its end). A container's separators
-    are then one run, found by two bisections.
+    """Every comma and closing bracket outside the strings of the strict JSON text ``buf`` (its
+    UTF-8 bytes), each as the offset where the value before it ends (whitespace aside) in the
+    text ``buf`` starts at ``base`` of, sorted by the depth of the container it separates the
+    members of or closes (the outermost one's: 1), then by offset; and where the run of each
+    depth starts in that list (and its end). A container's separators are then one run, found
+    by two bisections, its closing bracket last.
 
     One pass of NumPy over the bytes, none decoded: the quotes not escaped (a quote after an
     odd run of backslashes is escaped: in strict JSON a backslash is only ever in a string and
-    starts an escape) delimit the strings; the brackets, commas and colons outside them are
+    starts an escape) delimit the strings; the brackets and commas outside them are
     those after an even number of quotes, and a separator's depth is the brackets opened and
     not closed before it."""
     a = np.frombuffer(buf, np.uint8)
@@ -471,7 +485,6 @@ def _separators(buf: bytes, base: int) -> Separators:
     found |= low == 0x7D
     found |= a == 0x22
     found |= a == 0x2C
-    found |= a == 0x3A
     events = np.flatnonzero(found)  # quotes, brackets and separators, in order (one search of the bytes)
     kinds = a[events]
     is_quote = kinds == 0x22
@@ -531,14 +544,12 @@ def _table(doc: _Doc) -> Separators:
 def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
     """:func:`_walk` by the document's separators, in the text's own offsets: the members (or
     items) made from the run of separators of ``node``'s depth inside its span, no container's
-    bytes decoded again. Member ``i`` of an object starts after the comma before it (or the
-    opening bracket) and its value ends where the table says for the separator after it (or
-    the closing bracket).
+    bytes decoded again. Member ``i`` starts after the comma before it (or the opening bracket)
+    and its value ends where the table says for the one after it (or the closing bracket).
 
-    Exactness: there must be one colon per key of the decoded object and a comma between each
-    two (a key written twice, which a decoded ``dict`` merges, makes one colon more), one comma
-    between each two items of an array, and each member's key must decode to the decoded
-    object's key in that place."""
+    Exactness: there must be a comma between each two members of the decoded value (a key
+    written twice, which a decoded ``dict`` merges, makes one comma more), and each member's key
+    must decode to the decoded object's key in that place."""
     seps, runs = _table(doc)
     text = doc.text
     span = node.span
@@ -552,11 +563,11 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
     else:
         lo = hi = 0
     is_object = node.kind == "object"
-    if hi - lo != ((2 * n if is_object else n) or 1):
+    if hi - lo != (n or 1):
         return None
     keys = list(value) if is_object else value
     # (a separator's offset in the table is where the value before it ends: see _separators)
-    ends = seps[lo + 1:hi:2] if is_object else seps[lo:hi]
+    ends = seps[lo:hi]
     next_key, next_item = _S_NEXT_KEY.match, _S_NEXT_ITEM.match
     # (the nodes, spans and members are made by ``__new__`` and their slots set here: a
     # dataclass's ``__init__`` is a Python call each, and a walk makes a few per member)

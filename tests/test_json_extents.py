@@ -1,6 +1,6 @@
 """A long strict JSON document's tree is walked by the separators of its containers.
 
-:func:`action_lsp.jsonlazy._separators` finds every comma, colon and closing bracket outside the
+:func:`action_lsp.jsonlazy._separators` finds every comma and closing bracket outside the
 strings in one pass over the document's bytes (NumPy: the quotes not escaped, the brackets
 counted for depth), so that no container is decoded again to find its members. These tests
 compare it with the simple version -- a character-by-character scan -- on random documents, and
@@ -25,9 +25,9 @@ from tests.test_json_lazy_tree import _full, _result, documents
 
 
 def _simple_separators(text: str, base: int) -> tuple[list[int], list[int]]:
-    """Every comma, colon and closing bracket outside the strings, one character at a time
-    (strict JSON): where the value (or key) before each ends, by the depth of the container it
-    separates the members of (or closes), then by offset; and where each depth's run starts."""
+    """Every comma and closing bracket outside the strings, one character at a time (strict
+    JSON): where the value before each ends, by the depth of the container it separates the
+    members of (or closes), then by offset; and where each depth's run starts."""
     found: list[tuple[int, int]] = []
     depth = 0
     i = 0
@@ -41,7 +41,7 @@ def _simple_separators(text: str, base: int) -> tuple[list[int], list[int]]:
             continue
         if c in "{[":
             depth += 1
-        elif c in "}]:,":
+        elif c in "}],":
             j = i
             while text[j - 1] in " \t\n\r":
                 j -= 1
@@ -155,7 +155,8 @@ def _at(node: JNode, path: tuple[int, ...]) -> JNode:
 @given(text=documents(), data=st.data())
 def test_containers_made_straight_from_the_separators_are_the_eager_tree_s(text: str, data: st.DataObject) -> None:
     """`descendants`: the node of any container below the root, or below one of those, made
-    with nothing on the way, reads as the eager parse's node at that place."""
+    with nothing on the way (or through the members of one made already), reads as the eager
+    parse's node at that place."""
     old = jsonlazy.EXTENTS, jsonscan.LAZY_TREE
     jsonlazy.EXTENTS, jsonscan.LAZY_TREE = 0, 0
     try:
@@ -163,6 +164,8 @@ def test_containers_made_straight_from_the_separators_are_the_eager_tree_s(text:
         if root is None or not isinstance(root, LazyNode) or not jsonlazy.keys_unique(root):
             return
         found = _containers(root.value)
+        if found and data.draw(st.booleans()):  # (a container on the way made already, members and all)
+            _full(_at(root, found[data.draw(st.integers(0, len(found) - 1))][0]))
         made = jsonlazy.descendants(root, found)
         assert made is not None
         eager = parse_eager(text).node

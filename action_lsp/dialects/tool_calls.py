@@ -470,36 +470,39 @@ def _holds(value: Any, speaking: bool) -> bool:
     return _somewhere(value, _reads, speaking)
 
 
-def _read_below(value: Any, speaking: bool, path: tuple[int, ...],
+def _read_below(value: Any, speaking: bool, path: list[int],
                 found: list[tuple[tuple[int, ...], Any, bool]], depth: int = 0) -> None:
     """The objects below the decoded container ``value`` that the walker reads (:func:`_reads`),
     nearest first, in document order, none below them: each one's path of member or item
-    indices, value, and whether it sits in an assistant message (as :func:`_somewhere` walks;
-    past 48 levels, the container there: the walker decides)."""
+    indices (``path``: the one to ``value``), value, and whether it sits in an assistant
+    message (as :func:`_somewhere` walks; past 48 levels, the container there: the walker
+    decides)."""
     if depth > 48:
-        found.append((path, value, speaking))
+        found.append((tuple(path), value, speaking))
         return
     depth += 1
     keys = list(value) if isinstance(value, dict) else None
+    path.append(0)
     for i, v in enumerate(value.values() if keys is not None else value):
-        if not isinstance(v, _CONTAINERS) or (keys is not None and keys[i] in _NOT_CALLS):
+        if keys is not None and keys[i] in _NOT_CALLS:
             continue
         if isinstance(v, dict):
             if not v:
                 continue
+            path[-1] = i
             role = v.get("role")
             kind = v.get("type")
-            if not isinstance(kind, str):
-                kind = None
             said = speaking
             if isinstance(role, str) or kind == "user" or kind == "gemini":
                 said = role == "assistant" or role == "model" or kind == "gemini"
             if _reads(v, said):
-                found.append(((*path, i), v, said))
-                continue
-            _read_below(v, said, (*path, i), found, depth)
-        else:
-            _read_below(v, speaking, (*path, i), found, depth)
+                found.append((tuple(path), v, said))
+            else:
+                _read_below(v, said, path, found, depth)
+        elif isinstance(v, list):
+            path[-1] = i
+            _read_below(v, speaking, path, found, depth)
+    path.pop()
 
 
 def _call_value(v: dict[str, Any]) -> bool:
@@ -847,7 +850,7 @@ class ToolCalls(Dialect):
         from a long document's separators (:func:`~action_lsp.jsonlazy.descendants`: no node
         for what lies between). False, nothing pushed, when they cannot be made so."""
         found: list[tuple[tuple[int, ...], Any, bool]] = []
-        _read_below(obj.value, speaking, (), found)
+        _read_below(obj.value, speaking, [], found)
         made = descendants(obj, [(path, value) for path, value, _ in found])
         if made is None:
             return False
