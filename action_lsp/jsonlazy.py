@@ -18,11 +18,15 @@ decoded ``dict`` merges) makes that container's subtree with the tolerant parser
 
 A long document (:data:`EXTENTS` bytes or more) is walked otherwise: decoding each container
 again as raws skips every nested value once per level above it (an opencode export's bytes were
-decoded 5.6 times over). At its first expansion one NumPy pass over its bytes finds the extent
-of every container and string (:func:`_extents`: quotes not escaped, brackets outside strings
-paired by depth, byte offsets turned into the text's), and each member's value then ends where
-its extent says (:func:`_walk_extents`); keys are still matched against the decoded object's,
-in order, so a key written twice still sends the container to the tolerant parser.
+decoded 5.6 times over). At its first expansion one NumPy pass over its bytes finds every comma
+and closing bracket outside the strings, with the depth of the container it belongs to
+(:func:`_separators`: quotes not escaped, brackets counted, byte offsets turned into the
+text's), each kept as the end of the value before it. A container's separators are one run of
+that table, found by two bisections: member ``i``'s value ends where its separator says
+(:func:`_walk_extents`), and a reader that knows from the decoded value which containers it
+wants gets their nodes straight, none made on the way (:func:`descendants`). Keys are still
+matched against the decoded object's, and each container must have one comma less than its
+decoded members, so a key written twice still sends the container to the tolerant parser.
 
 Offsets: the walk works on the UTF-8 bytes; a byte offset becomes a document (code point)
 offset by adding the characters of the bytes walked since the last one (nothing to count when
@@ -37,7 +41,7 @@ import gc
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -82,10 +86,11 @@ def _decoders() -> tuple[Decode, Decode, Decode] | None:
 class _Doc:
     """What the nodes of one lazily made tree share: the text and its UTF-8 bytes from the
     root's start on (``base``: the root's offset in the text; ``stop``: its end). A long
-    document (:data:`EXTENTS`) is walked by the extents of its containers and strings instead
-    (:func:`_extents`, made at the first expansion; its bytes are let go then)."""
+    document (:data:`EXTENTS`) is walked by its separators instead (:func:`_separators`, made
+    at the first expansion; its bytes are let go then), and a node's ``_be`` is then the depth
+    of its members."""
 
-    __slots__ = ("ascii", "base", "buf", "ends", "parser", "stop", "string_ends", "string_starts", "text", "unique", "view")
+    __slots__ = ("ascii", "base", "buf", "parser", "seps", "stop", "text", "unique", "view")
 
     def __init__(self, text: str, base: int, stop: int, buf: bytes) -> None:
         self.unique: bool | None = None  # no object in the text has a key twice (None: not known yet)
@@ -96,9 +101,7 @@ class _Doc:
         self.view = memoryview(buf)
         self.ascii = len(buf) == stop - base
         self.parser = _Parser(text, stop)
-        self.ends: tuple[list[int], list[int]] | None = None  # every container's start, in order, and its end
-        self.string_starts: list[int] = []  # every string's opening quote, in order
-        self.string_ends: list[int] = []  # and the offset after its closing quote
+        self.seps: Separators | None = None  # every comma and closing bracket, by depth (_separators)
 
 
 class LazyNode(JNode):
@@ -282,7 +285,7 @@ def keys_unique_by_pairs(buf: bytes | str) -> bool:
 def _expand(node: LazyNode) -> None:
     """Make ``node``'s members or items (see the module's docstring)."""
     doc = node._doc
-    made = _walk_extents(node, doc) if len(doc.buf) >= EXTENTS or doc.ends is not None else _walk(node, doc)
+    made = _walk_extents(node, doc) if len(doc.buf) >= EXTENTS or doc.seps is not None else _walk(node, doc)
     if made is None:  # not the eager parse's shape: the tolerant parser makes this subtree
         eager = parse_eager(doc.text, node.span.start, node.span.end).node
         assert eager is not None
@@ -293,6 +296,81 @@ def _expand(node: LazyNode) -> None:
         node.items = made  # type: ignore[assignment]
     if node._b:
         node._doc = None  # (the root keeps it: keys_unique asks it after other readers expanded it)
+
+
+def descendants(node: JNode, found: Sequence[tuple[tuple[int, ...], Any]]) -> list[JNode] | None:
+    """The nodes of containers below ``node`` (``found``: each one's path of member or item
+    indices from ``node`` and its decoded value), made straight from a long document's
+    separators (:data:`EXTENTS`): no node made for the containers on the way, nor for their
+    other members (through a container whose members are made already: those). None when
+    ``node`` is not walked by separators, or a container on a path is not as its decoded value
+    says (the reader then reads ``node`` member by member).
+    Indices of an object's members are those of its decoded keys: no key written twice (see
+    :func:`keys_unique`)."""
+    if not isinstance(node, LazyNode):
+        return None
+    out: list[JNode] = []
+    for path, value in found:
+        start = node
+        k = 0
+        while start._doc is None and k < len(path):  # (made already: through the members made)
+            kids: Any = start.members if start.kind == "object" else start.items
+            start = kids[path[k]].value if start.kind == "object" else kids[path[k]]
+            k += 1
+            if not isinstance(start, LazyNode):
+                return None
+        if k == len(path):
+            if start.value is not value:
+                return None
+            out.append(start)
+            continue
+        doc = start._doc
+        if not isinstance(doc, _Doc) or (doc.seps is None and len(doc.buf) < EXTENTS):
+            return None
+        seps, runs = _table(doc)
+        text = doc.text
+        at = start.span.start
+        end = start.span.end
+        here = start.value
+        depth = start._be if start._b else 1
+        for i in path[k:]:
+            n = len(here)
+            if depth + 1 >= len(runs):
+                return None
+            lo = bisect_left(seps, at, runs[depth], runs[depth + 1])
+            hi = bisect_left(seps, end, lo, runs[depth + 1])
+            if type(here) is dict:
+                if hi - lo != n:
+                    return None
+                m = _S_NEXT_KEY.match(text, seps[lo + i - 1]) if i else _S_FIRST_KEY.match(text, at + 1)
+                if m is None:
+                    return None
+                key = list(here)[i]
+                kb, kbe = m.span(1)
+                if not (kbe - kb - 2 == len(key) and text.startswith(key, kb + 1)):
+                    ks = doc.parser.string(kb)
+                    if ks.value != key or ks.span.end != kbe:
+                        return None
+                at = m.end()
+                end = seps[lo + i]
+                here = here[key]
+            else:
+                if hi - lo != n:
+                    return None
+                if i:
+                    m = _S_NEXT_ITEM.match(text, seps[lo + i - 1])
+                    if m is None:
+                        return None
+                    at = m.end()
+                else:
+                    at = _S_WS.match(text, at + 1).end()  # type: ignore[union-attr]
+                end = seps[lo + i]
+                here = here[i]
+            depth += 1
+        if here is not value or text[at] != ("{" if type(value) is dict else "["):
+            return None
+        out.append(_lazy("object" if type(value) is dict else "array", Span(at, end), value, doc, 1, depth))
+    return out
 
 
 def _member_value(doc: _Doc, pos: int, raw: Any, be: int, shift: int, decoded: Any) -> tuple[JNode, int, int] | None:
@@ -375,39 +453,43 @@ def _walk(node: LazyNode, doc: _Doc) -> list[Any] | None:
     return out
 
 
-#: A tree whose text has this many UTF-8 bytes or more is walked by its extents.
+#: A tree whose text has this many UTF-8 bytes or more is walked by its separators.
 EXTENTS = 65536
 
 _S_KEY = r'("[^"\\]*+(?:\\.[^"\\]*+)*+")[ \t\n\r]*+:[ \t\n\r]*+'
 _S_FIRST_KEY = re.compile(r"[ \t\n\r]*+" + _S_KEY, re.DOTALL)
 _S_NEXT_KEY = re.compile(r"[ \t\n\r]*+,[ \t\n\r]*+" + _S_KEY, re.DOTALL)
-_S_FIRST_ITEM = re.compile(r"[ \t\n\r]*+")
 _S_NEXT_ITEM = re.compile(r"[ \t\n\r]*+,[ \t\n\r]*+")
-_S_CLOSE = re.compile(r"[ \t\n\r]*+[]}]")
-_S_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?")
+_S_WS = re.compile(r"[ \t\n\r]*+")
+
+Separators = tuple[list[int], list[int]]  # offsets by depth then position; where each depth's run starts
 
 
-Extents = tuple[list[int], list[int]]  # the starts of values of one kind, in order, and their ends
-
-
-def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
-    """The extents of every container and of every string of the strict JSON text ``buf`` (its
-    UTF-8 bytes), in offsets of the text it starts at ``base`` of, ends exclusive.
+def _separators(buf: bytes, base: int) -> Separators:
+    """Every comma and closing bracket outside the strings of the strict JSON text ``buf`` (its
+    UTF-8 bytes), each as the offset where the value before it ends (whitespace aside) in the
+    text ``buf`` starts at ``base`` of, sorted by the depth of the container it separates the
+    members of or closes (the outermost one's: 1), then by offset; and where the run of each
+    depth starts in that list (and its end). A container's separators are then one run, found
+    by two bisections, its closing bracket last.
 
     One pass of NumPy over the bytes, none decoded: the quotes not escaped (a quote after an
     odd run of backslashes is escaped: in strict JSON a backslash is only ever in a string and
-    starts an escape) delimit the strings, pair by pair; the brackets outside them, at the
-    depth each opens or closes, pair up in order of position (a stable sort by depth)."""
+    starts an escape) delimit the strings; the brackets and commas outside them are
+    those after an even number of quotes, and a separator's depth is the brackets opened and
+    not closed before it."""
     a = np.frombuffer(buf, np.uint8)
     low = a | 0x20  # ([ and ] are { and } less 0x20: no other byte becomes either)
     found = low == 0x7B
     found |= low == 0x7D
     found |= a == 0x22
-    events = np.flatnonzero(found)  # quotes and brackets, in order (one search of the bytes)
-    is_quote = a[events] == 0x22
+    found |= a == 0x2C
+    events = np.flatnonzero(found)  # quotes, brackets and separators, in order (one search of the bytes)
+    kinds = a[events]
+    is_quote = kinds == 0x22
     at = np.flatnonzero(is_quote)
-    quotes = events[at]
-    if quotes.size and 0x5C in buf:
+    if at.size and 0x5C in buf:
+        quotes = events[at]
         after = np.flatnonzero(a[quotes - 1] == 0x5C)  # (a string's opening quote comes first: index >= 1)
         if after.size:
             escaped = np.zeros(quotes.size, dtype=bool)
@@ -418,86 +500,88 @@ def _extents(buf: bytes, base: int) -> tuple[Extents, Extents]:
                     escaped[after[~more]] = True
                 after = after[more]
                 run += 1
-            quotes = quotes[~escaped]
             is_quote[at[escaped]] = False
-    # (a bracket with an even number of quotes before it is outside the strings)
+    # (a bracket or separator with an even number of quotes before it is outside the strings)
     outside = (np.cumsum(is_quote) & 1) == 0
-    outside &= ~is_quote
-    outside[at] = False  # (an escaped quote is no bracket either)
-    brackets = events[outside]
-    closing = low[brackets] == 0x7D
-    depth = np.cumsum(1 - 2 * closing.astype(np.int64))  # after each bracket
-    order = np.argsort(depth + closing, kind="stable")  # the depth each opens into or closes from
-    partner = np.empty(brackets.size, dtype=np.int64)
-    partner[order[0::2]] = order[1::2]
-    opening = np.flatnonzero(~closing)
-    starts, ends = brackets[opening], brackets[partner[opening]] + 1
-    string_starts, string_ends = quotes[0::2], quotes[1::2] + 1
+    outside[at] = False  # (no quote is any of them, escaped or not)
+    kept = events[outside]
+    low_kept = kinds[outside] | 0x20
+    step = (low_kept == 0x7B).astype(np.int64)
+    step -= low_kept == 0x7D
+    depth = np.cumsum(step)  # after each
+    sep = step <= 0  # (the separators and the closing brackets)
+    offsets = kept[sep]
+    if not offsets.size:
+        return [], [0]
+    # (each moved back over the whitespace before it: where the value before it ends)
+    back = np.flatnonzero(a[offsets - 1] <= 0x20)  # (outside strings, a byte <= 0x20 is whitespace)
+    while back.size:
+        offsets[back] -= 1
+        back = back[a[offsets[back] - 1] <= 0x20]
     if not buf.isascii():  # a byte offset less the continuation bytes before it: a character offset
         high = np.flatnonzero(a >= 0x80)
         tails = high[(a[high] & 0xC0) == 0x80]
-        starts = starts - np.searchsorted(tails, starts)
-        ends = ends - np.searchsorted(tails, ends)
-        string_starts = string_starts - np.searchsorted(tails, string_starts)
-        string_ends = string_ends - np.searchsorted(tails, string_ends)
-    return (
-        ((starts + base).tolist(), (ends + base).tolist()),
-        ((string_starts + base).tolist(), (string_ends + base).tolist()),
-    )
+        offsets = offsets - np.searchsorted(tails, offsets)
+    depths = depth[sep] - step[sep]  # (a closing bracket's: the depth of what it closes)
+    top = int(depths.max())
+    # (a stable sort of small integers is a radix sort: linear)
+    order = np.argsort(depths.astype(np.int16) if top < 32768 else depths, kind="stable")
+    runs = np.searchsorted(depths[order], np.arange(top + 2))  # runs[d]: the first of depth d or more
+    return (offsets[order] + base).tolist(), runs.tolist()
 
 
-def _value_end(doc: _Doc, pos: int) -> int:
-    """The end of the value starting at ``pos`` (-1: none known there)."""
-    text = doc.text
-    head = text[pos]
-    if head == '"':
-        starts = doc.string_starts
-        k = bisect_left(starts, pos)
-        return doc.string_ends[k] if k < len(starts) and starts[k] == pos else -1
-    if head == "{" or head == "[":
-        assert doc.ends is not None
-        starts, ends = doc.ends
-        k = bisect_left(starts, pos)
-        return ends[k] if k < len(starts) and starts[k] == pos else -1
-    if head == "t" or head == "n":
-        return pos + 4
-    if head == "f":
-        return pos + 5
-    m = _S_NUMBER.match(text, pos)
-    return -1 if m is None else m.end()
+def _table(doc: _Doc) -> Separators:
+    """The document's separators, found at the first need (its bytes let go then: the table is
+    all a walk needs)."""
+    if doc.seps is None:
+        doc.seps = _separators(doc.buf, doc.base)
+        doc.buf = b""
+        doc.view = memoryview(doc.buf)
+    return doc.seps
 
 
 def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
-    """:func:`_walk` by the document's extents, in the text's own offsets: a member's value
-    ends where its extent says, no container's bytes decoded again."""
-    if doc.ends is None:
-        doc.ends, strings = _extents(doc.buf, doc.base)
-        doc.string_starts, doc.string_ends = strings
-        doc.buf = b""  # (the tables are all a walk needs)
-        doc.view = memoryview(doc.buf)
+    """:func:`_walk` by the document's separators, in the text's own offsets: the members (or
+    items) made from the run of separators of ``node``'s depth inside its span, no container's
+    bytes decoded again. Member ``i`` starts after the comma before it (or the opening bracket)
+    and its value ends where the table says for the one after it (or the closing bracket).
+
+    Exactness: there must be a comma between each two members of the decoded value (a key
+    written twice, which a decoded ``dict`` merges, makes one comma more), and each member's key
+    must decode to the decoded object's key in that place."""
+    seps, runs = _table(doc)
     text = doc.text
-    opens, ends = doc.ends
-    starts, string_ends = doc.string_starts, doc.string_ends
-    start, end = node.span.start, node.span.end
+    span = node.span
+    start, end = span.start, span.end
     value = node.value
+    n = len(value)
+    depth = node._be if node._b else 1
+    if depth + 1 < len(runs):
+        lo = bisect_left(seps, start, runs[depth], runs[depth + 1])
+        hi = bisect_left(seps, end, lo, runs[depth + 1])
+    else:
+        lo = hi = 0
     is_object = node.kind == "object"
-    out: list[Any] = []
-    append = out.append
-    pos = start + 1
+    if hi - lo != (n or 1):
+        return None
+    keys = list(value) if is_object else value
+    # (a separator's offset in the table is where the value before it ends: see _separators)
+    ends = seps[lo:hi]
+    next_key, next_item = _S_NEXT_KEY.match, _S_NEXT_ITEM.match
     # (the nodes, spans and members are made by ``__new__`` and their slots set here: a
     # dataclass's ``__init__`` is a Python call each, and a walk makes a few per member)
     new, lazy_node, span_type, member_type = _new, LazyNode, Span, JMember
     table = _SHARED
-    key_span = node.span  # (each member's own, set before it is read)
-    match = (_S_FIRST_KEY if is_object else _S_FIRST_ITEM).match
-    next_match = (_S_NEXT_KEY if is_object else _S_NEXT_ITEM).match
-    for key in value:
-        m = match(text, pos, end)
-        if m is None:
-            return None
-        match = next_match
+    inner = depth + 1
+    out: list[Any] = []
+    append = out.append
+    for i in range(n):
         if is_object:
+            m = next_key(text, ends[i - 1]) if i else _S_FIRST_KEY.match(text, start + 1)
+            if m is None:
+                return None
             kb, kbe = m.span(1)
+            key = keys[i]
             if kbe - kb - 2 == len(key) and text.startswith(key, kb + 1):
                 key_span = new(span_type)  # (an escape decodes to fewer characters: none here)
                 key_span.start = kb
@@ -508,18 +592,26 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
                     return None
                 key_span = ks.span
             child = value[key]
+            vb = m.end()
         else:
-            child = key
-        vpos = m.end()
-        head = text[vpos]
+            if i:
+                m = next_item(text, ends[i - 1])
+                if m is None:
+                    return None
+                vb = m.end()
+            else:
+                vb = start + 1
+                if text[vb] in _WS_CHARS:
+                    vb = _S_WS.match(text, vb).end()  # type: ignore[union-attr]
+            child = keys[i]
+        ve = ends[i]
+        head = text[vb]
         span = new(span_type)
-        span.start = vpos
+        span.start = vb
+        span.end = ve
         if head == '"':
-            k = bisect_left(starts, vpos)
-            if k == len(starts) or starts[k] != vpos or type(child) is not str:
-                return None  # (not str: a key written twice, the value decoded is another's)
-            pos = string_ends[k]
-            span.end = pos
+            if type(child) is not str:
+                return None
             made: JNode = new(lazy_node)
             made.kind = "string"
             made.span = span
@@ -530,9 +622,6 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
             made.items = None
             made._doc = text  # type: ignore[attr-defined]
         elif head == "{" or head == "[":
-            k = bisect_left(opens, vpos)
-            pos = ends[k] if k < len(opens) and opens[k] == vpos else -1
-            span.end = pos
             made = new(lazy_node)
             made.span = span
             made.value = child
@@ -545,13 +634,9 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
                 made.members = None
             made._doc = doc
             made._b = 1
-            made._be = 0
+            made._be = inner
         else:
-            pos = _value_end(doc, vpos)
-            span.end = pos
             made = _leaf(ord(head), span, child, text)
-        if pos < 0 or pos > end:
-            return None
         if is_object:
             member = new(member_type)
             member.key = table.get(key) or share(key)
@@ -560,7 +645,4 @@ def _walk_extents(node: LazyNode, doc: _Doc) -> list[Any] | None:
             append(member)
         else:
             append(made)
-    m = _S_CLOSE.match(text, pos, end)
-    if m is None or m.end() != end or text[end - 1] != ("}" if is_object else "]"):
-        return None
     return out

@@ -1,10 +1,12 @@
-"""A long strict JSON document's tree is walked by the extents of its containers and strings.
+"""A long strict JSON document's tree is walked by the separators of its containers.
 
-:func:`action_lsp.jsonlazy._extents` finds every container's and string's extent in one pass
-over the document's bytes (NumPy: the quotes not escaped, the brackets outside strings paired by
-depth), so that no container is decoded again to find its members. These tests compare it with
-the simple version -- a character-by-character scan keeping a stack -- on random documents, and
-the trees walked by it with the eager parse's, node by node, for documents of any length.
+:func:`action_lsp.jsonlazy._separators` finds every comma and closing bracket outside the
+strings in one pass over the document's bytes (NumPy: the quotes not escaped, the brackets
+counted for depth), so that no container is decoded again to find its members. These tests
+compare it with the simple version -- a character-by-character scan -- on random documents, and
+the trees walked by it (whole, or a container made straight by
+:func:`~action_lsp.jsonlazy.descendants`) with the eager parse's, node by node, for documents of
+any length.
 """
 
 from __future__ import annotations
@@ -18,17 +20,16 @@ from hypothesis import strategies as st
 
 from action_lsp import jsonlazy, jsonscan
 from action_lsp.jsonlazy import LazyNode, strict_tree
-from action_lsp.jsonscan import JResult, parse_eager, parse_json
-from tests.test_json_lazy_tree import _result, documents
+from action_lsp.jsonscan import JNode, JResult, parse_eager, parse_json
+from tests.test_json_lazy_tree import _full, _result, documents
 
 
-def _simple_extents(text: str, base: int) -> tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]:
-    """Every container's and string's extent, one character at a time (strict JSON): (starts
-    in order, their ends) of the containers, the same of the strings."""
-    ends: dict[int, int] = {}
-    starts: list[int] = []
-    string_ends: list[int] = []
-    stack: list[int] = []
+def _simple_separators(text: str, base: int) -> tuple[list[int], list[int]]:
+    """Every comma and closing bracket outside the strings, one character at a time (strict
+    JSON): where the value before each ends, by the depth of the container it separates the
+    members of (or closes), then by offset; and where each depth's run starts."""
+    found: list[tuple[int, int]] = []
+    depth = 0
     i = 0
     while i < len(text):
         c = text[i]
@@ -36,17 +37,23 @@ def _simple_extents(text: str, base: int) -> tuple[tuple[list[int], list[int]], 
             j = i + 1
             while text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
-            starts.append(i + base)
-            string_ends.append(j + 1 + base)
             i = j + 1
             continue
         if c in "{[":
-            stack.append(i)
-        elif c in "}]":
-            ends[stack.pop() + base] = i + 1 + base
+            depth += 1
+        elif c in "}],":
+            j = i
+            while text[j - 1] in " \t\n\r":
+                j -= 1
+            found.append((depth, j + base))
+            if c in "}]":
+                depth -= 1
         i += 1
-    opens = sorted(ends)
-    return (opens, [ends[k] for k in opens]), (starts, string_ends)
+    if not found:
+        return [], [0]
+    found.sort()
+    top = found[-1][0]
+    return [at for _, at in found], [sum(1 for d, _ in found if d < k) for k in range(top + 2)]
 
 
 _CHARS = ["a", "é", "🌍", "—", '"', "\\", "\\\\", '\\"', "{", "}", "[", "]", ":", ",", "\n", " "]
@@ -60,10 +67,11 @@ _JSON = st.recursive(
 
 @settings(max_examples=400, deadline=None)
 @given(value=_JSON.filter(lambda v: isinstance(v, (list, dict))), ascii_=st.booleans(), indent=st.sampled_from([None, 1, 2]),
-       base=st.integers(0, 5))
-def test_the_extents_are_the_simple_scan_s(value: Any, ascii_: bool, indent: int | None, base: int) -> None:
-    text = json.dumps(value, ensure_ascii=ascii_, indent=indent)
-    assert jsonlazy._extents(text.encode("utf-8"), base) == _simple_extents(text, base)
+       base=st.integers(0, 5), spaced=st.sampled_from([(", ", ": "), (",", ":"), (" ,\r\n", "\t : ")]))
+def test_the_separators_are_the_simple_scan_s(value: Any, ascii_: bool, indent: int | None, base: int,
+                                              spaced: tuple[str, str]) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_, indent=indent, separators=spaced)
+    assert jsonlazy._separators(text.encode("utf-8"), base) == _simple_separators(text, base)
 
 
 @pytest.fixture
@@ -117,10 +125,68 @@ def test_a_long_document_is_walked_by_its_extents() -> None:
     assert isinstance(r.node, LazyNode)
     assert _result(r) == _result(parse_eager(text))
     doc = object.__getattribute__(r.node, "_doc")
-    assert doc.ends is not None and doc.buf == b""
+    assert doc.seps is not None and doc.buf == b""
 
 
 def test_duplicate_keys_and_deep_nesting_by_extents(extents_always: None) -> None:
     for text in ('{"a": 1, "a": 2}', '{"a": "1", "b": [1], "a": {"c": 2}}', '[{"k": 1, "k": 1}, {"k": [{"k": 2, "k": 3}]}]',
                  "[" * 3000 + '{"a": "é"}' + "]" * 3000, '{"k\\"": {"\\u00e9": [1, "\\\\"]}}'):
         assert _result(parse_json(text)) == _result(parse_eager(text))
+
+
+def _containers(value: Any, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], Any]]:
+    """Every container below the decoded ``value``, with its path of member or item indices."""
+    out: list[tuple[tuple[int, ...], Any]] = []
+    kids = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+    for i, kid in enumerate(kids):
+        if isinstance(kid, (dict, list)):
+            out.append(((*path, i), kid))
+            out.extend(_containers(kid, (*path, i)))
+    return out
+
+
+def _at(node: JNode, path: tuple[int, ...]) -> JNode:
+    for i in path:
+        node = node.members[i].value if node.members is not None else (node.items or [])[i]
+    return node
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=documents(), data=st.data())
+def test_containers_made_straight_from_the_separators_are_the_eager_tree_s(text: str, data: st.DataObject) -> None:
+    """`descendants`: the node of any container below the root, or below one of those, made
+    with nothing on the way (or through the members of one made already), reads as the eager
+    parse's node at that place."""
+    old = jsonlazy.EXTENTS, jsonscan.LAZY_TREE
+    jsonlazy.EXTENTS, jsonscan.LAZY_TREE = 0, 0
+    try:
+        root = parse_json(text).node
+        if root is None or not isinstance(root, LazyNode) or not jsonlazy.keys_unique(root):
+            return
+        found = _containers(root.value)
+        if found and data.draw(st.booleans()):  # (a container on the way made already, members and all)
+            _full(_at(root, found[data.draw(st.integers(0, len(found) - 1))][0]))
+        made = jsonlazy.descendants(root, found)
+        assert made is not None
+        eager = parse_eager(text).node
+        assert eager is not None
+        for (path, _), node in zip(found, made, strict=True):
+            assert _full(node) == _full(_at(eager, path))
+        if found:
+            k = data.draw(st.integers(0, len(found) - 1))
+            below = _containers(found[k][1])
+            inner = jsonlazy.descendants(jsonlazy.descendants(root, [found[k]])[0], below)  # type: ignore[index]
+            assert inner is not None
+            for (path, _), node in zip(below, inner, strict=True):
+                assert _full(node) == _full(_at(eager, found[k][0] + path))
+    finally:
+        jsonlazy.EXTENTS, jsonscan.LAZY_TREE = old
+
+
+def test_containers_are_not_made_straight_where_a_key_is_written_twice(extents_always: None) -> None:
+    """A decoded object with a key written twice has one member less than its text: no node is
+    made from a path through it (the reader reads it member by member)."""
+    root = parse_json('{"a": [{"k": 1, "k": {"x": []}}], "b": {}}').node
+    assert isinstance(root, LazyNode)
+    assert jsonlazy.descendants(root, [((0, 0, 0), root.value["a"][0]["k"])]) is None
+    assert jsonlazy.descendants(root, [((1,), root.value["b"])]) is not None

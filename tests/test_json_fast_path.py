@@ -11,7 +11,8 @@ CRLF line breaks, Windows paths, a truncated last line, bad JSON in the middle.
 The same holds of the tree of a strict JSON document made as it is read
 (:mod:`action_lsp.jsonlazy`, on under ``LAZY`` past ``jsonscan.LAZY_TREE`` characters, here for
 any size) and of the tool-call walker leaving alone what its decoded value shows holds nothing
-for it (``tool_calls._holds``): the exact read makes every node and walks every object.
+for it (``tool_calls._holds``; in a long document, ``tool_calls._read_below``: only the objects
+it reads are made): the exact read makes every node and walks every object.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from action_lsp import jsonscan, model
+from action_lsp import jsonlazy, jsonscan, model
 from action_lsp.dialects import tool_calls
 from action_lsp.document import IncrementalDocument, analyze
 from action_lsp.model import Action, SourceMap
@@ -174,6 +175,21 @@ def _read(text: str, lazy: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, 
 @given(text=sessions())
 def test_the_fast_read_gives_what_the_exact_read_gives(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = _read(text, True, monkeypatch)
+    exact = _read(text, False, monkeypatch)
+    assert fast == exact
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=sessions())
+def test_the_walker_s_objects_made_straight_give_what_the_exact_read_gives(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``jsonlazy.EXTENTS`` (here: any size) the walker makes only the nodes of the objects
+    it reads, straight from the document's separators (``jsonlazy.descendants``), none of those
+    between: the same actions, maps and diagnostics as the exact read."""
+    monkeypatch.setattr(jsonlazy, "EXTENTS", 0)
+    fast = _read(text, True, monkeypatch)
+    monkeypatch.setattr(jsonlazy, "EXTENTS", 65536)
     exact = _read(text, False, monkeypatch)
     assert fast == exact
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..jsonlazy import LazyNode, keys_unique
+from ..jsonlazy import LazyNode, descendants, keys_unique
 from ..jsonrecord import record_node
 from ..jsonscan import JNode, JResult, parse_json
 from ..markdown import FenceOpen
@@ -491,6 +491,41 @@ def _holds(value: Any, speaking: bool) -> bool:
     return _somewhere(value, _reads, speaking)
 
 
+def _read_below(value: Any, speaking: bool, path: list[int],
+                found: list[tuple[tuple[int, ...], Any, bool]], depth: int = 0) -> None:
+    """The objects below the decoded container ``value`` that the walker reads (:func:`_reads`),
+    nearest first, in document order, none below them: each one's path of member or item
+    indices (``path``: the one to ``value``), value, and whether it sits in an assistant
+    message (as :func:`_somewhere` walks; past 48 levels, the container there: the walker
+    decides)."""
+    if depth > 48:
+        found.append((tuple(path), value, speaking))
+        return
+    depth += 1
+    keys = list(value) if isinstance(value, dict) else None
+    path.append(0)
+    for i, v in enumerate(value.values() if keys is not None else value):
+        if keys is not None and keys[i] in _NOT_CALLS:
+            continue
+        if isinstance(v, dict):
+            if not v:
+                continue
+            path[-1] = i
+            role = v.get("role")
+            kind = v.get("type")
+            said = speaking
+            if isinstance(role, str) or kind == "user" or kind == "gemini":
+                said = role == "assistant" or role == "model" or kind == "gemini"
+            if _reads(v, said):
+                found.append((tuple(path), v, said))
+            else:
+                _read_below(v, said, path, found, depth)
+        elif isinstance(v, list):
+            path[-1] = i
+            _read_below(v, speaking, path, found, depth)
+    path.pop()
+
+
 def _call_value(v: dict[str, Any]) -> bool:
     """:func:`call_shape` on a decoded object."""
     fn = v.get("function") or v.get("functionCall")
@@ -769,6 +804,11 @@ class ToolCalls(Dialect):
         while stack:
             obj, speaking = stack.pop()
             if obj.kind == "array":
+                if prune is not False:
+                    if prune is None:
+                        prune = keys_unique(node)
+                    if prune and self._below(obj, speaking, stack):
+                        continue
                 stack.extend((item, speaking) for item in reversed(obj.items or ()))
                 continue
             if obj.kind != "object" or not obj.value:  # (no members: its value is {} too)
@@ -807,6 +847,11 @@ class ToolCalls(Dialect):
                     named.append((shape[0].value, shape[2]))
                 continue
             if prune is not False:
+                if prune is None:
+                    prune = keys_unique(node)
+                if prune and self._below(obj, speaking, stack):
+                    continue
+            if prune is not False:
                 kids = [(k, x) for k, x in v.items() if isinstance(x, dict | list) and k not in _NOT_CALLS]
                 keep = {k for k, x in kids if _holds(x, speaking)}
                 if len(keep) < len(kids) or not kids:  # something to leave unread (or nothing to read)
@@ -819,6 +864,19 @@ class ToolCalls(Dialect):
             for m in reversed(obj.members or ()):
                 if m.key not in _NOT_CALLS and m.value.kind in ("object", "array"):
                     stack.append((m.value, speaking))
+
+    @staticmethod
+    def _below(obj: JNode, speaking: bool, stack: list[tuple[JNode, bool]]) -> bool:
+        """Push the objects below ``obj`` the walker reads (:func:`_read_below`), made straight
+        from a long document's separators (:func:`~action_lsp.jsonlazy.descendants`: no node
+        for what lies between). False, nothing pushed, when they cannot be made so."""
+        found: list[tuple[tuple[int, ...], Any, bool]] = []
+        _read_below(obj.value, speaking, [], found)
+        made = descendants(obj, [(path, value) for path, value, _ in found])
+        if made is None:
+            return False
+        stack.extend(zip(reversed(made), [said for _, _, said in reversed(found)], strict=True))
+        return True
 
     @staticmethod
     def _scan_said(text: JNode, dialects: Any, actions: list[Action], diagnostics: list[Diagnostic]) -> None:
