@@ -60,13 +60,17 @@ def test_a_gitignored_file_aider_skipped_is_shown_failed() -> None:
     assert _failed(text + AFTER) == [("src/a.js", False), ("src/b.js", True)]
 
 
-def test_apply_never_writes_what_aider_skipped(tmp_path: Path) -> None:
+def _apply_writes_nothing(tmp_path: Path, text: str) -> None:
     root = tmp_path / "ws"
     (root / ".git").mkdir(parents=True)
     history = root / ".aider.chat.history.md"
-    history.write_text(WHOLE + REFUSED + AFTER, encoding="utf-8")
+    history.write_text(text, encoding="utf-8")
     assert main(["apply", "--write", str(history)]) == 0
     assert not (root / "show_greeting.py").exists()
+
+
+def test_apply_never_writes_what_aider_skipped(tmp_path: Path) -> None:
+    _apply_writes_nothing(tmp_path, WHOLE + REFUSED + AFTER)
 
 
 def test_typing_the_refusal_in_marks_the_block_failed_and_removing_it_unmarks() -> None:
@@ -105,12 +109,7 @@ def test_an_interrupt_after_aider_applied_the_reply_changes_nothing() -> None:
 
 
 def test_apply_never_writes_a_reply_whose_turn_was_interrupted(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    history = root / ".aider.chat.history.md"
-    history.write_text(WHOLE + INTERRUPTED + STARTED, encoding="utf-8")
-    assert main(["apply", "--write", str(history)]) == 0
-    assert not (root / "show_greeting.py").exists()
+    _apply_writes_nothing(tmp_path, WHOLE + INTERRUPTED + STARTED)
 
 
 def test_typing_the_interrupt_in_marks_the_block_failed() -> None:
