@@ -189,6 +189,7 @@ class Reports:
         self.message_ends = Forward(n, self._message_end)
         self.skips = Forward(n, self._skip_line)
         self.interrupts = Forward(n, self._interrupt_line)
+        self.sessions = Forward(n, lambda pos: _found(text.find(_SESSION, pos), n))
         self.parsed: dict[int, Report] = {}
 
     def _skip_line(self, pos: int) -> int:
@@ -231,7 +232,7 @@ class Reports:
                 return Span(at, eol), skip_message(path), read
             at = self.skips.next(eol)
         at = self.interrupts.next(end)
-        if at < stop and text.find(_SESSION, end, at) < 0:
+        if at < stop and self.sessions.next(end) > at:
             eol = line_end(text, at)
             return Span(at, eol), interrupt_message(text[at:eol].lstrip("> ").rstrip()), read
         return None, "", read
@@ -333,6 +334,11 @@ def reports(cache: dict[str, object], text: str, cr: bool = True) -> Reports:
 def skip_message(path: str) -> str:
     """Why a block of a file Aider skipped is shown failed."""
     return f"Aider wrote `{SKIPPING}{path}` after the reply: it applied none of its edits to that file"
+
+
+def _found(at: int, n: int) -> int:
+    """``str.find``'s answer as :class:`Forward` wants it (``n``: none)."""
+    return at if at >= 0 else n
 
 
 def interrupt_message(line: str) -> str:

@@ -106,6 +106,8 @@ def test_an_interrupt_after_aider_applied_the_reply_changes_nothing() -> None:
     assert _failed(DIFF + INTERRUPTED + AFTER) == [("src/a.js", False), ("src/b.js", True)]
     # an interrupt in a later turn is not about this reply
     assert _failed(WHOLE + AFTER + INTERRUPTED) == [("show_greeting.py", False)]
+    # nor one after the next session's start
+    assert _failed(WHOLE + STARTED + INTERRUPTED) == [("show_greeting.py", False)]
 
 
 def test_apply_never_writes_a_reply_whose_turn_was_interrupted(tmp_path: Path) -> None:
