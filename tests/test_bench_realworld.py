@@ -8,38 +8,24 @@ edit. They never pin today's numbers.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from bench_modules import bench_module
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "realworld"
 
 
-def _bench() -> ModuleType:
-    name = "bench_realworld"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _label(path: str) -> Any:
-    b = _bench()
+    b = bench_module("bench_realworld")
     return next(lb for lb in b.load_labels(FIXTURES / "labels.toml") if lb.path == path)
 
 
 def test_every_committed_fixture_is_labelled_and_exists() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     labels = b.load_labels(FIXTURES / "labels.toml")
     labelled = {lb.path for lb in labels}
     on_disk = {
@@ -52,7 +38,7 @@ def test_every_committed_fixture_is_labelled_and_exists() -> None:
 
 
 def test_a_file_scored_against_its_own_labels_is_perfect() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     label = _label("aider-website/semantic-search-replace.md")
     found = [b.Edit(e.kind, e.path, e.failed, line=1) for e in label.edits]
     result = b.score(label, found)
@@ -62,7 +48,7 @@ def test_a_file_scored_against_its_own_labels_is_perfect() -> None:
 
 
 def test_a_false_action_lowers_precision_and_a_miss_lowers_recall() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     label = _label("aider-website/hello-world-flask.md")  # 4 edits of app.py
     found = [
         b.Edit("modify", "app.py", line=20),
@@ -78,7 +64,7 @@ def test_a_false_action_lowers_precision_and_a_miss_lowers_recall() -> None:
 
 
 def test_paths_match_by_suffix_and_kinds_by_class() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     label = b.Label(
         path="x",
         format="f",
@@ -103,7 +89,7 @@ def test_paths_match_by_suffix_and_kinds_by_class() -> None:
 
 
 def test_failed_edits_count_only_when_shown_failed() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     label = b.Label(
         path="x",
         format="f",
@@ -116,7 +102,7 @@ def test_failed_edits_count_only_when_shown_failed() -> None:
 
 
 def test_a_labelled_line_range_ignores_actions_outside_it() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     label = b.Label(path="x", format="f", counts={"modify": 2}, lines=(10, 20))
     found = [
         b.Edit("modify", None, line=5),
@@ -128,7 +114,7 @@ def test_a_labelled_line_range_ignores_actions_outside_it() -> None:
 
 
 def test_counts_only_labels_match_per_class() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     label = b.Label(path="x", format="f", counts={"create": 1, "modify": 2})
     found = [b.Edit("write", "a"), b.Edit("modify", "b"), b.Edit("delete", "c")]
     result = b.score(label, found)
@@ -136,7 +122,7 @@ def test_counts_only_labels_match_per_class() -> None:
 
 
 def test_malformed_labels_are_refused_with_the_entry_named(tmp_path: Path) -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     bad = tmp_path / "labels.toml"
     bad.write_text(
         '[[file]]\npath = "a.md"\nformat = "f"\nedits = [{ kind = "edit", path = "x" }]\n'
@@ -148,7 +134,7 @@ def test_malformed_labels_are_refused_with_the_entry_named(tmp_path: Path) -> No
 def test_the_run_over_the_committed_transcripts_reports_every_labelled_edit(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     labels = b.load_labels(FIXTURES / "labels.toml")
     assert b.main([str(FIXTURES), str(FIXTURES / "labels.toml"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -163,7 +149,7 @@ def test_the_run_over_the_committed_transcripts_reports_every_labelled_edit(
 
 
 def test_a_failed_call_counts_as_an_edit_shown_failed() -> None:
-    b = _bench()
+    b = bench_module("bench_realworld")
     records = [
         {
             "type": "assistant",

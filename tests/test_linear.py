@@ -9,22 +9,16 @@ that (6), and the quadratic scans this test was written against gave 14 to 16.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_modules import bench_module
 from opcount import count_ops
 
 from action_lsp.document import IncrementalDocument, analyze
 
-_BENCH = Path(__file__).resolve().parent.parent / "bench" / "adversarial.py"
-_spec = importlib.util.spec_from_file_location("adversarial", _BENCH)
-assert _spec is not None and _spec.loader is not None
-adversarial = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("adversarial", adversarial)
-_spec.loader.exec_module(adversarial)
+adversarial = bench_module("adversarial")
 SHAPES = adversarial.SHAPES
 
 N = 250

@@ -8,36 +8,24 @@ not drift apart.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
+
+from bench_modules import bench_module
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ROOT / "bench" / "realworld-labels.toml"
 
 
-def _module(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_every_source_row_is_labelled_and_every_label_has_a_row() -> None:
-    rows = [corpus_file for corpus_file, _repo, _path, _commit in _module("rebuild_corpus").rows()]
-    labelled = [label.path for label in _module("bench_realworld").load_labels(LABELS)]
+    rows = [corpus_file for corpus_file, _repo, _path, _commit in bench_module("rebuild_corpus").rows()]
+    labelled = [label.path for label in bench_module("bench_realworld").load_labels(LABELS)]
     assert len(set(rows)) == len(rows), "a corpus file listed twice in realworld-sources.md"
     assert len(set(labelled)) == len(labelled), "a corpus file labelled twice"
     assert sorted(rows) == sorted(labelled)
 
 
 def test_the_fixtures_labels_are_the_committed_ones() -> None:
-    bench = _module("bench_realworld")
+    bench = bench_module("bench_realworld")
     committed = {label.path: label for label in bench.load_labels(LABELS)}
     fixtures = bench.load_labels(ROOT / "tests" / "fixtures" / "realworld" / "labels.toml")
     assert fixtures

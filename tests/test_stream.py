@@ -9,16 +9,14 @@ their positions equal :class:`~action_lsp.text.LineIndex`'s.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 from functools import cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from bench_modules import bench_module
 from opcount import count_ops
 
 from action_lsp.document import analyze
@@ -29,23 +27,9 @@ from action_lsp.text import LineIndex
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _bench(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    bench = str(ROOT / "bench")
-    if bench not in sys.path:
-        sys.path.insert(0, bench)  # the bench modules import each other
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _session(tmp: Path, size: int, seed: int) -> str:
     path = tmp / f"session-{seed}.jsonl"
-    _bench("bench_sessions").generate(path, size, seed)
+    bench_module("bench_sessions").generate(path, size, seed)
     return path.read_text(encoding="utf-8")
 
 
@@ -90,12 +74,12 @@ def corpus() -> dict[str, str]:
                     texts[str(p.relative_to(ROOT))] = p.read_text(encoding="utf-8")
                 except (UnicodeDecodeError, OSError):
                     continue
-    for name, shape in _bench("adversarial").SHAPES.items():
+    for name, shape in bench_module("adversarial").SHAPES.items():
         texts[f"shape:{name}"] = shape(120)
-    parse = _bench("bench_parse")
+    parse = bench_module("bench_parse")
     texts["generated:dense"] = parse.generate(120_000, seed=3)[0]
     texts["generated:prose"] = parse.generate_prose(60_000, seed=3)
-    texts["generated:patches"] = _bench("bench_patches").generate(60_000, seed=3)
+    texts["generated:patches"] = bench_module("bench_patches").generate(60_000, seed=3)
     session = ROOT / "tests" / "fixtures" / "dialects" / "claude-code" / "session.jsonl"
     rollout = ROOT / "tests" / "fixtures" / "dialects" / "tool-calls" / "codex-rollout.jsonl"
     for name, path in (("claude", session), ("codex", rollout)):
@@ -253,11 +237,11 @@ def _place_all(text: str) -> int:
     return n
 
 
-@pytest.mark.parametrize("name", sorted(_bench("adversarial").SHAPES))
+@pytest.mark.parametrize("name", sorted(bench_module("adversarial").SHAPES))
 def test_streaming_is_linear(name: str) -> None:
     """The streamed check, positions included, on the adversarial shapes (the text is the
     counting str: every search in it counts)."""
-    shape = _bench("adversarial").SHAPES[name]
+    shape = bench_module("adversarial").SHAPES[name]
     run = _place_all
     a = count_ops(run, shape(N)).total
     b = count_ops(run, shape(4 * N)).total

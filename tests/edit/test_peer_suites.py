@@ -12,12 +12,10 @@ are repeated in docs/edit-engine.md ("Peer suites").
 from __future__ import annotations
 
 import functools
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_modules import bench_module
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,16 +54,7 @@ MISSED_BY_DESIGN: dict[str, str] = {
 }
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_peers", REPO / "bench" / "bench_peers.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_peers", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _bench()
+bench = bench_module("bench_peers")
 
 
 @functools.cache
