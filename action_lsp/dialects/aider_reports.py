@@ -194,24 +194,23 @@ class Reports:
 
     def _skip_line(self, pos: int) -> int:
         """Line start of the first ``Skipping edits to`` line (quoted or not) at or after ``pos``."""
-        text = self.text
-        at = text.find(SKIPPING, pos)
-        while at >= 0:
-            start = line_start(text, at)
-            if start >= pos and text[start:at] in ("", ">", "> "):
-                return start
-            at = text.find(SKIPPING, at + 1)
-        return len(text)
+        return self._aider_line(pos, SKIPPING, (SKIPPING,))
 
     def _interrupt_line(self, pos: int) -> int:
         """Line start of the first of Aider's Ctrl-C lines (quoted or not) at or after ``pos``."""
+        return self._aider_line(pos, INTERRUPT, _INTERRUPTS)
+
+    def _aider_line(self, pos: int, needle: str, opening: tuple[str, ...]) -> int:
+        """Line start of the first line at or after ``pos`` that, past Aider's quote (``>`` or
+        ``> `` or none), opens with one of ``opening`` (each starts with ``needle``); len(text):
+        none."""
         text = self.text
-        at = text.find(INTERRUPT, pos)
+        at = text.find(needle, pos)
         while at >= 0:
             start = line_start(text, at)
-            if start >= pos and text[start:at] in ("", ">", "> ") and text.startswith(_INTERRUPTS, at):
+            if start >= pos and text[start:at] in ("", ">", "> ") and text.startswith(opening, at):
                 return start
-            at = text.find(INTERRUPT, at + 1)
+            at = text.find(needle, at + 1)
         return len(text)
 
     def skipped(self, end: int, path: str) -> tuple[Span | None, str, int]:
