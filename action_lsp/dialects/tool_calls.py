@@ -105,11 +105,18 @@ def _failure(output: Any) -> str | None:
 _REJECTED = ("The user doesn't want to proceed with this tool use", "The tool use was rejected")
 
 
+def _parts_text(content: Any, most: int | None = None) -> Any:
+    """A tool result's ``content`` as text when it is a list of text parts (of its first ``most``
+    parts); any other value as it is."""
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content[:most] if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return content
+
+
 def rejected(content: Any) -> str | None:
     """The first line of a tool result's ``content`` (a text, or text parts) when it says the
     user rejected the call, else None."""
-    if isinstance(content, list):
-        content = "".join(p.get("text", "") for p in content[:4] if isinstance(p, dict) and isinstance(p.get("text"), str))
+    content = _parts_text(content, 4)  # (its first words are enough)
     if isinstance(content, str) and content.lstrip().startswith(_REJECTED):
         return first_line(content)
     return None
@@ -301,9 +308,7 @@ def _result(obj: JNode) -> tuple[str, str | None, Span] | None:
         return call_id, None, obj.span
     if v.get("role") == "tool" and isinstance(v.get("tool_call_id"), str):
         # An OpenAI tool message: failed only when it says so as Claude Code does.
-        content = v.get("content")
-        if isinstance(content, list):
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        content = _parts_text(v.get("content"))
         if isinstance(content, str) and (content.lstrip().startswith("<tool_use_error>") or rejected(content)):
             member = obj.get("tool_call_id")
             where = member.value.inner_span if member is not None else obj.span
